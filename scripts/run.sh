@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The run command: installs what segwi needs when it is missing, builds it into bin/segwi and
+# runs it. With no arguments that is the tray app; arguments go to segwi (`scripts/run.sh
+# config check`, `scripts/run.sh run --kind ask "what does this repo do?"`).
+#
+# On a machine without a desktop (no DISPLAY), the tray app runs in a headless one: an Xvfb
+# display, a session bus, a tray host and a gnome-keyring Secret Service whose files stay under
+# $XDG_DATA_HOME (the real keyring is not touched when one exists: a desktop session has its own).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+scripts/setup.sh
+version=$(git describe --always --dirty 2>/dev/null || echo dev)
+go build -ldflags "-X github.com/segwi/segwi/internal/cli.Version=$version" -o bin/segwi .
+
+if [ "${1:-}" = "--in-session" ]; then
+  shift
+  . scripts/desktop-env.sh
+  trap desktop_stop EXIT
+  start_display
+  start_tray_host
+  bus_has org.freedesktop.secrets || start_keyring
+  echo "segwi: running on the headless display $DISPLAY (screenshot: DISPLAY=$DISPLAY import -window root shot.png)" >&2
+  bin/segwi "$@"
+  exit $?
+fi
+
+if [ $# -eq 0 ] && [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
+  export LANG=en_US.UTF-8
+  exec dbus-run-session -- "$0" --in-session "$@"
+fi
+exec bin/segwi "$@"

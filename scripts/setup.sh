@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what segwi's build, app and tests need on a Debian machine, only when missing.
+# Idempotent: a second run checks and returns in about a second.
+#   scripts/setup.sh           packages for building and running the app
+#   scripts/setup.sh --test    also the pinned Claude Code for the end-to-end tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+# Debian packages: Fyne's cgo build (GLFW over X11), a headless display, a session bus with a
+# tray host, a real Secret Service, and git for checkouts and pushes.
+pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
+  libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
+  dbus dbus-x11 haskell-status-notifier-item-utils gnome-keyring libsecret-tools procps)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ $want_test -eq 1 ]; then
+  # The pinned Claude Code, installed into an ignored folder and kept between runs.
+  fixture=testdata/claude-code
+  want=$(node -p "require('./$fixture/package.json').dependencies['@anthropic-ai/claude-code']")
+  have=""
+  bin="$fixture/node_modules/.bin/claude"
+  [ -x "$bin" ] && have=$("$bin" --version 2>/dev/null | cut -d' ' -f1 || true)
+  if [ "$have" != "$want" ]; then
+    echo "setup: installing Claude Code $want for the end-to-end tests" >&2
+    (cd "$fixture" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need when it is missing, then runs every test
+# of segwi (unit, keyring, desktop and the end-to-end tests with the real Claude Code) in a
+# throwaway desktop: its own HOME and XDG folders, a session bus, an Xvfb display, a tray
+# host and a gnome-keyring Secret Service, all stopped afterwards.
+#   scripts/test.sh                 everything
+#   scripts/test.sh ./runs/ -run X  arguments go to `go test` (default ./...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" != "--in-session" ]; then
+  scripts/setup.sh --test
+  # Go keeps its caches where they are (warm builds); everything else gets a fresh home.
+  GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
+  export GOCACHE GOMODCACHE GOPATH
+  work=$(mktemp -d -t segwi-test.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  mkdir -p "$work/home" "$work/config" "$work/state" "$work/data" "$work/cache" "$work/run"
+  chmod 700 "$work/run"
+  export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" \
+    XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache" XDG_RUNTIME_DIR="$work/run"
+  export LANG=en_US.UTF-8 SEGWI_TEST_STRICT=1
+  export SEGWI_TEST_CLAUDE="$PWD/testdata/claude-code/node_modules/.bin/claude"
+  unset GH_TOKEN GITHUB_TOKEN ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+  dbus-run-session -- "$0" --in-session "$@"
+  exit $?
+fi
+shift
+
+. scripts/desktop-env.sh
+trap desktop_stop EXIT
+start_display
+start_tray_host
+start_keyring
+export SEGWI_TEST_SECRET_SERVICE=1
+
+if [ $# -eq 0 ]; then
+  go vet ./...
+  set -- ./...
+fi
+go test -timeout 30m "$@"
