@@ -7,9 +7,14 @@ import (
 	"os"
 
 	"github.com/segwi/segwi/app"
+	"github.com/segwi/segwi/internal/cli"
 )
 
 func main() {
-	_ = app.Run(context.Background())
-	os.Exit(0)
+	os.Exit(cli.Main(os.Args[1:], cli.Options{
+		Tray:   func(ctx context.Context, _ *cli.Env) error { return app.Run(ctx) },
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+	}))
 }

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/settings"
+)
+
+func newConfigCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Check the settings file or print where it is",
+		Args:  noCommand,
+		RunE:  needsSubcommand,
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Validate the settings file; list problems, unknown keys and retired keys",
+		Long: "Validate the settings file and list every problem, unknown key and retired key in it.\n" +
+			"Exits 1 when a value is invalid or the file cannot be read, 0 otherwise.",
+		Args: args(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error { return configCheck(env) },
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the settings file's path (it need not exist)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			path, err := env.ConfigPath()
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(env.Stdout, path)
+			return err
+		},
+	})
+	return cmd
+}
+
+// configCheck prints a report of the settings file on Stdout.
+func configCheck(env *Env) error {
+	path, err := env.ConfigPath()
+	if err != nil {
+		return err
+	}
+	out := env.Stdout
+	res, err := settings.Load(path)
+	if err != nil {
+		fmt.Fprintf(out, "error: %v\n", err)
+		return &silentError{ExitError}
+	}
+	if !res.Found {
+		fmt.Fprintf(out, "%s does not exist: segwi uses the defaults\n", path)
+		return nil
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintf(out, "error: %v\n", p)
+	}
+	for _, k := range res.Unknown {
+		fmt.Fprintf(out, "unknown: %s: %s: %s\n", path, k, unknownHint)
+	}
+	for _, r := range res.Retired {
+		fmt.Fprintf(out, "retired: %s: %s\n", path, r.Message())
+	}
+	summary(out, path, len(res.Problems), len(res.Unknown), len(res.Retired))
+	if len(res.Problems) > 0 {
+		return &silentError{ExitError}
+	}
+	return nil
+}
+
+func summary(out io.Writer, path string, errs, unknown, retired int) {
+	if errs+unknown+retired == 0 {
+		fmt.Fprintf(out, "%s: ok\n", path)
+		return
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{errs, "error"}, {unknown, "unknown key"}, {retired, "retired key"}} {
+		if c.n == 0 {
+			continue
+		}
+		s := fmt.Sprintf("%d %s", c.n, c.what)
+		if c.n > 1 {
+			s += "s"
+		}
+		parts = append(parts, s)
+	}
+	fmt.Fprintf(out, "%s: %s\n", path, strings.Join(parts, ", "))
+}

@@ -1,0 +1,96 @@
+// Package cli builds segwi's command tree: the headless face of the same core the tray
+// app uses. main.go calls Main with the tray app passed in, so this package does not
+// import Fyne and its commands test without a display.
+//
+// Each verb lives in its own file (config.go, token.go, version.go, ...) as a function
+// that returns its *cobra.Command, and is registered with one line in newRoot. Commands
+// take their dependencies from Env, which tests fill with buffers and fakes; a command
+// that needs the settings calls Env.LoadSettings.
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/migrate"
+)
+
+// Exit statuses.
+const (
+	ExitOK    = 0 // the command did what was asked
+	ExitError = 1 // it failed at run time; the message says why
+	ExitUsage = 2 // the command line was wrong; a usage line is printed
+)
+
+// Options holds Main's dependencies, so tests can swap them.
+type Options struct {
+	// Tray opens the desktop tray app and blocks until the person quits it or ctx is
+	// cancelled. Called when segwi runs without a subcommand.
+	Tray func(ctx context.Context, env *Env) error
+	// Stdin, Stdout and Stderr default to the process's own when nil.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Main runs segwi with args (without the program name) and returns the exit status.
+// SIGINT and SIGTERM cancel the context commands run with. It returns when the command
+// is done.
+func Main(args []string, opts Options) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, opts)
+}
+
+// run is Main without the signal handling.
+func run(ctx context.Context, args []string, opts Options) int {
+	env := &Env{Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Warner: migrate.NewWarner()}
+	if env.Stdin == nil {
+		env.Stdin = os.Stdin
+	}
+	if env.Stdout == nil {
+		env.Stdout = os.Stdout
+	}
+	if env.Stderr == nil {
+		env.Stderr = os.Stderr
+	}
+	root := newRoot(env, opts.Tray)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitStatus(env.Stderr, cmd, err)
+}
+
+// newRoot builds the command tree. Register each verb here with one line.
+func newRoot(env *Env, tray func(context.Context, *Env) error) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "segwi",
+		Short: "Run Claude Code in your own checkouts, from the tray or the command line",
+		Long: "segwi runs Claude Code for you on your own machine. Without a command it opens the tray app;\n" +
+			"the commands below run the same core headless.",
+		Args:          noCommand,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tray == nil {
+				return errors.New("this build of segwi has no tray app: use one of its commands (segwi --help)")
+			}
+			return tray(cmd.Context(), env)
+		},
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.PersistentFlags().StringVar(&env.configFlag, "config", "", "settings `FILE` (default $SEGWI_CONFIG, else $XDG_CONFIG_HOME/segwi/config.yaml)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+
+	root.AddCommand(newConfigCmd(env))
+	root.AddCommand(newTokenCmd(env))
+	root.AddCommand(newVersionCmd(env))
+	return root
+}

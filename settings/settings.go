@@ -1,0 +1,109 @@
+// Package settings loads segwi's settings file: typed values with their defaults, the
+// checks that keep a bad value from reaching a run, the keys a person wrote that segwi does
+// not know, and the retired keys it ignores (see package migrate).
+//
+// The file is YAML by default, at $XDG_CONFIG_HOME/segwi/config.yaml (see Path); TOML and
+// JSON files are read too, chosen by the file's extension. Every key lives under "segwi:".
+// Load reads it once; Watch reads it again after each edit, keeping the last good settings
+// when an edit is bad. Values are read through viper; key names are also read from the raw
+// file, because viper lowercases them and messages must use the person's own spelling.
+//
+// Writing the file (for a later settings window): the file is the person's, not segwi's. A
+// writer must change only the keys this package manages and keep everything else exactly
+// as it is: unknown keys (perhaps a newer segwi's), retired keys (the person deletes those,
+// after the warning), comments and key order. So it must not round-trip through viper
+// (which lowercases keys and drops comments) nor through Settings (which has no place for
+// the rest). Save does it on the YAML node tree instead: it edits or adds the managed
+// scalar and list nodes in place and writes the file with a rename, so an editor or the
+// Watcher never sees half a file.
+package settings
+
+import "time"
+
+// Settings are segwi's settings, with every value filled in: a key the file leaves out
+// has its default (see Default).
+type Settings struct {
+	Claude       Claude
+	Repositories []Repository
+	Runs         Runs
+	Approvals    Approvals
+	Canary       Canary
+	GitHub       GitHub
+}
+
+// Claude says which Claude Code to launch (segwi.claude).
+type Claude struct {
+	// Path is the Claude Code binary: a name looked up in PATH, or a path.
+	Path string
+	// Model is passed as --model when not empty; empty means Claude Code's default.
+	Model string
+}
+
+// Repository is a checkout runs can start in (an entry of segwi.repositories).
+type Repository struct {
+	// Name picks the repository in the tray menu and on the command line; unique.
+	Name string
+	// Path is the checkout's directory, absolute, with a leading ~ expanded.
+	Path string
+	// Remote is the git remote a run's branch is pushed to; "origin" by default.
+	Remote string
+}
+
+// Runs holds the limits every run gets (segwi.runs).
+type Runs struct {
+	// MaxConcurrent is how many runs may be going at once, across all repositories.
+	MaxConcurrent int
+	// MaxDuration is a run's wall-clock limit; then it is stopped in two steps.
+	MaxDuration time.Duration
+	// IdleTimeout stops a run that printed nothing for this long.
+	IdleTimeout time.Duration
+	// StopGrace is the time between the polite stop and the kill.
+	StopGrace time.Duration
+	// PassForgeTokens keeps GH_TOKEN and GITHUB_TOKEN in a run's environment.
+	PassForgeTokens bool
+}
+
+// Approvals configures the approval broker (segwi.approvals).
+type Approvals struct {
+	// Timeout denies a request nobody answered in this long, saying so.
+	Timeout time.Duration
+	// Trusted are command prefixes whose plain scripts are allowed without asking.
+	Trusted []string
+}
+
+// Canary configures segwi canary (segwi.canary).
+type Canary struct {
+	// GuardDeny is the guard hook's deny file, absolute with ~ expanded; empty when unset.
+	GuardDeny string
+}
+
+// GitHub configures the optional pull-request feature (segwi.github).
+type GitHub struct {
+	// APIURL is the GitHub REST API's base URL.
+	APIURL string
+}
+
+// Default returns the settings used for every key the file leaves out.
+func Default() Settings {
+	return Settings{
+		Claude: Claude{Path: "claude"},
+		Runs: Runs{
+			MaxConcurrent: 4,
+			MaxDuration:   2 * time.Hour,
+			IdleTimeout:   30 * time.Minute,
+			StopGrace:     10 * time.Second,
+		},
+		Approvals: Approvals{Timeout: 10 * time.Minute},
+		GitHub:    GitHub{APIURL: "https://api.github.com"},
+	}
+}
+
+// DefaultRemote is a repository's remote when its entry names none.
+const DefaultRemote = "origin"
+
+// Limits on values, shared by validation and its messages.
+const (
+	MaxConcurrentLimit = 64   // segwi.runs.maxConcurrent is between 1 and this
+	MaxTrusted         = 64   // entries in segwi.approvals.trusted
+	MaxTrustedBytes    = 1024 // bytes in one trusted prefix
+)

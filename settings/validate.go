@@ -1,0 +1,352 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// loader reads each known key through viper and checks it. A bad value is recorded as a
+// Problem and replaced by its default, so every problem in the file is found in one pass.
+type loader struct {
+	v        *viper.Viper
+	file     string
+	written  map[string]string
+	problems []Problem
+}
+
+func (l *loader) settings() Settings {
+	d := Default()
+	var s Settings
+	s.Claude.Path = l.str("segwi.claude.path", d.Claude.Path)
+	if strings.TrimSpace(s.Claude.Path) == "" {
+		l.problem("segwi.claude.path", "must not be empty: name the Claude Code binary, e.g. claude or /usr/local/bin/claude")
+		s.Claude.Path = d.Claude.Path
+	}
+	s.Claude.Model = l.str("segwi.claude.model", d.Claude.Model)
+	s.Repositories = l.repositories()
+	s.Runs.MaxConcurrent = l.integer("segwi.runs.maxConcurrent", d.Runs.MaxConcurrent, 1, MaxConcurrentLimit)
+	s.Runs.MaxDuration = l.duration("segwi.runs.maxDuration", d.Runs.MaxDuration, time.Minute, 7*24*time.Hour)
+	s.Runs.IdleTimeout = l.duration("segwi.runs.idleTimeout", d.Runs.IdleTimeout, time.Minute, 7*24*time.Hour)
+	s.Runs.StopGrace = l.duration("segwi.runs.stopGrace", d.Runs.StopGrace, time.Second, 5*time.Minute)
+	s.Runs.PassForgeTokens = l.boolean("segwi.runs.passForgeTokens", d.Runs.PassForgeTokens)
+	s.Approvals.Timeout = l.duration("segwi.approvals.timeout", d.Approvals.Timeout, 10*time.Second, 24*time.Hour)
+	s.Approvals.Trusted = l.trusted()
+	s.Canary.GuardDeny = l.guardDeny()
+	s.GitHub.APIURL = l.apiURL(d.GitHub.APIURL)
+	return s
+}
+
+// key returns the key path as the person wrote it, or as canonical when they did not
+// write it (the parts they did write keep their spelling).
+func (l *loader) key(canonical string) string {
+	if w, ok := l.written[strings.ToLower(canonical)]; ok {
+		return w
+	}
+	i := strings.LastIndexAny(canonical, ".[")
+	if i < 0 {
+		return canonical
+	}
+	return l.key(canonical[:i]) + canonical[i:]
+}
+
+func (l *loader) problem(canonical, msg string) {
+	l.problems = append(l.problems, Problem{File: l.file, Key: l.key(canonical), Message: msg})
+}
+
+// get returns the key's value, nil when the file does not set it.
+func (l *loader) get(canonical string) any {
+	if !l.v.IsSet(canonical) {
+		return nil
+	}
+	return l.v.Get(canonical)
+}
+
+func (l *loader) str(key, def string) string {
+	switch x := l.get(key).(type) {
+	case nil:
+		return def
+	case string:
+		return x
+	default:
+		l.problem(key, fmt.Sprintf("must be a string, got the %s %v", kind(x), x))
+		return def
+	}
+}
+
+func (l *loader) boolean(key string, def bool) bool {
+	switch x := l.get(key).(type) {
+	case nil:
+		return def
+	case bool:
+		return x
+	default:
+		l.problem(key, fmt.Sprintf("must be true or false, got %s", show(x)))
+		return def
+	}
+}
+
+func (l *loader) integer(key string, def, lo, hi int) int {
+	raw := l.get(key)
+	if raw == nil {
+		return def
+	}
+	n, ok := wholeNumber(raw)
+	if !ok {
+		l.problem(key, fmt.Sprintf("must be a whole number between %d and %d, got %s", lo, hi, show(raw)))
+		return def
+	}
+	if n < int64(lo) || n > int64(hi) {
+		l.problem(key, fmt.Sprintf("must be between %d and %d, got %d", lo, hi, n))
+		return def
+	}
+	return int(n)
+}
+
+func wholeNumber(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return 0, false
+		}
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func (l *loader) duration(key string, def, lo, hi time.Duration) time.Duration {
+	raw := l.get(key)
+	if raw == nil {
+		return def
+	}
+	s, ok := raw.(string)
+	if !ok {
+		l.problem(key, fmt.Sprintf("%s is not a duration like 90s, 30m or 2h: write it with a unit", show(raw)))
+		return def
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		l.problem(key, fmt.Sprintf("%q is not a duration like 90s, 30m or 2h", s))
+		return def
+	}
+	if d < lo || d > hi {
+		l.problem(key, fmt.Sprintf("must be between %s and %s, got %s", short(lo), short(hi), short(d)))
+		return def
+	}
+	return d
+}
+
+// short prints a duration without trailing zero units: 2h, 1h30m, 90s.
+func short(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// show prints a value the way the person would have written it.
+func show(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	switch v.(type) {
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprint(v)
+}
+
+func (l *loader) repositories() []Repository {
+	const key = "segwi.repositories"
+	raw := l.get(key)
+	if raw == nil {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		l.problem(key, fmt.Sprintf("must be a list of repositories (each with name, path and remote), got %s", show(raw)))
+		return nil
+	}
+	var repos []Repository
+	names := map[string]int{}
+	for i, e := range list {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			l.problem(at, fmt.Sprintf("must be a mapping with name, path and remote, got %s", show(e)))
+			continue
+		}
+		r, ok := l.repository(at, m)
+		if !ok {
+			continue
+		}
+		if first, dup := names[strings.ToLower(r.Name)]; dup {
+			l.problem(at+".name", fmt.Sprintf("%q is already the name of %s[%d]: names must be unique", r.Name, l.key(key), first))
+			continue
+		}
+		names[strings.ToLower(r.Name)] = i
+		repos = append(repos, r)
+	}
+	return repos
+}
+
+// repository reads one entry; m's keys are lowercased by viper.
+func (l *loader) repository(at string, m map[string]any) (Repository, bool) {
+	field := func(name string) (string, bool) {
+		switch x := m[strings.ToLower(name)].(type) {
+		case nil:
+			return "", true
+		case string:
+			return strings.TrimSpace(x), true
+		default:
+			l.problem(at+"."+name, fmt.Sprintf("must be a string, got %s", show(x)))
+			return "", false
+		}
+	}
+	name, okName := field("name")
+	path, okPath := field("path")
+	remote, okRemote := field("remote")
+	if !okName || !okPath || !okRemote {
+		return Repository{}, false
+	}
+	if name == "" {
+		l.problem(at+".name", "must not be empty: give the repository a name to pick it by")
+		return Repository{}, false
+	}
+	if remote == "" {
+		remote = DefaultRemote
+	}
+	dir, ok := l.existing(at+".path", path, true)
+	if !ok {
+		return Repository{}, false
+	}
+	return Repository{Name: name, Path: dir, Remote: remote}, true
+}
+
+// existing expands a leading ~ in p, and checks that the result is absolute and exists as
+// a directory (wantDir) or as a file.
+func (l *loader) existing(key, p string, wantDir bool) (string, bool) {
+	what := "the checkout's directory, e.g. ~/src/web"
+	if !wantDir {
+		what = "a file, e.g. ~/.claude/guard.deny"
+	}
+	if p == "" {
+		l.problem(key, "must not be empty: write "+what)
+		return "", false
+	}
+	abs, err := ExpandHome(p)
+	if err != nil {
+		l.problem(key, err.Error())
+		return "", false
+	}
+	if !filepath.IsAbs(abs) {
+		l.problem(key, fmt.Sprintf("must be an absolute path or start with ~/, got %q", p))
+		return "", false
+	}
+	abs = filepath.Clean(abs)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		l.problem(key, fmt.Sprintf("%s does not exist: fix the path or create it", abs))
+		return "", false
+	case err != nil:
+		l.problem(key, fmt.Sprintf("cannot check %s: %v", abs, err))
+		return "", false
+	case wantDir && !fi.IsDir():
+		l.problem(key, fmt.Sprintf("%s is not a directory: write the checkout's directory", abs))
+		return "", false
+	case !wantDir && fi.IsDir():
+		l.problem(key, fmt.Sprintf("%s is a directory: write the path of a file", abs))
+		return "", false
+	}
+	return abs, true
+}
+
+func (l *loader) trusted() []string {
+	const key = "segwi.approvals.trusted"
+	raw := l.get(key)
+	if raw == nil {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		l.problem(key, fmt.Sprintf("must be a list of command prefixes, got %s", show(raw)))
+		return nil
+	}
+	if len(list) > MaxTrusted {
+		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), MaxTrusted))
+		return nil
+	}
+	var out []string
+	bad := false
+	for i, e := range list {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		s, ok := e.(string)
+		switch {
+		case !ok:
+			l.problem(at, fmt.Sprintf("must be a string (a command prefix such as \"go test\"), got %s", show(e)))
+			bad = true
+		case strings.TrimSpace(s) == "":
+			l.problem(at, "must not be empty: an empty prefix would trust every command")
+			bad = true
+		case len(s) > MaxTrustedBytes:
+			l.problem(at, fmt.Sprintf("is %d bytes long, at most %d (1 KiB) are allowed", len(s), MaxTrustedBytes))
+			bad = true
+		default:
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	if bad {
+		return nil
+	}
+	return out
+}
+
+func (l *loader) guardDeny() string {
+	const key = "segwi.canary.guardDeny"
+	p := strings.TrimSpace(l.str(key, ""))
+	if p == "" {
+		return ""
+	}
+	abs, ok := l.existing(key, p, false)
+	if !ok {
+		return ""
+	}
+	return abs
+}
+
+func (l *loader) apiURL(def string) string {
+	const key = "segwi.github.apiURL"
+	s := strings.TrimSpace(l.str(key, def))
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		l.problem(key, fmt.Sprintf("must be an http or https URL like %s, got %q", def, s))
+		return def
+	}
+	return strings.TrimSuffix(s, "/")
+}
