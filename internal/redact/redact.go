@@ -1,0 +1,460 @@
+// Package redact removes secrets from text before segwi writes, shows or publishes it.
+//
+// A Redactor knows two kinds of secret: exact strings it was given (the GitHub token from
+// the keyring, every run's bearer token) and common secret shapes it finds on its own
+// (GitHub tokens ghp_/gho_/ghs_/ghu_/ghr_ and github_pat_, Anthropic keys sk-ant-, AWS
+// access key ids AKIA/ASIA, the credentials of an Authorization header or of a bearer
+// token, and PEM private key blocks). Each one found is replaced by Mask.
+//
+// The scan looks for literal anchors with bytes.Index rather than running a regular
+// expression over every byte, so it keeps up with a run's output (hundreds of MB/s).
+// Redaction keeps JSON valid: a replacement never contains a quote or a backslash, and
+// no match extends over one.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Mask replaces every secret found.
+const Mask = "[REDACTED]"
+
+// maskKey replaces a whole private key block.
+const maskKey = "[REDACTED PRIVATE KEY]"
+
+// minSecret is the length below which a configured secret is ignored: redacting a
+// three-letter string would mangle ordinary text and protect nothing.
+const minSecret = 8
+
+// A Redactor removes secrets from text. The zero value is not usable; call New.
+// It is safe for concurrent use; Add and Remove take effect for later calls.
+type Redactor struct {
+	mu      sync.Mutex
+	counts  map[string]int           // configured secret -> how many Adds hold it
+	secrets atomic.Pointer[[][]byte] // immutable snapshot read by every scan
+}
+
+// New returns a Redactor that removes the given secrets and the common secret shapes.
+func New(secrets ...string) *Redactor {
+	r := &Redactor{counts: map[string]int{}}
+	r.secrets.Store(&[][]byte{})
+	r.Add(secrets...)
+	return r
+}
+
+// Add makes r remove each of secrets from now on. Secrets shorter than 8 bytes are
+// ignored. A secret added n times stays until it is removed n times.
+func (r *Redactor) Add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range secrets {
+		if len(s) < minSecret {
+			continue
+		}
+		r.counts[s]++
+	}
+	r.publish()
+}
+
+// Remove undoes one Add of each of secrets.
+func (r *Redactor) Remove(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range secrets {
+		if n, ok := r.counts[s]; ok {
+			if n <= 1 {
+				delete(r.counts, s)
+			} else {
+				r.counts[s] = n - 1
+			}
+		}
+	}
+	r.publish()
+}
+
+// publish stores a new snapshot of the secrets, each also in its JSON-escaped form, longest
+// first so that a secret containing another is masked whole. r.mu must be held.
+func (r *Redactor) publish() {
+	set := map[string]bool{}
+	for s := range r.counts {
+		set[s] = true
+		if b, err := json.Marshal(s); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != s {
+				set[esc] = true
+			}
+		}
+	}
+	list := make([][]byte, 0, len(set))
+	for s := range set {
+		list = append(list, []byte(s))
+	}
+	slices.SortFunc(list, func(a, b []byte) int { return len(b) - len(a) })
+	r.secrets.Store(&list)
+}
+
+// String returns s with every secret replaced by Mask.
+func (r *Redactor) String(s string) string {
+	if s == "" {
+		return s
+	}
+	b := []byte(s)
+	out, changed := r.redact(b, nil)
+	if !changed {
+		return s
+	}
+	return string(out)
+}
+
+// Bytes returns b with every secret replaced by Mask. It returns b itself when nothing was
+// found, and a new slice otherwise; b is never modified.
+func (r *Redactor) Bytes(b []byte) []byte {
+	out, _ := r.redact(b, nil)
+	return out
+}
+
+// AppendBytes appends b, with every secret replaced by Mask, to dst and returns the
+// extended slice. It lets a caller reuse one buffer for line after line.
+func (r *Redactor) AppendBytes(dst, b []byte) []byte {
+	out, changed := r.redact(b, dst)
+	if !changed {
+		return append(dst, b...)
+	}
+	return out
+}
+
+// span is a half-open range of the input to replace with its mask.
+type span struct {
+	start, end int
+	mask       string
+}
+
+// redact finds every secret in b. When none is found it returns b, false. Otherwise it
+// appends the redacted text to dst and returns it, true.
+func (r *Redactor) redact(b, dst []byte) ([]byte, bool) {
+	var spans []span
+	for _, s := range *r.secrets.Load() {
+		spans = findAll(b, s, spans)
+	}
+	spans = findGitHub(b, spans)
+	spans = findPrefixed(b, []byte("github_pat_"), isTokenWordByte, 20, spans)
+	spans = findPrefixed(b, []byte("sk-ant-"), isKeyByte, 16, spans)
+	spans = findAWS(b, spans)
+	spans = findAuthorization(b, spans)
+	spans = findBearer(b, spans)
+	spans, _ = findPrivateKeys(b, false, spans)
+	if len(spans) == 0 {
+		return b, false
+	}
+	return apply(dst, b, spans), true
+}
+
+// apply writes b to dst with the spans masked. Overlapping spans are merged.
+func apply(dst, b []byte, spans []span) []byte {
+	slices.SortFunc(spans, func(x, y span) int {
+		if x.start != y.start {
+			return x.start - y.start
+		}
+		return y.end - x.end
+	})
+	pos := 0
+	for i := 0; i < len(spans); i++ {
+		sp := spans[i]
+		for i+1 < len(spans) && spans[i+1].start < sp.end {
+			if spans[i+1].end > sp.end {
+				sp.end = spans[i+1].end
+			}
+			if spans[i+1].mask == maskKey {
+				sp.mask = maskKey
+			}
+			i++
+		}
+		if sp.start < pos {
+			sp.start = pos
+		}
+		dst = append(dst, b[pos:sp.start]...)
+		dst = append(dst, sp.mask...)
+		pos = sp.end
+	}
+	return append(dst, b[pos:]...)
+}
+
+func findAll(b, s []byte, spans []span) []span {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], s)
+		if i < 0 {
+			return spans
+		}
+		start := off + i
+		spans = append(spans, span{start, start + len(s), Mask})
+		off = start + len(s)
+	}
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isTokenWordByte(c byte) bool { return isAlnum(c) || c == '_' }
+
+func isKeyByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+// isCredentialByte says whether c may be part of a bearer token or similar credential
+// (RFC 6750's b64token plus a few that tokens use in practice). It excludes quotes,
+// backslashes and spaces, so a match never leaves a JSON string.
+func isCredentialByte(c byte) bool {
+	return isAlnum(c) || strings.IndexByte("-._~+/=:%", c) >= 0
+}
+
+// run returns the end of the run of bytes satisfying ok that starts at i.
+func run(b []byte, i int, ok func(byte) bool) int {
+	for i < len(b) && ok(b[i]) {
+		i++
+	}
+	return i
+}
+
+// findGitHub finds GitHub tokens: gh[pousr]_ followed by at least 20 letters and digits
+// (real ones have 36).
+func findGitHub(b []byte, spans []span) []span {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte("gh"))
+		if i < 0 {
+			return spans
+		}
+		start := off + i
+		off = start + 2
+		if start+4 > len(b) || strings.IndexByte("pousr", b[start+2]) < 0 || b[start+3] != '_' {
+			continue
+		}
+		end := run(b, start+4, isAlnum)
+		if end-(start+4) >= 20 {
+			spans = append(spans, span{start, end, Mask})
+			off = end
+		}
+	}
+}
+
+// findPrefixed finds prefix followed by at least min bytes that satisfy ok.
+func findPrefixed(b, prefix []byte, ok func(byte) bool, min int, spans []span) []span {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], prefix)
+		if i < 0 {
+			return spans
+		}
+		start := off + i
+		end := run(b, start+len(prefix), ok)
+		if end-(start+len(prefix)) >= min {
+			spans = append(spans, span{start, end, Mask})
+			off = end
+		} else {
+			off = start + len(prefix)
+		}
+	}
+}
+
+// findAWS finds AWS access key ids: AKIA or ASIA and 16 upper-case letters or digits.
+func findAWS(b []byte, spans []span) []span {
+	upper := func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	for _, p := range [][]byte{[]byte("AKIA"), []byte("ASIA")} {
+		for off := 0; ; {
+			i := bytes.Index(b[off:], p)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			off = start + 4
+			if start > 0 && upper(b[start-1]) {
+				continue
+			}
+			end := run(b, start+4, upper)
+			if end-start == 20 {
+				spans = append(spans, span{start, end, Mask})
+			}
+		}
+	}
+	return spans
+}
+
+// indexFold returns the indexes of word in b, matched without regard to ASCII case; word
+// must be lower case.
+func indexFold(b []byte, word string, yield func(int)) {
+	// Look for the word's tail in both cases, then check its first letter.
+	tailLower, tailUpper := word[1:], strings.ToUpper(word[1:])
+	for _, tail := range []string{tailLower, tailUpper} {
+		for off := 1; off < len(b); {
+			i := bytes.Index(b[off:], []byte(tail))
+			if i < 0 {
+				break
+			}
+			start := off + i - 1
+			off = off + i + 1
+			if b[start]|0x20 == word[0] {
+				yield(start)
+			}
+		}
+	}
+}
+
+// findAuthorization masks the credentials of an Authorization header in any of the forms
+// it shows up in: `Authorization: Bearer X`, `"Authorization":"Basic X"`, `authorization=X`.
+// A scheme word (Bearer, Basic, token, ...) is kept; what follows it is masked.
+func findAuthorization(b []byte, spans []span) []span {
+	indexFold(b, "authorization", func(start int) {
+		i := start + len("authorization")
+		i = skip(b, i, "\"' \t")
+		if i >= len(b) || (b[i] != ':' && b[i] != '=') {
+			return
+		}
+		i = skip(b, i+1, "\"' \t")
+		end := run(b, i, isCredentialByte)
+		if end == i {
+			return
+		}
+		// A scheme word followed by a space: keep it, mask what follows.
+		if end < len(b) && (b[end] == ' ' || b[end] == '\t') && isScheme(b[i:end]) {
+			i = skip(b, end, " \t")
+			end = run(b, i, isCredentialByte)
+			if end == i {
+				return
+			}
+		}
+		spans = append(spans, span{i, end, Mask})
+	})
+	return spans
+}
+
+func isScheme(w []byte) bool {
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return len(w) > 0
+}
+
+func skip(b []byte, i int, set string) int {
+	for i < len(b) && strings.IndexByte(set, b[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// findBearer masks what follows the word "bearer" when it looks like a token: at least
+// 16 credential bytes with a digit or a symbol in them, so that prose ("bearer tokens are
+// checked") is left alone.
+func findBearer(b []byte, spans []span) []span {
+	indexFold(b, "bearer", func(start int) {
+		i := start + len("bearer")
+		j := skip(b, i, " \t")
+		if j == i {
+			return
+		}
+		end := run(b, j, isCredentialByte)
+		if end-j < 16 {
+			return
+		}
+		tok := b[j:end]
+		if bytes.IndexFunc(tok, func(r rune) bool { return r < 'A' || r > 'z' || (r > 'Z' && r < 'a') }) < 0 {
+			return // letters only: a word, not a token
+		}
+		spans = append(spans, span{j, end, Mask})
+	})
+	return spans
+}
+
+var (
+	pemBegin = []byte("-----BEGIN ")
+	pemEnd   = []byte("-----END ")
+	pemKey   = []byte("PRIVATE KEY-----")
+)
+
+// findPrivateKeys masks PEM private key blocks. inKey says that b starts inside a block
+// opened earlier (see Lines). It returns whether b ends inside a block that is still open.
+// A block never extends past a quote (key material has none), so a key inside a JSON
+// string is masked without breaking the JSON; an unterminated block is masked up to the
+// end of its line, the quote, or the end of b.
+func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
+	off := 0
+	for {
+		start := off
+		if !inKey {
+			i := bytes.Index(b[off:], pemBegin)
+			if i < 0 {
+				return spans, false
+			}
+			start = off + i
+			// The header must be "-----BEGIN <WORDS> PRIVATE KEY-----" on one line.
+			hdrEnd := bytes.Index(b[start:], pemKey)
+			nl := bytes.IndexAny(b[start:], "\n\"")
+			if hdrEnd < 0 || (nl >= 0 && nl < hdrEnd) || hdrEnd > 64 {
+				off = start + len(pemBegin)
+				continue
+			}
+		}
+		inKey = false
+		limit := len(b)
+		if q := bytes.IndexByte(b[start:], '"'); q >= 0 {
+			limit = start + q
+		}
+		end := -1
+		if i := bytes.Index(b[start:limit], pemEnd); i >= 0 {
+			endHdr := start + i
+			if j := bytes.Index(b[endHdr:limit], pemKey); j >= 0 && j <= 64 {
+				end = endHdr + j + len(pemKey)
+			}
+		}
+		if end < 0 {
+			// Unterminated here: mask to the line's end; the block stays open unless a
+			// quote closed the string it was in.
+			stop := limit
+			if nl := bytes.IndexByte(b[start:limit], '\n'); nl >= 0 {
+				stop = start + nl
+			}
+			spans = append(spans, span{start, stop, maskKey})
+			if stop == limit && limit < len(b) {
+				off = limit
+				continue
+			}
+			return spans, true
+		}
+		spans = append(spans, span{start, end, maskKey})
+		off = end
+	}
+}
+
+// Lines redacts a stream line by line, carrying the one piece of state that crosses
+// lines: being inside a private key block whose BEGIN line came earlier. Use one Lines
+// per stream, from one goroutine.
+type Lines struct {
+	r     *Redactor
+	inKey bool
+}
+
+// Lines returns a line redactor for one stream.
+func (r *Redactor) Lines() *Lines { return &Lines{r: r} }
+
+// Append appends line, redacted, to dst and returns the extended slice. The line may
+// carry its newline; a line that lies wholly inside a private key block is dropped, the
+// block having been masked where it began.
+func (l *Lines) Append(dst, line []byte) []byte {
+	if l.inKey {
+		var spans []span
+		spans, l.inKey = findPrivateKeys(line, true, nil)
+		if l.inKey && len(spans) == 1 {
+			return dst // the whole line is inside the block
+		}
+		l.inKey = false
+		return l.Append(dst, line[spans[0].end:])
+	}
+	out, changed := l.r.redact(line, dst)
+	if !changed {
+		return append(dst, line...)
+	}
+	_, l.inKey = findPrivateKeys(line, false, nil)
+	return out
+}

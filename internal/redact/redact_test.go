@@ -1,0 +1,145 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const (
+	ghp     = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+	pat     = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+	antKey  = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-xyz"
+	awsKey  = "AKIAIOSFODNN7EXAMPLE"
+	runTok  = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"
+	pemBody = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAAAAAAAAA=\n-----END OPENSSH PRIVATE KEY-----"
+)
+
+func TestStringRemovesSecrets(t *testing.T) {
+	r := New(runTok)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a GitHub personal token in prose is masked", "token " + ghp + " here", "token [REDACTED] here"},
+		{"every GitHub token prefix is masked", "gho_" + ghp[4:] + " ghs_" + ghp[4:] + " ghu_" + ghp[4:], "[REDACTED] [REDACTED] [REDACTED]"},
+		{"a fine-grained GitHub token is masked", "x=" + pat, "x=[REDACTED]"},
+		{"an Anthropic key is masked", `"key":"` + antKey + `"`, `"key":"[REDACTED]"`},
+		{"an AWS access key id is masked", "aws " + awsKey + ".", "aws [REDACTED]."},
+		{"a configured run token is masked anywhere", "abc" + runTok + "def", "abc[REDACTED]def"},
+		{"an Authorization header keeps its scheme", "Authorization: Bearer abc.def-123", "Authorization: Bearer [REDACTED]"},
+		{"an Authorization header in JSON keeps its quotes", `{"Authorization":"Basic dXNlcjpwYXNz"}`, `{"Authorization":"Basic [REDACTED]"}`},
+		{"a lower-case header without a scheme is masked", "authorization=s3cr3tvalue", "authorization=[REDACTED]"},
+		{"a bare bearer token is masked", "curl -H 'x: BEARER abcdef0123456789abcdef'", "curl -H 'x: BEARER [REDACTED]'"},
+		{"prose about bearer tokens is left alone", "bearer tokens are checkedeverywhere", "bearer tokens are checkedeverywhere"},
+		{"a private key block is masked whole", "key:\n" + pemBody + "\nafter", "key:\n[REDACTED PRIVATE KEY]\nafter"},
+		{"a JSON-escaped private key block is masked", mustJSON(pemBody), `"[REDACTED PRIVATE KEY]"`},
+		{"a public certificate is left alone", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"},
+		{"a short gh_ word is left alone", "ghp_short and github", "ghp_short and github"},
+		{"text with no secret is returned as it is", "hello, world", "hello, world"},
+		{"an AKIA inside a longer upper-case word is left alone", "XAKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLEX"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.String(tt.in); got != tt.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestRedactedJSONStaysValid(t *testing.T) {
+	r := New(`quote"secret\value`)
+	in := map[string]string{
+		"a": "Authorization: Bearer " + runTok + "\"x",
+		"b": pemBody,
+		"c": ghp + `\` + antKey,
+		"d": `quote"secret\value`,
+	}
+	b, _ := json.Marshal(in)
+	out := r.Bytes(b)
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatalf("redacted JSON %s does not parse: %v", out, err)
+	}
+	for k, v := range back {
+		for _, secret := range []string{runTok, ghp, antKey, "b3BlbnNzaC1rZXktdjEAAAAA", `quote"secret\value`} {
+			if strings.Contains(v, secret) {
+				t.Errorf("field %s = %q still holds %q", k, v, secret)
+			}
+		}
+	}
+}
+
+func TestAddAndRemove(t *testing.T) {
+	r := New()
+	r.Add("tok-1234567890", "tok-1234567890", "short")
+	if got := r.String("x tok-1234567890"); got != "x [REDACTED]" {
+		t.Fatalf("after Add: got %q, want the token masked", got)
+	}
+	if got := r.String("short"); got != "short" {
+		t.Errorf("a secret under 8 bytes: got %q, want it left alone", got)
+	}
+	r.Remove("tok-1234567890")
+	if got := r.String("x tok-1234567890"); got != "x [REDACTED]" {
+		t.Errorf("after one Remove of two Adds: got %q, want the token still masked", got)
+	}
+	r.Remove("tok-1234567890")
+	if got := r.String("x tok-1234567890"); got != "x tok-1234567890" {
+		t.Errorf("after the last Remove: got %q, want the token kept", got)
+	}
+}
+
+func TestLinesCarriesAPrivateKeyAcrossLines(t *testing.T) {
+	l := New().Lines()
+	var out []byte
+	for _, line := range strings.SplitAfter("before\n"+pemBody+" tail "+ghp+"\nafter\n", "\n") {
+		out = l.Append(out, []byte(line))
+	}
+	want := "before\n[REDACTED PRIVATE KEY]\n tail [REDACTED]\nafter\n"
+	if string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+}
+
+func TestAppendBytesReusesTheBuffer(t *testing.T) {
+	r := New()
+	buf := make([]byte, 0, 64)
+	buf = r.AppendBytes(buf[:0], []byte("a "+ghp))
+	if got := string(buf); got != "a [REDACTED]" {
+		t.Errorf("got %q, want %q", got, "a [REDACTED]")
+	}
+	buf = r.AppendBytes(buf[:0], []byte("plain"))
+	if got := string(buf); got != "plain" {
+		t.Errorf("got %q, want %q", got, "plain")
+	}
+}
+
+func FuzzRedactKeepsJSONValid(f *testing.F) {
+	f.Add("Authorization: Bearer abc", ghp)
+	f.Add(pemBody, "sk-ant-"+strings.Repeat("a", 20))
+	f.Add("-----BEGIN PRIVATE KEY-----", "0") // an unterminated block must not eat the quotes
+	r := New("configured-secret-1")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		in, _ := json.Marshal([]string{a, b})
+		out := r.Bytes(in)
+		if !json.Valid(out) {
+			t.Fatalf("redacting %s gave invalid JSON %s", in, out)
+		}
+	})
+}
+
+func BenchmarkBytes(b *testing.B) {
+	r := New(runTok, "another-configured-token-0123")
+	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` +
+		strings.Repeat("The quick brown fox jumps over the lazy dog; right, github is bright. ", 20) + `"}]}}`)
+	buf := make([]byte, 0, 2*len(line))
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		buf = r.AppendBytes(buf[:0], line)
+	}
+}

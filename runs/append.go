@@ -1,0 +1,81 @@
+package runs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/segwi/segwi/internal/redact"
+)
+
+// EventPush is segwi's own event for an attempt to push a run's branch (segwi push, the
+// run window's Push button), refusals included; Event.Push holds the attempt and
+// Event.Text its message. It is appended to the run's events after the run ended, by
+// AppendEvent.
+const EventPush EventType = "push"
+
+// ErrRunLive is wrapped by AppendEvent's error when a segwi process still owns the run.
+var ErrRunLive = errors.New("the run is still going")
+
+// AppendEvent appends e to the events.jsonl of the ended run id (or unique id prefix) under
+// stateDir, for what happens to a run after it ended, such as a push attempt. It sets
+// e's RunID, Seq (after the last recorded one) and Time (when zero), redacts the whole
+// event (the common secret shapes and secrets) and syncs the file. It returns the event as
+// written. It fails, wrapping ErrRunLive, while a segwi process still owns the run, and
+// wraps ErrNotFound for an unknown id.
+func AppendEvent(stateDir, id string, e Event, secrets ...string) (Event, error) {
+	dir, err := findRun(stateDir, id)
+	if err != nil {
+		return Event{}, err
+	}
+	id = filepath.Base(dir)
+	// The folder's lock keeps this append from interleaving with a live run's writer or
+	// another segwi appending at the same time.
+	lock, err := lockRun(dir)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return Event{}, fmt.Errorf("recording on run %s: %w (a segwi process still owns it); try again once it ended", id, ErrRunLive)
+	}
+	if err != nil {
+		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
+	}
+	defer lock.Close()
+
+	path := filepath.Join(dir, eventsFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
+	}
+	defer f.Close()
+	prefix := ""
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		tail := make([]byte, 1)
+		if _, err := f.ReadAt(tail, st.Size()-1); err == nil && tail[0] != '\n' {
+			prefix = "\n" // the last line was cut short by a crash
+		}
+	}
+	e.RunID, e.Seq = id, lastSeq(f)+1
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	cutFields(&e)
+	b, err := json.Marshal(e)
+	if err != nil {
+		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
+	}
+	b = redact.New(secrets...).Bytes(b) // redaction keeps the JSON valid
+	var written Event
+	if err := json.Unmarshal(b, &written); err != nil {
+		return Event{}, fmt.Errorf("recording on run %s: redacting the event: %w", id, err)
+	}
+	if _, err := f.WriteString(prefix + string(b) + "\n"); err != nil {
+		return Event{}, fmt.Errorf("recording on run %s in %s: %w", id, path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return Event{}, fmt.Errorf("recording on run %s in %s: %w", id, path, err)
+	}
+	return written, nil
+}

@@ -1,0 +1,148 @@
+package runs
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/redact"
+)
+
+// streamJSON returns about n bytes of typical stream-json output: text, tool calls and
+// results, as a real run prints them.
+func streamJSON(n int) []byte {
+	lines := []string{
+		`{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("I will look at the failing test and then fix the parser. ", 12) + `"}]},"parent_tool_use_id":null,"session_id":"7f1c2d"}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"go test ./...","description":"run the tests"}}]},"session_id":"7f1c2d"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"` + strings.Repeat(`ok  \tgithub.com/x/y/pkg\t0.012s\n`, 40) + `","is_error":false}]},"tool_use_result":{"stdout":"ok"},"session_id":"7f1c2d"}`,
+		`{"type":"system","subtype":"status","status":"thinking","session_id":"7f1c2d"}`,
+	}
+	var b bytes.Buffer
+	for b.Len() < n {
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// benchRun returns a run wired to a real record in dir, without a process.
+func benchRun(tb testing.TB, dir string) *Run {
+	tb.Helper()
+	rec, err := openRecorder(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), checkouts: map[string]*Run{}}
+	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{})}
+}
+
+// BenchmarkParseAndRecord measures reading stream-json output into events: redaction,
+// parsing, events.jsonl and output.log, on one goroutine as a run's reader does it.
+func BenchmarkParseAndRecord(b *testing.B) {
+	data := streamJSON(16 << 20)
+	r := benchRun(b, b.TempDir())
+	defer r.rec.close()
+	b.SetBytes(int64(len(data)))
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		r.readOutput(bytes.NewReader(data))
+		r.rec.mu.Lock()
+		r.rec.outN = 0 // keep output.log below its cap, to measure its writes too
+		r.rec.mu.Unlock()
+		n++
+	}
+	// On a shared machine wall time says little; CPU time of the process (all its
+	// threads, the garbage collector's included) says what one core does.
+	b.ReportMetric(float64(n*len(data))/(1<<20)/(cpuTime()-cpu0).Seconds(), "MiB/cpu-s")
+}
+
+// cpuTime returns the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rss returns this process's resident set size in bytes.
+func rss(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Skip("no /proc/self/statm:", err)
+	}
+	f := strings.Fields(string(b))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// TestA200MBRunStaysWithinItsBounds runs fakeclaude printing 200 MB of stream-json, and
+// checks that output.log stops at its cap and that segwi's memory stays bounded. It logs
+// the figures (go test -run 200MB -v).
+func TestA200MBRunStaysWithinItsBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 MB of output: not in -short")
+	}
+	m, _ := testManager(t, nil)
+	runtime.GC()
+	base := rss(t)
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if v := rss(t); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	began := time.Now()
+	r := start(t, m, Spec{Prompt: "fake:flood=" + strconv.Itoa(200<<20)})
+	info := wait(t, r)
+	took := time.Since(began)
+	close(stop)
+	<-sampled
+	if info.State != StateSucceeded {
+		t.Fatalf("got %s (%s), want succeeded", info.State, info.Reason)
+	}
+	growth := peak.Load() - base
+	t.Logf("200 MB run: %s (%.0f MB/s through the pty), RSS growth %.1f MB (base %.1f MB)",
+		took.Round(time.Millisecond), 200/took.Seconds(), float64(growth)/(1<<20), float64(base)/(1<<20))
+	if growth > 50<<20 {
+		t.Errorf("RSS grew by %.1f MB, want under 50 MB", float64(growth)/(1<<20))
+	}
+	out, err := os.ReadFile(filepath.Join(r.Dir(), outputFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > MaxOutputBytes+len(outputCutMarker) || !bytes.HasSuffix(out, []byte(outputCutMarker)) {
+		t.Errorf("output.log is %d bytes ending %q, want at most %d ending with the cut marker",
+			len(out), out[max(0, len(out)-80):], MaxOutputBytes+len(outputCutMarker))
+	}
+	var texts int
+	if err := ReadEvents(m.config().StateDir, r.ID(), func(e Event) error {
+		if e.Type == EventText {
+			texts++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := 200 << 20 / 4100; texts < want {
+		t.Errorf("%d text events recorded, want at least %d: events were lost", texts, want)
+	}
+}

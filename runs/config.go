@@ -1,0 +1,71 @@
+package runs
+
+import (
+	"os"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// Config is what a Manager needs from the person's settings. The caller fills it (from
+// settings in segwi, by hand in tests); zero durations and counts take the defaults below.
+type Config struct {
+	ClaudePath      string          // the claude binary, a path or a name looked up in PATH; default "claude"
+	Model           string          // --model for runs whose Spec names none; empty: Claude Code's default
+	MaxConcurrent   int             // runs at once; more wait in a queue, in order; default 4
+	MaxDuration     time.Duration   // wall clock from start, then a two-step stop (timed-out); default 2h
+	IdleTimeout     time.Duration   // no output for this long, then a two-step stop (timed-out); default 30m
+	StopGrace       time.Duration   // between SIGTERM and SIGKILL; default 10s
+	PassForgeTokens bool            // keep GH_TOKEN and GITHUB_TOKEN in a run's environment
+	StateDir        string          // runs go to StateDir/runs/<id>; required
+	Secrets         func() []string // extra strings to redact (the keyring token), asked at each start
+	Approvals       Approvals       // the approvals server; nil runs without the prompt tool
+	Env             []string        // the base environment of a run; nil means os.Environ()
+}
+
+// Approvals is what a run needs of the approvals server: a registration per run, which
+// gives the URL and token written to the run's mcp.json, withdrawn when the run ends.
+type Approvals interface {
+	Register(info approvals.RunInfo, run approvals.Run) (approvals.Registration, error)
+	Unregister(runID string)
+}
+
+// The defaults of Config's zero values, as in DESIGN.md's settings.
+const (
+	DefaultClaudePath    = "claude"
+	DefaultMaxConcurrent = 4
+	DefaultMaxDuration   = 2 * time.Hour
+	DefaultIdleTimeout   = 30 * time.Minute
+	DefaultStopGrace     = 10 * time.Second
+)
+
+// withDefaults returns c with every zero value replaced by its default.
+func (c Config) withDefaults() Config {
+	if c.ClaudePath == "" {
+		c.ClaudePath = DefaultClaudePath
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.MaxDuration <= 0 {
+		c.MaxDuration = DefaultMaxDuration
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.StopGrace <= 0 {
+		c.StopGrace = DefaultStopGrace
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	return c
+}
+
+// secrets returns the configured extra secrets, or none.
+func (c Config) secrets() []string {
+	if c.Secrets == nil {
+		return nil
+	}
+	return c.Secrets()
+}

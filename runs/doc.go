@@ -1,0 +1,20 @@
+// Package runs is a run's life: it launches Claude Code in a pty in a checkout, feeds it
+// the prompt and follow-ups as stream-json, turns what it prints into typed events,
+// records them (redacted) under the state folder, enforces the limits (how many runs at
+// once, one writing run per checkout, wall-clock and idle timeouts) and stops a run in two
+// steps, reaching its whole process group.
+//
+// A Manager owns the runs of one segwi process. Start queues a run and returns at once;
+// the run's Subscribe publishes its events to the run window or the CLI printer, and the
+// Manager's Subscribe publishes every run's state changes to the tray. The record of a
+// run, live or past, is read with List, Load and ReadEvents, and FormatEvent renders an
+// event as one readable line; `segwi run` and `segwi runs` are thin layers over these.
+//
+// A run ends when segwi closes Claude Code's input. By default that happens as soon as
+// every message sent has its result (the prompt and any follow-up sent before the result
+// came); Spec.KeepOpen keeps the input open after a result, for a person who may send a
+// follow-up, until CloseInput, Stop, or the idle timeout (which then ends the run
+// normally, as CloseInput would).
+//
+// Nothing in this package imports settings or a UI: the caller fills Config.
+package runs

@@ -1,0 +1,125 @@
+package runs
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/segwi/segwi/runs/push"
+)
+
+// EventType says what an Event is. The first group comes from Claude Code's stream-json
+// output, the second from segwi itself.
+type EventType string
+
+// The event types.
+const (
+	EventInit       EventType = "init"        // the session started: model, tools, MCP servers
+	EventText       EventType = "text"        // assistant text
+	EventToolCall   EventType = "tool-call"   // the assistant calls a tool
+	EventToolResult EventType = "tool-result" // a tool's result
+	EventRefusal    EventType = "refusal"     // a tool call refused: a hook, a rule, a disallowed tool, auto mode or a person
+	EventStatus     EventType = "status"      // status and informational system messages
+	EventResult     EventType = "result"      // a turn's result: cost, turns, usage, denials
+	EventRaw        EventType = "raw"         // a JSON line of a type segwi does not know, kept whole
+
+	EventPrompt          EventType = "prompt"           // a message segwi sent to the run's input
+	EventOutput          EventType = "output"           // a line that is not JSON: stderr, terminal escapes
+	EventState           EventType = "state"            // the run changed state
+	EventExit            EventType = "exit"             // the process ended
+	EventApprovalRequest EventType = "approval-request" // Claude Code asked for approval
+	EventApprovalAnswer  EventType = "approval-answer"  // and got this answer
+	EventDropped         EventType = "dropped"          // a slow subscriber missed events (never recorded)
+)
+
+// Event is one thing that happened in a run. Which fields are set depends on Type; every
+// event has RunID, Seq (1, 2, ... within the run) and Time. Text fields longer than
+// MaxFieldBytes are cut, with Truncated set.
+type Event struct {
+	RunID string    `json:"run"`
+	Seq   int64     `json:"seq"`
+	Time  time.Time `json:"time"`
+	Type  EventType `json:"type"`
+
+	Subtype   string `json:"subtype,omitempty"`   // the stream-json subtype (status, result)
+	SessionID string `json:"session,omitempty"`   // init, result
+	Text      string `json:"text,omitempty"`      // text, tool-result, refusal, status, prompt, output
+	ToolUseID string `json:"toolUseID,omitempty"` // tool-call, tool-result, refusal, approvals
+	ToolName  string `json:"tool,omitempty"`      // tool-call, refusal, approvals
+	// Input is a tool call's input (tool-call, approval-request), as Claude Code sent it.
+	Input   json.RawMessage `json:"input,omitempty"`
+	IsError bool            `json:"isError,omitempty"` // tool-result
+	// Source says who refused a call: hook, user_reject, config, disallowed, classifier, ...
+	Source    string `json:"source,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"` // a text field was cut at MaxFieldBytes
+
+	Init     *InitInfo       `json:"init,omitempty"`
+	Result   *ResultInfo     `json:"result,omitempty"`
+	State    *StateChange    `json:"state,omitempty"`
+	Exit     *ExitInfo       `json:"exit,omitempty"`
+	Approval *ApprovalInfo   `json:"approval,omitempty"`
+	Push     *push.Attempt   `json:"push,omitempty"` // push: an attempt to push the run's branch
+	Raw      json.RawMessage `json:"raw,omitempty"`  // the whole line of a raw event
+	Dropped  int             `json:"dropped,omitempty"`
+}
+
+// MaxFieldBytes is where an event's text fields are cut; output.log keeps more.
+const MaxFieldBytes = 256 << 10
+
+// InitInfo is what the session start says.
+type InitInfo struct {
+	Model          string      `json:"model,omitempty"`
+	CWD            string      `json:"cwd,omitempty"`
+	PermissionMode string      `json:"permissionMode,omitempty"`
+	Version        string      `json:"version,omitempty"`
+	Tools          []string    `json:"tools,omitempty"`
+	MCPServers     []MCPServer `json:"mcpServers,omitempty"`
+}
+
+// MCPServer is an MCP server and whether Claude Code reached it.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// ResultInfo is the end of a turn.
+type ResultInfo struct {
+	IsError        bool            `json:"isError"`
+	NumTurns       int             `json:"turns"`
+	CostUSD        float64         `json:"costUSD"`
+	DurationMS     int64           `json:"durationMS,omitempty"`
+	TerminalReason string          `json:"terminalReason,omitempty"`
+	Usage          json.RawMessage `json:"usage,omitempty"`
+	Denials        []Denial        `json:"denials,omitempty"`
+}
+
+// Denial is a call listed in a result's permission_denials.
+type Denial struct {
+	ToolName  string          `json:"tool"`
+	ToolUseID string          `json:"toolUseID,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+}
+
+// StateChange is a run's move from one state to another, and why.
+type StateChange struct {
+	From   State  `json:"from,omitempty"`
+	To     State  `json:"to"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ExitInfo is how the process ended: its exit code, or the signal that ended it.
+type ExitInfo struct {
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+}
+
+// ApprovalInfo is an approval request, and its answer on an approval-answer event.
+type ApprovalInfo struct {
+	RequestID string    `json:"request"`
+	Deadline  time.Time `json:"deadline,omitzero"`
+	Allow     bool      `json:"allow,omitempty"`
+	Interrupt bool      `json:"interrupt,omitempty"`
+	By        string    `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
+	Rule      string    `json:"rule,omitempty"` // the trusted prefix that matched
+	Message   string    `json:"message,omitempty"`
+	WaitedMS  int64     `json:"waitedMS,omitempty"`
+}

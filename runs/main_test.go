@@ -1,0 +1,197 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClaude is the path of testdata/fakeclaude, built once by TestMain.
+var fakeClaude string
+
+// plantedToken is the GitHub token fakeclaude's "secret" scenario prints.
+const plantedToken = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123"
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "runs-fakeclaude-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeClaude = filepath.Join(dir, "claude")
+	build := exec.Command("go", "build", "-o", fakeClaude, "./testdata/fakeclaude")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building testdata/fakeclaude:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testManager returns a Manager running fakeclaude, its record folder for fakeclaude's
+// start records, and stops every run at the end of the test.
+func testManager(t *testing.T, change func(*Config)) (*Manager, string) {
+	t.Helper()
+	recDir := t.TempDir()
+	cfg := Config{
+		ClaudePath:    fakeClaude,
+		StateDir:      t.TempDir(),
+		StopGrace:     300 * time.Millisecond,
+		MaxConcurrent: 4,
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "FAKECLAUDE_RECORD=" + recDir,
+			"GH_TOKEN=gh-secret", "GITHUB_TOKEN=github-secret", "IBNI_LOCK_ROOT=/x", "IBNI_SKIP_SWEEP=1",
+			"SEGWI_RUN_ID=stale"},
+	}
+	if change != nil {
+		change(&cfg)
+	}
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := m.StopAll(ctx); err != nil {
+			t.Errorf("StopAll: %v", err)
+		}
+	})
+	return m, recDir
+}
+
+func start(t *testing.T, m *Manager, spec Spec) *Run {
+	t.Helper()
+	if spec.Kind == "" {
+		spec.Kind = KindBuild
+	}
+	if spec.Checkout == "" {
+		spec.Checkout = t.TempDir()
+	}
+	r, err := m.Start(spec)
+	if err != nil {
+		t.Fatalf("Start(%+v): %v", spec, err)
+	}
+	return r
+}
+
+// wait returns r's summary once it has ended, failing the test after 20 s.
+func wait(t *testing.T, r *Run) Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	info, err := r.Wait(ctx)
+	if err != nil {
+		t.Fatalf("run %s did not end (state %s): %v", r.ID(), info.State, err)
+	}
+	return info
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// startRecord is what fakeclaude wrote about how it was started.
+type startRecord struct {
+	Args       []string `json:"args"`
+	Env        []string `json:"env"`
+	StdinTTY   bool     `json:"stdinTTY"`
+	StdoutTTY  bool     `json:"stdoutTTY"`
+	CWD        string   `json:"cwd"`
+	PID        int      `json:"pid"`
+	PGID       int      `json:"pgid"`
+	Started    int64    `json:"started"`
+	Grandchild int      `json:"grandchild"`
+	Prompt     string   `json:"prompt"`
+}
+
+func readStart(t *testing.T, recDir, id string) (startRecord, bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(recDir, id+".json"))
+	if err != nil {
+		return startRecord{}, false
+	}
+	var rec startRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return startRecord{}, false
+	}
+	return rec, true
+}
+
+func waitStart(t *testing.T, recDir, id string) startRecord {
+	t.Helper()
+	var rec startRecord
+	waitFor(t, "fakeclaude of run "+id+" to start", func() bool {
+		var ok bool
+		rec, ok = readStart(t, recDir, id)
+		return ok
+	})
+	return rec
+}
+
+func events(t *testing.T, m *Manager, id string) []Event {
+	t.Helper()
+	var evs []Event
+	if err := ReadEvents(m.config().StateDir, id, func(e Event) error {
+		evs = append(evs, e)
+		return nil
+	}); err != nil {
+		t.Fatalf("ReadEvents(%s): %v", id, err)
+	}
+	return evs
+}
+
+func types(evs []Event) []EventType {
+	var ts []EventType
+	for _, e := range evs {
+		if !slices.Contains(ts, e.Type) {
+			ts = append(ts, e.Type)
+		}
+	}
+	return ts
+}
+
+func states(evs []Event) []State {
+	var ss []State
+	for _, e := range evs {
+		if e.Type == EventState {
+			ss = append(ss, e.State.To)
+		}
+	}
+	return ss
+}
+
+func find(evs []Event, pred func(Event) bool) (Event, bool) {
+	for _, e := range evs {
+		if pred(e) {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+func envValue(env []string, name string) (string, bool) {
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v, true
+		}
+	}
+	return "", false
+}

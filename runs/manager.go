@@ -1,0 +1,412 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/segwi/segwi/internal/redact"
+)
+
+// Manager owns the runs of one segwi process: it starts them in order within the
+// limits, and keeps their records under Config.StateDir. Its methods are safe for
+// concurrent use.
+type Manager struct {
+	red *redact.Redactor // shared by every run: configured secrets and every run's token
+
+	mu         sync.Mutex
+	cfg        Config
+	configured []string        // the Config.Secrets currently added to red
+	live       []*Run          // queued and active runs, in the order they were started
+	queue      []*Run          // queued runs, in order
+	active     int             // runs holding a slot
+	checkouts  map[string]*Run // checkout -> the build or ready run holding it
+	closed     bool
+
+	subMu sync.Mutex
+	subs  map[*subscriber]struct{}
+}
+
+// NewManager returns a Manager for cfg. It creates StateDir/runs, and marks interrupted
+// the runs a previous segwi left in a live state (whose folder lock no process holds).
+func NewManager(cfg Config) (*Manager, error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("runs: no state folder configured (Config.StateDir)")
+	}
+	if err := os.MkdirAll(RunsDir(cfg.StateDir), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the runs folder: %w", err)
+	}
+	m := &Manager{
+		red:       redact.New(),
+		cfg:       cfg.withDefaults(),
+		checkouts: map[string]*Run{},
+	}
+	if err := markInterrupted(cfg.StateDir); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// SetConfig applies new settings. Limits (MaxConcurrent, MaxDuration, IdleTimeout,
+// StopGrace) apply to live runs at once; the rest applies to runs started from now on.
+func (m *Manager) SetConfig(cfg Config) {
+	m.mu.Lock()
+	cfg.StateDir = m.cfg.StateDir // the record's place does not move under live runs
+	m.cfg = cfg.withDefaults()
+	m.mu.Unlock()
+	m.schedule()
+}
+
+func (m *Manager) config() Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
+// Redactor returns the redactor every run's record goes through, for callers that show
+// or write other text about runs (it knows the configured secrets and live run tokens).
+func (m *Manager) Redactor() *redact.Redactor { return m.red }
+
+// refreshSecrets brings the configured secrets in the redactor up to date.
+func (m *Manager) refreshSecrets(cfg Config) {
+	fresh := cfg.secrets()
+	m.mu.Lock()
+	old := m.configured
+	m.configured = fresh
+	m.mu.Unlock()
+	m.red.Add(fresh...)
+	m.red.Remove(old...)
+}
+
+// Start checks spec and queues the run; it returns at once with the run (state queued, or
+// already starting). The errors say what to fix: an unknown kind, a missing task or
+// question, a checkout that is not a directory, a claude binary that cannot be found.
+func (m *Manager) Start(spec Spec) (*Run, error) {
+	cfg := m.config()
+	prompt, err := promptFor(spec.Kind, spec.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	checkout, err := checkoutDir(spec.Checkout)
+	if err != nil {
+		return nil, err
+	}
+	claude, err := exec.LookPath(cfg.ClaudePath)
+	if err != nil {
+		return nil, fmt.Errorf("claude not found at %q (settings key segwi.claude.path): install Claude Code, or set segwi.claude.path to the full path of its claude binary: %w", cfg.ClaudePath, ErrClaudeNotFound)
+	}
+	m.refreshSecrets(cfg)
+
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(RunsDir(cfg.StateDir), id)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the folder of run %s: %w", id, err)
+	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, fmt.Errorf("locking the folder of run %s: %w", id, err)
+	}
+	rec, err := openRecorder(dir)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	r := &Run{
+		m: m, id: id, dir: dir, spec: spec, prompt: prompt, claude: claude, checkout: checkout,
+		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}),
+		info: Info{
+			ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
+			Model: spec.Model, Created: time.Now(), Dir: dir,
+		},
+	}
+	r.touch()
+
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		rec.close()
+		lock.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting a run: %w", ErrClosed)
+	}
+	m.live = append(m.live, r)
+	m.queue = append(m.queue, r)
+	r.mu.Lock()
+	r.setStateLocked(StateQueued, "")
+	r.mu.Unlock()
+	m.mu.Unlock()
+	m.schedule()
+	return r, nil
+}
+
+// ErrClaudeNotFound is wrapped by Start's error when the configured claude binary is not there.
+var ErrClaudeNotFound = errors.New("claude binary not found")
+
+// checkoutDir returns dir absolute, symlinks resolved, or an error when it is not a directory.
+func checkoutDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no checkout given: choose the folder of a repository to run in")
+	}
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("checkout %s does not exist: choose the folder of a repository to run in", dir)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("checkout %s is not a directory: choose the folder of a repository to run in", dir)
+	}
+	return abs, nil
+}
+
+// newID returns a run id that sorts by start time: 20250102-150405-ab12cd.
+func newID() (string, error) {
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("making a run id: %w", err)
+	}
+	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// schedule starts queued runs, in order, while there are free slots. A build or ready run
+// whose checkout is held by another waits, and the runs behind it that can start do.
+func (m *Manager) schedule() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := 0; i < len(m.queue) && m.active < m.cfg.MaxConcurrent; {
+		r := m.queue[i]
+		if r.spec.Kind.holdsCheckout() && m.checkouts[r.checkout] != nil {
+			i++
+			continue
+		}
+		m.queue = slices.Delete(m.queue, i, i+1)
+		m.active++
+		r.took = true
+		if r.spec.Kind.holdsCheckout() {
+			m.checkouts[r.checkout] = r
+		}
+		r.mu.Lock()
+		r.setStateLocked(StateStarting, "")
+		r.mu.Unlock()
+		go r.launch()
+	}
+}
+
+// dequeue takes r off the queue and says whether it was there.
+func (m *Manager) dequeue(r *Run) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := slices.Index(m.queue, r)
+	if i < 0 {
+		return false
+	}
+	m.queue = slices.Delete(m.queue, i, i+1)
+	return true
+}
+
+// ended is called once by a run that has ended: its slot and checkout are free.
+func (m *Manager) ended(r *Run) {
+	m.mu.Lock()
+	if i := slices.Index(m.live, r); i >= 0 {
+		m.live = slices.Delete(m.live, i, i+1)
+	}
+	if r.took {
+		m.active-- // a run stopped while queued never took a slot
+	}
+	if m.checkouts[r.checkout] == r {
+		delete(m.checkouts, r.checkout)
+	}
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// Get returns the live run id, or nil.
+func (m *Manager) Get(id string) *Run {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.live {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Runs returns the runs that have not ended (queued and active), oldest first.
+func (m *Manager) Runs() []*Run {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.live)
+}
+
+// Subscribe returns a channel of every run's state events (Event.Type EventState, with
+// RunID), for a tray that shows the runs and their states. It is closed by cancel. A
+// subscriber that falls 1024 events behind misses some and gets an EventDropped event.
+func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
+	s := &subscriber{ch: make(chan Event, subscriberBuffer)}
+	m.subMu.Lock()
+	if m.subs == nil {
+		m.subs = map[*subscriber]struct{}{}
+	}
+	m.subs[s] = struct{}{}
+	m.subMu.Unlock()
+	return s.ch, func() {
+		m.subMu.Lock()
+		defer m.subMu.Unlock()
+		if _, ok := m.subs[s]; ok {
+			delete(m.subs, s)
+			close(s.ch)
+		}
+	}
+}
+
+func (m *Manager) publish(e Event) {
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	for s := range m.subs {
+		s.send(e)
+	}
+}
+
+// StopAll stops every run, for segwi quitting or getting SIGINT/SIGTERM: queued runs leave
+// the queue, active ones get the two-step stop, and no run can start any more. It returns
+// when every run has ended, or when ctx is done; then it kills what is left at once and
+// returns ctx's error after waiting for them (at most a few seconds).
+func (m *Manager) StopAll(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	runs := slices.Clone(m.live)
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.stop(StateStopped, "segwi is quitting")
+	}
+	for _, r := range runs {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			for _, r := range runs {
+				r.stop(StateStopped, "segwi is quitting") // the second stop kills
+			}
+			timeout := time.After(10 * time.Second)
+			for _, r := range runs {
+				select {
+				case <-r.done:
+				case <-timeout:
+					return fmt.Errorf("stopping runs: run %s did not end: %w", r.id, ctx.Err())
+				}
+			}
+			return fmt.Errorf("stopping runs: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// markInterrupted marks interrupted each run under stateDir left in a live state by a
+// segwi that is gone (no process holds its folder lock).
+func markInterrupted(stateDir string) error {
+	infos, listErr := List(stateDir)
+	var errs []error
+	if listErr != nil {
+		errs = append(errs, listErr)
+	}
+	for _, info := range infos {
+		if info.State.Final() {
+			continue
+		}
+		lock, err := lockRun(info.Dir)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			continue // a live segwi (the tray app, another `segwi run`) owns it
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("checking run %s: %w", info.ID, err))
+			continue
+		}
+		from := info.State
+		info.State = StateInterrupted
+		info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
+		info.End = lastWrite(info.Dir)
+		if err := writeInfo(info.Dir, info); err != nil {
+			errs = append(errs, err)
+		} else if err := appendInterrupted(info, from); err != nil {
+			errs = append(errs, err)
+		}
+		lock.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// lastWrite returns when the run's record was last written: its end, for an interrupted run.
+func lastWrite(dir string) time.Time {
+	var last time.Time
+	for _, name := range []string{eventsFile, outputFile, infoFile} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.ModTime().After(last) {
+			last = st.ModTime()
+		}
+	}
+	return last
+}
+
+// appendInterrupted appends the state event of an interrupted run to its events, after
+// the last sequence number found at the end of the file.
+func appendInterrupted(info Info, from State) error {
+	path := filepath.Join(info.Dir, eventsFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("marking run %s interrupted: %w", info.ID, err)
+	}
+	defer f.Close()
+	seq := lastSeq(f)
+	prefix := ""
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		tail := make([]byte, 1)
+		if _, err := f.ReadAt(tail, st.Size()-1); err == nil && tail[0] != '\n' {
+			prefix = "\n" // the last line was cut short by the crash
+		}
+	}
+	e := Event{RunID: info.ID, Seq: seq + 1, Time: time.Now(), Type: EventState,
+		State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}
+	b, _ := json.Marshal(e)
+	if _, err := f.WriteString(prefix + string(b) + "\n"); err != nil {
+		return fmt.Errorf("marking run %s interrupted: %w", info.ID, err)
+	}
+	return f.Sync()
+}
+
+// lastSeq returns the highest sequence number in the last 1 MiB of an events file.
+func lastSeq(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	off := max(st.Size()-1<<20, 0)
+	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
+	if err != nil {
+		return 0
+	}
+	var seq int64
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Seq int64 `json:"seq"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Seq > seq {
+			seq = e.Seq
+		}
+	}
+	return seq
+}

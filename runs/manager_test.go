@@ -1,0 +1,360 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// release returns a file path whose creation lets a "fake:hold=PATH" run finish.
+func release(t *testing.T) (path string, open func()) {
+	path = filepath.Join(t.TempDir(), "release")
+	return path, func() {
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestQueuedRunsStartInOrderWithinMaxConcurrent(t *testing.T) {
+	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
+	var runs []*Run
+	var opens []func()
+	for range 3 {
+		path, open := release(t)
+		runs = append(runs, start(t, m, Spec{Kind: KindAsk, Prompt: "fake:hold=" + path}))
+		opens = append(opens, open)
+	}
+	waitStart(t, recDir, runs[0].ID())
+	for _, r := range runs[1:] {
+		if got := r.State(); got != StateQueued {
+			t.Errorf("run %s is %s while the first runs, want queued", r.ID(), got)
+		}
+	}
+	if got := len(m.Runs()); got != 3 {
+		t.Errorf("Runs() holds %d runs, want 3", got)
+	}
+	// Release the last first: order must still follow the queue.
+	opens[2]()
+	opens[1]()
+	opens[0]()
+	var started []int64
+	for _, r := range runs {
+		if info := wait(t, r); info.State != StateSucceeded {
+			t.Fatalf("run %s: %s (%s), want succeeded", r.ID(), info.State, info.Reason)
+		}
+		started = append(started, waitStart(t, recDir, r.ID()).Started)
+	}
+	if !slices.IsSorted(started) {
+		t.Errorf("start times %v are not in queue order", started)
+	}
+	for i := 1; i < len(runs); i++ {
+		prev, cur := runs[i-1].Info(), runs[i].Info()
+		if cur.Start.Before(prev.End) {
+			t.Errorf("run %d started at %s before run %d ended at %s, with maxConcurrent 1", i, cur.Start, i-1, prev.End)
+		}
+	}
+}
+
+func TestOneWritingRunPerCheckout(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	shared, other := t.TempDir(), t.TempDir()
+	holdA, openA := release(t)
+	holdB, openB := release(t)
+	holdC, openC := release(t)
+	holdD, openD := release(t)
+	a := start(t, m, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdA})
+	b := start(t, m, Spec{Kind: KindReady, Checkout: shared, Prompt: "fake:hold=" + holdB})
+	c := start(t, m, Spec{Kind: KindAsk, Checkout: shared, Prompt: "fake:hold=" + holdC})
+	d := start(t, m, Spec{Kind: KindBuild, Checkout: other, Prompt: "fake:hold=" + holdD})
+	for _, r := range []*Run{a, c, d} {
+		waitStart(t, recDir, r.ID())
+	}
+	if got := b.State(); got != StateQueued {
+		t.Errorf("a ready run on a checkout held by a build run is %s, want queued", got)
+	}
+	openC()
+	openD()
+	wait(t, c)
+	wait(t, d)
+	if got := b.State(); got != StateQueued {
+		t.Errorf("after other runs ended, the ready run is %s, want still queued behind the build run", got)
+	}
+	openA()
+	wait(t, a)
+	waitStart(t, recDir, b.ID())
+	openB()
+	if info := wait(t, b); info.State != StateSucceeded || info.Start.Before(a.Info().End) {
+		t.Errorf("ready run: %s starting %s, want succeeded after the build run ended at %s", info.State, info.Start, a.Info().End)
+	}
+}
+
+func TestTimeoutsEndARunAsTimedOut(t *testing.T) {
+	tests := []struct {
+		name       string
+		prompt     string
+		idle, max  time.Duration
+		wantReason string
+	}{
+		{"a silent run hits the idle timeout", "fake:silent", 300 * time.Millisecond, time.Hour, "runs.idleTimeout"},
+		{"a chatty run hits the maximum duration", "fake:chatty", time.Hour, 500 * time.Millisecond, "runs.maxDuration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testManager(t, func(c *Config) { c.IdleTimeout, c.MaxDuration = tt.idle, tt.max })
+			began := time.Now()
+			info := wait(t, start(t, m, Spec{Prompt: tt.prompt}))
+			if info.State != StateTimedOut || !strings.Contains(info.Reason, tt.wantReason) {
+				t.Errorf("got %s (%s), want timed-out naming %s", info.State, info.Reason, tt.wantReason)
+			}
+			if took := time.Since(began); took < min(tt.idle, tt.max) {
+				t.Errorf("ended after %s, before the limit", took)
+			}
+		})
+	}
+}
+
+func TestAKeptOpenRunEndsNormallyWhenNobodyFollowsUp(t *testing.T) {
+	m, _ := testManager(t, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
+	info := wait(t, start(t, m, Spec{Prompt: "fake:success", KeepOpen: true}))
+	if info.State != StateSucceeded {
+		t.Errorf("got %s (%s), want succeeded once the idle input was closed", info.State, info.Reason)
+	}
+}
+
+func TestStoppingAQueuedRunTakesItOffTheQueue(t *testing.T) {
+	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
+	hold, open := release(t)
+	first := start(t, m, Spec{Prompt: "fake:hold=" + hold})
+	queued := start(t, m, Spec{Prompt: "fake:success"})
+	waitStart(t, recDir, first.ID())
+	queued.Stop()
+	if info := wait(t, queued); info.State != StateStopped || info.PID != 0 {
+		t.Errorf("got %s pid %d, want stopped without a process", info.State, info.PID)
+	}
+	open()
+	wait(t, first)
+	third := start(t, m, Spec{Prompt: "fake:success"})
+	if info := wait(t, third); info.State != StateSucceeded {
+		t.Errorf("a run after the stopped one: %s (%s), want succeeded (the slot was not lost)", info.State, info.Reason)
+	}
+}
+
+func TestStopAllStopsEveryRunAndRefusesNewOnes(t *testing.T) {
+	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
+	running := start(t, m, Spec{Prompt: "fake:silent"})
+	queued := start(t, m, Spec{Prompt: "fake:silent"})
+	waitStart(t, recDir, running.ID())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := m.StopAll(ctx); err != nil {
+		t.Fatalf("StopAll: %v", err)
+	}
+	for _, r := range []*Run{running, queued} {
+		if info := r.Info(); info.State != StateStopped {
+			t.Errorf("run %s: %s, want stopped", r.ID(), info.State)
+		}
+	}
+	if _, err := m.Start(Spec{Kind: KindBuild, Checkout: t.TempDir(), Prompt: "x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Start after StopAll: got %v, want ErrClosed", err)
+	}
+}
+
+func TestStartRefusesWhatCannotRun(t *testing.T) {
+	m, _ := testManager(t, nil)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	tests := []struct {
+		name   string
+		change func(*Config)
+		spec   Spec
+		want   string
+	}{
+		{"a missing claude names the setting", func(c *Config) { c.ClaudePath = "/nonexistent/claude" }, Spec{Kind: KindBuild, Checkout: t.TempDir(), Prompt: "x"}, "segwi.claude.path"},
+		{"a checkout that is a file", nil, Spec{Kind: KindBuild, Checkout: file, Prompt: "x"}, "is not a directory"},
+		{"a checkout that does not exist", nil, Spec{Kind: KindBuild, Checkout: "/nonexistent/dir", Prompt: "x"}, "does not exist"},
+		{"a build run without a task", nil, Spec{Kind: KindBuild, Checkout: t.TempDir()}, "needs a task"},
+		{"an unknown kind", nil, Spec{Kind: "plan", Checkout: t.TempDir(), Prompt: "x"}, "unknown run kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := m.config()
+			if tt.change != nil {
+				tt.change(&cfg)
+			}
+			m.SetConfig(cfg)
+			defer m.SetConfig(m.config())
+			_, err := m.Start(tt.spec)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error saying %q", err, tt.want)
+			}
+			m.SetConfig(Config{ClaudePath: fakeClaude, Env: cfg.Env, StopGrace: cfg.StopGrace})
+		})
+	}
+	if runs, _ := List(m.config().StateDir); len(runs) != 0 {
+		t.Errorf("refused starts left %d runs on record", len(runs))
+	}
+}
+
+func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
+	state := t.TempDir()
+	mk := func(id string, s State) string {
+		dir := filepath.Join(RunsDir(state), id)
+		os.MkdirAll(dir, 0o700)
+		if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, State: s, Created: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, eventsFile), []byte(`{"run":"`+id+`","seq":7,"type":"state"}`+"\n"+`{"run":"x","seq":8,"ty`), 0o600)
+		return dir
+	}
+	mk("20250101-000000-aaaaaa", StateRunning)
+	mk("20250101-000001-bbbbbb", StateSucceeded)
+	liveDir := mk("20250101-000002-cccccc", StateWaiting)
+	lock, err := lockRun(liveDir) // another segwi, still alive, owns this one
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+
+	if _, err := NewManager(Config{StateDir: state, ClaudePath: fakeClaude}); err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting}
+	infos, err := List(state)
+	if err != nil || len(infos) != 3 {
+		t.Fatalf("List = %d runs, %v; want 3", len(infos), err)
+	}
+	for _, info := range infos {
+		if info.State != want[info.ID] {
+			t.Errorf("run %s: %s, want %s", info.ID, info.State, want[info.ID])
+		}
+	}
+	var last Event
+	if err := ReadEvents(state, "20250101-000000", func(e Event) error { last = e; return nil }); err != nil {
+		t.Fatalf("ReadEvents by prefix: %v", err)
+	}
+	if last.Seq != 8 || last.State == nil || last.State.To != StateInterrupted || last.State.From != StateRunning {
+		t.Errorf("last event = %+v, want seq 8 running -> interrupted", last)
+	}
+}
+
+func TestLoadAndReadEventsOfUnknownRuns(t *testing.T) {
+	state := t.TempDir()
+	for _, id := range []string{"nope", "../etc", ""} {
+		if _, err := Load(state, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Load(%q): got %v, want ErrNotFound", id, err)
+		}
+		if err := ReadEvents(state, id, func(Event) error { return nil }); !errors.Is(err, ErrNotFound) {
+			t.Errorf("ReadEvents(%q): got %v, want ErrNotFound", id, err)
+		}
+	}
+}
+
+// fakeApprovals records registrations; it fails the test on a second Register of a run.
+type fakeApprovals struct {
+	t            *testing.T
+	mu           sync.Mutex
+	runs         map[string]approvals.Run
+	unregistered []string
+}
+
+func (f *fakeApprovals) Register(info approvals.RunInfo, run approvals.Run) (approvals.Registration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.runs[info.ID]; ok {
+		f.t.Errorf("run %s registered twice", info.ID)
+	}
+	f.runs[info.ID] = run
+	return approvals.Registration{URL: "http://127.0.0.1:1/mcp", Token: "tok-" + info.ID + "-secretsecret"}, nil
+}
+
+func (f *fakeApprovals) Unregister(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unregistered = append(f.unregistered, id)
+}
+
+func (f *fakeApprovals) run(id string) approvals.Run {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.runs[id]
+}
+
+func TestApprovalsAreWiredIntoARun(t *testing.T) {
+	fa := &fakeApprovals{t: t, runs: map[string]approvals.Run{}}
+	m, recDir := testManager(t, func(c *Config) { c.Approvals = fa })
+	hold, open := release(t)
+	r := start(t, m, Spec{Kind: KindAsk, Prompt: "fake:hold=" + hold})
+	rec := waitStart(t, recDir, r.ID())
+	token := "tok-" + r.ID() + "-secretsecret"
+
+	mcpPath := filepath.Join(r.Dir(), mcpFile)
+	st, err := os.Stat(mcpPath)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("mcp.json: %v, mode %v; want mode 0600", err, st.Mode().Perm())
+	}
+	b, _ := os.ReadFile(mcpPath)
+	var doc struct {
+		MCPServers map[string]struct {
+			Headers map[string]string `json:"headers"`
+		} `json:"mcpServers"`
+	}
+	json.Unmarshal(b, &doc)
+	if got := doc.MCPServers["segwi"].Headers["Authorization"]; got != "Bearer "+token {
+		t.Errorf("mcp.json Authorization = %q, want the run's token", got)
+	}
+	args := strings.Join(rec.Args, " ")
+	if !strings.Contains(args, "--permission-prompt-tool mcp__segwi__approve --mcp-config "+mcpPath) || strings.Contains(args, token) {
+		t.Errorf("argv %q: want the prompt tool and mcp.json, never the token", args)
+	}
+	for _, kv := range rec.Env {
+		if strings.Contains(kv, token) {
+			t.Errorf("the token is in the environment: %s", kv)
+		}
+	}
+
+	ar := fa.run(r.ID())
+	ar.RecordApproval(approvals.Record{Request: approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_9",
+		Input: json.RawMessage(`{"command":"echo ` + token + `"}`)}})
+	ar.SetPending(1)
+	if got := r.State(); got != StateWaiting {
+		t.Errorf("with a pending request: %s, want waiting", got)
+	}
+	ar.RecordApproval(approvals.Record{Request: approvals.Request{ID: "q1", ToolName: "Bash"},
+		Answer: &approvals.Answer{By: approvals.ByPerson, Message: "no, " + token, Waited: 1500 * time.Millisecond}})
+	ar.SetPending(0)
+	if got := r.State(); got != StateRunning {
+		t.Errorf("once answered: %s, want running", got)
+	}
+	open()
+	if info := wait(t, r); info.State != StateSucceeded {
+		t.Fatalf("got %s (%s), want succeeded", info.State, info.Reason)
+	}
+	if !slices.Equal(fa.unregistered, []string{r.ID()}) {
+		t.Errorf("unregistered %v, want [%s]", fa.unregistered, r.ID())
+	}
+	evs := events(t, m, r.ID())
+	req, ok1 := find(evs, func(e Event) bool { return e.Type == EventApprovalRequest })
+	ans, ok2 := find(evs, func(e Event) bool { return e.Type == EventApprovalAnswer })
+	if !ok1 || !ok2 || req.ToolUseID != "toolu_9" || ans.Approval.By != "person" || ans.Approval.WaitedMS != 1500 {
+		t.Errorf("approval events: request %+v, answer %+v", req, ans)
+	}
+	if got := states(evs); !slices.Contains(got, StateWaiting) {
+		t.Errorf("states %v lack waiting", got)
+	}
+	for _, name := range []string{infoFile, eventsFile, outputFile} {
+		b, _ := os.ReadFile(filepath.Join(r.Dir(), name))
+		if strings.Contains(string(b), token) {
+			t.Errorf("%s holds the run's token", name)
+		}
+	}
+}

@@ -1,0 +1,389 @@
+package runs
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	fastjson "github.com/segmentio/encoding/json"
+)
+
+// parser turns Claude Code's stream-json lines into events. It remembers the names of
+// the tools called, so that a refusal, which only carries the call's id, can name its
+// tool. One parser per run, used from the run's reader goroutine.
+type parser struct {
+	toolNames map[string]string
+}
+
+func newParser() *parser { return &parser{toolNames: map[string]string{}} }
+
+// maxToolNames bounds the memory of tool ids; beyond it the oldest are forgotten at once.
+const maxToolNames = 4096
+
+// wireLine is the union of the stream-json line shapes segwi reads.
+type wireLine struct {
+	Type      string  `json:"type"`
+	Subtype   string  `json:"subtype"`
+	SessionID string  `json:"session_id"`
+	Message   wireMsg `json:"message"`
+
+	// system/init
+	CWD            string      `json:"cwd"`
+	Tools          []string    `json:"tools"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
+	Model          string      `json:"model"`
+	PermissionMode string      `json:"permissionMode"`
+	Version        string      `json:"claude_code_version"`
+
+	// other system lines
+	Content  json.RawMessage `json:"content"`
+	Status   json.RawMessage `json:"status"`
+	ToolName string          `json:"tool_name"`
+	HookName string          `json:"hook_name"`
+
+	// user lines with tool results
+	ToolResultMeta []wireMeta `json:"tool_result_meta"`
+
+	// result
+	IsError        bool            `json:"is_error"`
+	NumTurns       int             `json:"num_turns"`
+	Result         string          `json:"result"`
+	TotalCostUSD   float64         `json:"total_cost_usd"`
+	DurationMS     int64           `json:"duration_ms"`
+	Usage          json.RawMessage `json:"usage"`
+	Denials        []wireDenial    `json:"permission_denials"`
+	TerminalReason string          `json:"terminal_reason"`
+}
+
+// wireMsg is a "message" field: an object with content (a string or blocks) for
+// assistant and user lines, a plain string on some system lines.
+type wireMsg struct {
+	Text    string // a message that is a plain string
+	Content wireContent
+}
+
+func (m *wireMsg) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) == 0 || b[0] == 'n':
+		return nil
+	case b[0] == '"':
+		return fastjson.Unmarshal(b, &m.Text)
+	case b[0] == '{':
+		var v struct {
+			Content wireContent `json:"content"`
+		}
+		err := fastjson.Unmarshal(b, &v)
+		m.Content = v.Content
+		return err
+	}
+	return nil
+}
+
+// wireContent is a content field: a string or an array of blocks.
+type wireContent struct {
+	Text   string
+	Blocks []wireBlock
+}
+
+// UnmarshalJSON decodes a string or an array of blocks. b was validated with the whole
+// line, so the scan of the array is the only extra pass.
+func (c *wireContent) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) == 0 || b[0] == 'n':
+		return nil
+	case b[0] == '"':
+		s, ok := unquote(b)
+		if !ok {
+			return fastjson.Unmarshal(b, &c.Text)
+		}
+		c.Text = s
+		return nil
+	case b[0] == '[':
+		return fastjson.Unmarshal(b, &c.Blocks)
+	}
+	return nil
+}
+
+// unquote decodes a JSON string without escapes cheaply; ok is false when it has any.
+func unquote(b []byte) (string, bool) {
+	if len(b) < 2 || bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
+		return "", false
+	}
+	return string(b[1 : len(b)-1]), true
+}
+
+// text returns the content as text: the string, or its text blocks joined.
+func (c wireContent) text() string {
+	if c.Blocks == nil {
+		return c.Text
+	}
+	var sb strings.Builder
+	for _, b := range c.Blocks {
+		switch b.Type {
+		case "text":
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(b.Text)
+		case "image":
+			sb.WriteString("[image]")
+		}
+	}
+	return sb.String()
+}
+
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   wireContent     `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type wireMeta struct {
+	ID                 string `json:"id"`
+	PermissionDecision *struct {
+		Decision string `json:"decision"`
+		Source   string `json:"source"`
+	} `json:"permission_decision"`
+}
+
+type wireDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// parseLine turns one output line (already redacted, newline removed) into events and
+// hands each to emit. A line that is not JSON becomes an output event; a JSON line of an
+// unknown type, or of a known type in an unknown shape, becomes a raw event.
+func (p *parser) parseLine(line []byte, emit func(Event)) {
+	line = bytes.TrimRight(line, "\r")
+	js := stripEscapes(line)
+	if len(js) == 0 || js[0] != '{' {
+		if len(bytes.TrimSpace(line)) > 0 || len(line) > 0 {
+			emit(outputEvent(line))
+		}
+		return
+	}
+	var w wireLine
+	if err := fastjson.Unmarshal(js, &w); err != nil {
+		emit(outputEvent(line))
+		return
+	}
+	if len(js) < len(line) {
+		// Terminal escapes before the JSON: keep them as output too, never lose bytes.
+		emit(outputEvent(line[:len(line)-len(js)]))
+	}
+	switch w.Type {
+	case "system":
+		p.system(&w, js, emit)
+	case "assistant":
+		p.assistant(&w, js, emit)
+	case "user":
+		p.user(&w, js, emit)
+	case "result":
+		emit(Event{
+			Type:      EventResult,
+			Subtype:   w.Subtype,
+			SessionID: w.SessionID,
+			Text:      w.Result,
+			Result: &ResultInfo{
+				IsError:        w.IsError,
+				NumTurns:       w.NumTurns,
+				CostUSD:        w.TotalCostUSD,
+				DurationMS:     w.DurationMS,
+				TerminalReason: w.TerminalReason,
+				Usage:          w.Usage,
+				Denials:        denials(w.Denials),
+			},
+		})
+	default:
+		emit(rawEvent(js))
+	}
+}
+
+func (p *parser) system(w *wireLine, js []byte, emit func(Event)) {
+	switch w.Subtype {
+	case "init":
+		emit(Event{Type: EventInit, SessionID: w.SessionID, Init: &InitInfo{
+			Model: w.Model, CWD: w.CWD, PermissionMode: w.PermissionMode, Version: w.Version,
+			Tools: w.Tools, MCPServers: w.MCPServers,
+		}})
+	default:
+		// status, informational, permission_denied, hook_started, hook_response, and
+		// whatever later versions add: shown as status, the whole line kept.
+		text := w.Message.Text
+		if text == "" {
+			text = jsonText(w.Content)
+		}
+		if text == "" {
+			text = jsonText(w.Status)
+		}
+		if text == "" && w.HookName != "" {
+			text = w.HookName
+		}
+		ev := Event{Type: EventStatus, Subtype: w.Subtype, ToolName: w.ToolName, Text: text}
+		if len(js) <= MaxFieldBytes {
+			ev.Raw = json.RawMessage(bytes.Clone(js))
+		}
+		emit(ev)
+	}
+}
+
+func (p *parser) assistant(w *wireLine, js []byte, emit func(Event)) {
+	c := w.Message.Content
+	if c.Blocks == nil && c.Text == "" {
+		emit(rawEvent(js))
+		return
+	}
+	if c.Blocks == nil {
+		emit(Event{Type: EventText, Text: c.Text})
+		return
+	}
+	for _, b := range c.Blocks {
+		switch b.Type {
+		case "text":
+			emit(Event{Type: EventText, Text: b.Text})
+		case "tool_use":
+			p.remember(b.ID, b.Name)
+			emit(Event{Type: EventToolCall, ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
+		case "thinking", "redacted_thinking":
+			// Not shown and not recorded as text: the model's private reasoning.
+		default:
+			raw, _ := json.Marshal(b)
+			emit(rawEvent(raw))
+		}
+	}
+}
+
+func (p *parser) user(w *wireLine, js []byte, emit func(Event)) {
+	if w.Message.Content.Blocks == nil {
+		emit(rawEvent(js)) // a user message echoed back, or a shape segwi does not know
+		return
+	}
+	for _, b := range w.Message.Content.Blocks {
+		if b.Type != "tool_result" {
+			raw, _ := json.Marshal(b)
+			emit(rawEvent(raw))
+			continue
+		}
+		text := b.Content.text()
+		ev := Event{Type: EventToolResult, ToolUseID: b.ToolUseID, ToolName: p.toolNames[b.ToolUseID], Text: text, IsError: b.IsError}
+		if src := refusalSource(b, w.ToolResultMeta); src != "" {
+			ev.Type, ev.Source = EventRefusal, src
+		}
+		emit(ev)
+	}
+}
+
+// refusalSource says who refused the call whose result is b, or "" when it was not
+// refused (it ran, and may still have failed).
+func refusalSource(b wireBlock, meta []wireMeta) string {
+	if !b.IsError {
+		return ""
+	}
+	for _, m := range meta {
+		if m.ID == b.ToolUseID && m.PermissionDecision != nil && m.PermissionDecision.Decision == "reject" {
+			if m.PermissionDecision.Source != "" {
+				return m.PermissionDecision.Source
+			}
+			return "rule"
+		}
+	}
+	text := b.Content.text()
+	switch {
+	case strings.Contains(text, "No such tool available"):
+		return "disallowed"
+	case strings.Contains(text, "hook error"):
+		return "hook"
+	case strings.Contains(text, "auto mode classifier"):
+		return "classifier"
+	}
+	return ""
+}
+
+func (p *parser) remember(id, name string) {
+	if id == "" {
+		return
+	}
+	if len(p.toolNames) >= maxToolNames {
+		clear(p.toolNames)
+	}
+	p.toolNames[id] = name
+}
+
+func denials(ws []wireDenial) []Denial {
+	var ds []Denial
+	for _, w := range ws {
+		ds = append(ds, Denial{ToolName: w.ToolName, ToolUseID: w.ToolUseID, Input: w.ToolInput})
+	}
+	return ds
+}
+
+// jsonText returns a JSON value as text: a string as is, anything else compact.
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var c wireContent
+	if json.Unmarshal(raw, &c) == nil && c.Blocks != nil {
+		return c.text()
+	}
+	return string(raw)
+}
+
+func outputEvent(line []byte) Event {
+	return Event{Type: EventOutput, Text: strings.ToValidUTF8(string(line), "\uFFFD")}
+}
+
+func rawEvent(js []byte) Event {
+	if len(js) > MaxFieldBytes {
+		return Event{Type: EventRaw, Text: string(js)} // cut later; too long to keep as JSON
+	}
+	return Event{Type: EventRaw, Raw: json.RawMessage(bytes.Clone(js))}
+}
+
+// stripEscapes returns line without the terminal escape sequences (ESC [ ... final byte)
+// that may come before a JSON line, e.g. the ESC[?25h Claude Code writes on exit.
+func stripEscapes(line []byte) []byte {
+	for len(line) >= 2 && line[0] == 0x1b && line[1] == '[' {
+		i := 2
+		for i < len(line) && (line[i] < 0x40 || line[i] > 0x7e) {
+			i++
+		}
+		if i == len(line) {
+			return line[:0]
+		}
+		line = line[i+1:]
+	}
+	return line
+}
+
+// cutFields cuts e's long text fields at MaxFieldBytes, on a rune boundary.
+func cutFields(e *Event) {
+	cut := func(s string) string {
+		if len(s) <= MaxFieldBytes {
+			return s
+		}
+		e.Truncated = true
+		n := MaxFieldBytes
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n]
+	}
+	e.Text = cut(e.Text)
+	if len(e.Input) > MaxFieldBytes {
+		e.Truncated = true
+		e.Input, _ = json.Marshal(cut(string(e.Input)))
+	}
+}

@@ -1,0 +1,374 @@
+package runs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	fastjson "github.com/segmentio/encoding/json"
+)
+
+// Info is a run's summary: what run.json holds, and what Run.Info returns for a live run.
+type Info struct {
+	ID        string    `json:"id"`
+	Kind      Kind      `json:"kind"`
+	Checkout  string    `json:"checkout"`
+	Prompt    string    `json:"prompt"` // what the person typed (redacted), before the kind's prefix
+	Model     string    `json:"model,omitempty"`
+	Argv      []string  `json:"argv,omitempty"`
+	State     State     `json:"state"`
+	Reason    string    `json:"reason,omitempty"` // why it is in its state, for a person to read
+	Created   time.Time `json:"created"`
+	Start     time.Time `json:"start,omitzero"` // when the process started
+	End       time.Time `json:"end,omitzero"`
+	ExitCode  *int      `json:"exitCode,omitempty"`
+	CostUSD   float64   `json:"costUSD"`
+	Turns     int       `json:"turns,omitempty"`
+	SessionID string    `json:"session,omitempty"`
+	PID       int       `json:"pid,omitempty"` // the process (and process group) id while it runs
+	Dir       string    `json:"-"`             // the run's folder
+}
+
+// The files of a run's folder.
+const (
+	infoFile   = "run.json"
+	eventsFile = "events.jsonl"
+	outputFile = "output.log"
+	mcpFile    = "mcp.json"
+	lockFile   = "run.lock"
+)
+
+// MaxOutputBytes caps output.log; what comes after is not kept there (the events are).
+const MaxOutputBytes = 64 << 20
+
+// outputCutMarker ends an output.log that reached MaxOutputBytes.
+const outputCutMarker = "\n[segwi: output.log reached its 64 MiB cap here; the rest of the output is not kept in this file, events.jsonl has the events]\n"
+
+// ErrNotFound is wrapped by the errors of Load and ReadEvents for a run id that names no run.
+var ErrNotFound = errors.New("run not found")
+
+// RunsDir returns the folder that holds the run folders of stateDir.
+func RunsDir(stateDir string) string { return filepath.Join(stateDir, "runs") }
+
+// writeInfo replaces dir/run.json with info, atomically (a temporary file, synced, then
+// renamed over it).
+func writeInfo(dir string, info Info) error {
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir, infoFile), err)
+	}
+	tmp := filepath.Join(dir, infoFile+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("writing run record: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, infoFile))
+	}
+	if err != nil {
+		return fmt.Errorf("writing run record %s: %w", filepath.Join(dir, infoFile), err)
+	}
+	return nil
+}
+
+func readInfo(dir string) (Info, error) {
+	b, err := os.ReadFile(filepath.Join(dir, infoFile))
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return Info{}, fmt.Errorf("reading %s: %w (the file is damaged; move the folder away to drop the run)", filepath.Join(dir, infoFile), err)
+	}
+	info.Dir = dir
+	return info, nil
+}
+
+// List returns the runs recorded under stateDir, oldest first. Folders whose run.json is
+// missing or damaged are left out, and named in the returned error next to the runs that
+// could be read.
+func List(stateDir string) ([]Info, error) {
+	entries, err := os.ReadDir(RunsDir(stateDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	var infos []Info
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		info, err := readInfo(filepath.Join(RunsDir(stateDir), e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a folder being created, or not a run's
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		infos = append(infos, info)
+	}
+	slices.SortFunc(infos, func(a, b Info) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return infos, errors.Join(errs...)
+}
+
+// Load returns the record of the run id under stateDir. id may be a unique prefix of a
+// run id. It wraps ErrNotFound when no run matches.
+func Load(stateDir, id string) (Info, error) {
+	dir, err := findRun(stateDir, id)
+	if err != nil {
+		return Info{}, err
+	}
+	return readInfo(dir)
+}
+
+// findRun returns the folder of the run id (or unique id prefix) under stateDir.
+func findRun(stateDir, id string) (string, error) {
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return "", fmt.Errorf("run %q: %w: a run id looks like 20250102-150405-ab12cd", id, ErrNotFound)
+	}
+	dir := filepath.Join(RunsDir(stateDir), id)
+	if _, err := os.Stat(filepath.Join(dir, infoFile)); err == nil {
+		return dir, nil
+	}
+	entries, _ := os.ReadDir(RunsDir(stateDir))
+	var matches []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), id) {
+			matches = append(matches, e.Name())
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return filepath.Join(RunsDir(stateDir), matches[0]), nil
+	case 0:
+		return "", fmt.Errorf("run %q: %w in %s; list the runs to see their ids", id, ErrNotFound, RunsDir(stateDir))
+	}
+	return "", fmt.Errorf("run id %q is ambiguous: it starts %s; give more of it", id, strings.Join(matches, ", "))
+}
+
+// ReadEvents calls fn with each event recorded for the run id under stateDir, in order,
+// and returns when the events run out, fn returns an error (returned as is), or the file
+// cannot be read. A line cut short by a crash (not valid JSON) is skipped.
+func ReadEvents(stateDir, id string, fn func(Event) error) error {
+	dir, err := findRun(stateDir, id)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, eventsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading events of run %s: %w", id, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		var e Event
+		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &e) == nil {
+			if ferr := fn(e); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+}
+
+// recorder appends a run's events and output to its folder. It is safe for concurrent
+// use: the reader goroutine, the approvals server and the run's state changes all write.
+type recorder struct {
+	dir string
+
+	mu       sync.Mutex
+	events   *os.File
+	ew       *bufio.Writer
+	out      *os.File
+	ow       *bufio.Writer
+	outN     int64 // bytes written to output.log
+	outCut   bool  // output.log reached its cap
+	dirty    bool  // written since the last sync
+	lastSync time.Time
+	buf      []byte         // the event being written
+	syncing  sync.WaitGroup // fsyncs running without mu; close waits for them
+	err      error          // the first write error; the run goes on, and it is reported at the end
+	closed   bool
+}
+
+// openRecorder opens (creating) the events and output files of the run folder dir.
+func openRecorder(dir string) (*recorder, error) {
+	open := func(name string) (*os.File, error) {
+		return os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	}
+	ev, err := open(eventsFile)
+	if err != nil {
+		return nil, fmt.Errorf("creating run record: %w", err)
+	}
+	out, err := open(outputFile)
+	if err != nil {
+		ev.Close()
+		return nil, fmt.Errorf("creating run record: %w", err)
+	}
+	return &recorder{
+		dir: dir, events: ev, out: out,
+		ew: bufio.NewWriterSize(ev, 64<<10), ow: bufio.NewWriterSize(out, 64<<10),
+		lastSync: time.Now(),
+	}, nil
+}
+
+// event appends e to events.jsonl. It syncs when sync is set (a state change) or when the
+// last sync is a second old.
+func (r *recorder) event(e *Event, sync bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	b, err := fastjson.Append(r.buf[:0], e, fastjson.EscapeHTML)
+	r.buf = b
+	if err != nil {
+		r.fail(fmt.Errorf("recording event %d: %w", e.Seq, err))
+		return
+	}
+	b = append(b, '\n')
+	if _, err := r.ew.Write(b); err != nil {
+		r.fail(err)
+	}
+	r.dirty = true
+	if sync {
+		r.syncLocked()
+	}
+}
+
+// output appends redacted pty bytes to output.log, up to MaxOutputBytes.
+func (r *recorder) output(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.outCut {
+		return
+	}
+	if room := MaxOutputBytes - r.outN; int64(len(b)) > room {
+		b = b[:room]
+		r.outCut = true
+	}
+	n, err := r.ow.Write(b)
+	r.outN += int64(n)
+	if err != nil {
+		r.fail(err)
+	}
+	if r.outCut {
+		r.ow.WriteString(outputCutMarker)
+	}
+	r.dirty = true
+}
+
+// syncIfDirty flushes and syncs when something was written since the last sync, a
+// second or more ago. The run's watchdog calls it often, so that events reach the disk
+// at least once a second while they flow. The fsync itself runs without the lock, so the
+// reader goroutine does not wait for the disk.
+func (r *recorder) syncIfDirty() {
+	r.mu.Lock()
+	if r.closed || !r.dirty || time.Since(r.lastSync) < time.Second {
+		r.mu.Unlock()
+		return
+	}
+	for _, w := range []*bufio.Writer{r.ew, r.ow} {
+		if err := w.Flush(); err != nil {
+			r.fail(err)
+		}
+	}
+	r.dirty = false
+	r.lastSync = time.Now()
+	files := []*os.File{r.events, r.out}
+	r.syncing.Add(1)
+	r.mu.Unlock()
+	defer r.syncing.Done()
+	for _, f := range files {
+		if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+			r.mu.Lock()
+			r.fail(err)
+			r.mu.Unlock()
+		}
+	}
+}
+
+func (r *recorder) syncLocked() {
+	for _, w := range []*bufio.Writer{r.ew, r.ow} {
+		if err := w.Flush(); err != nil {
+			r.fail(err)
+		}
+	}
+	for _, f := range []*os.File{r.events, r.out} {
+		if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+			r.fail(err)
+		}
+	}
+	r.dirty = false
+	r.lastSync = time.Now()
+}
+
+func (r *recorder) fail(err error) {
+	if r.err == nil {
+		r.err = fmt.Errorf("recording run in %s: %w", r.dir, err)
+	}
+}
+
+// close syncs and closes the files, and returns the first error met while recording.
+func (r *recorder) close() error {
+	r.syncing.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return r.err
+	}
+	r.syncLocked()
+	r.events.Close()
+	r.out.Close()
+	r.closed = true
+	return r.err
+}
+
+// lockRun takes the run folder's lock, held by the segwi process that owns the run for as
+// long as the run lives; the kernel drops it when that process ends, however it ends.
+// It returns an error wrapping syscall.EWOULDBLOCK when another process holds it.
+func lockRun(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

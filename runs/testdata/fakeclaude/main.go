@@ -1,0 +1,230 @@
+// Command fakeclaude stands in for Claude Code in the runs package's tests. It reads
+// stream-json user messages from stdin and prints scripted stream-json events, chosen by a
+// "fake:SCENARIO" word in the first message. With FAKECLAUDE_RECORD set to a folder, it
+// writes what it was started with there, as <SEGWI_RUN_ID>.json.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Token is the GitHub token the "secret" scenario plants in its output.
+const Token = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123"
+
+var out = bufio.NewWriterSize(os.Stdout, 64<<10)
+
+func emit(v any) {
+	b, _ := json.Marshal(v)
+	out.Write(b)
+	out.WriteByte('\n')
+	out.Flush()
+}
+
+func text(s string) {
+	emit(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}})
+}
+
+func toolUse(id, name string, input any) {
+	emit(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}}})
+}
+
+func toolResult(id, content string, isError bool, meta any) {
+	line := map[string]any{"type": "user", "message": map[string]any{"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": isError}}}}
+	if meta != nil {
+		line["tool_result_meta"] = meta
+	}
+	emit(line)
+}
+
+func result(subtype string, isError bool, cost float64) {
+	emit(map[string]any{"type": "result", "subtype": subtype, "is_error": isError, "num_turns": 2, "result": "done",
+		"total_cost_usd": cost, "session_id": "sess-1", "usage": map[string]any{"input_tokens": 10},
+		"permission_denials": []any{map[string]any{"tool_name": "Write", "tool_use_id": "toolu_3", "tool_input": map[string]any{"file_path": "x"}}}})
+}
+
+func isTTY(fd int) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
+
+func record(extra map[string]any) {
+	dir := os.Getenv("FAKECLAUDE_RECORD")
+	if dir == "" {
+		return
+	}
+	cwd, _ := os.Getwd()
+	pgid, _ := syscall.Getpgid(0)
+	rec := map[string]any{"args": os.Args, "env": os.Environ(), "stdinTTY": isTTY(0), "stdoutTTY": isTTY(1),
+		"cwd": cwd, "pid": os.Getpid(), "pgid": pgid, "started": time.Now().UnixNano()}
+	for k, v := range extra {
+		rec[k] = v
+	}
+	b, _ := json.Marshal(rec)
+	os.WriteFile(dir+"/"+os.Getenv("SEGWI_RUN_ID")+".json", b, 0o600)
+}
+
+func main() {
+	if os.Getenv("FAKECLAUDE_ROLE") == "sleeper" {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		time.Sleep(time.Hour)
+		return
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	first, err := readMessage(in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error: Input must be provided either through stdin or as a prompt argument when using --print")
+		os.Exit(1)
+	}
+	scenario, arg := "success", ""
+	if i := strings.Index(first, "fake:"); i >= 0 {
+		word := strings.Fields(first[i+5:])[0]
+		scenario, arg, _ = strings.Cut(word, "=")
+	}
+	extra := map[string]any{"prompt": first}
+	emit(map[string]any{"type": "system", "subtype": "init", "session_id": "sess-1", "cwd": must(os.Getwd()),
+		"tools": []string{"Bash", "Read"}, "mcp_servers": []any{map[string]any{"name": "segwi", "status": "connected"}},
+		"model": "claude-test", "permissionMode": "auto", "claude_code_version": "0.0.0-fake"})
+
+	switch scenario {
+	case "success":
+		record(extra)
+		text("Looking at the checkout.\nSecond line.")
+		toolUse("toolu_1", "Bash", map[string]any{"command": "ls"})
+		toolResult("toolu_1", "a.txt\nb.txt", false, nil)
+		toolUse("toolu_2", "Write", map[string]any{"file_path": "x", "content": "y"})
+		toolResult("toolu_2", "<tool_use_error>Error: No such tool available: Write.</tool_use_error>", true, nil)
+		toolUse("toolu_3", "Bash", map[string]any{"command": "rm -rf /"})
+		toolResult("toolu_3", "PreToolUse:Bash hook error: [guard]: denied", true,
+			[]any{map[string]any{"id": "toolu_3", "permission_decision": map[string]any{"decision": "reject", "source": "hook"}}})
+		emit(map[string]any{"type": "system", "subtype": "status", "status": "compacting"})
+		emit(map[string]any{"type": "system", "subtype": "informational", "content": "auto mode cannot check actions"})
+		emit(map[string]any{"type": "mystery", "payload": 42})
+		out.WriteString("{not json at all\n")
+		out.WriteString("\x1b[?25h" + `{"type":"assistant","message":{"content":[{"type":"text","text":"after escape"}]}}` + "\n")
+		out.Flush()
+		fmt.Fprintln(os.Stderr, "warning: a line on stderr")
+		result("success", false, 0.0123)
+		followUps(in)
+	case "secret":
+		record(extra)
+		text("the token is " + Token)
+		toolUse("toolu_1", "Bash", map[string]any{"command": "curl -H 'Authorization: Bearer " + Token + "'"})
+		fmt.Fprintln(os.Stderr, "stderr says "+Token)
+		// The token split across two writes, with a pause between them.
+		out.WriteString(`{"type":"assistant","message":{"content":[{"type":"text","text":"split ` + Token[:10])
+		out.Flush()
+		time.Sleep(20 * time.Millisecond)
+		out.WriteString(Token[10:] + `"}]}}` + "\n")
+		out.Flush()
+		result("success", false, 0.01)
+		followUps(in)
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), "FAKECLAUDE_ROLE=sleeper")
+		child.Start()
+		extra["grandchild"] = child.Process.Pid
+		record(extra)
+		text("ignoring SIGTERM")
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "flood":
+		record(extra)
+		n, _ := strconv.Atoi(arg)
+		chunk := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 70)
+		line, _ := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{map[string]any{"type": "text", "text": chunk}}}})
+		line = append(line, '\n')
+		for written := 0; written < n; written += len(line) {
+			out.Write(line)
+		}
+		out.Flush()
+		result("success", false, 1)
+		followUps(in)
+	case "crash":
+		record(extra)
+		text("about to crash")
+		out.WriteString(`{"type":"assistant","message":{"con`)
+		out.Flush()
+		panic("fakeclaude crashed on purpose")
+	case "fail":
+		record(extra)
+		result("error_max_turns", true, 0.5)
+		followUps(in)
+		os.Exit(1)
+	case "silent":
+		record(extra)
+		in.ReadString(0) // until stdin closes; prints nothing
+	case "chatty":
+		record(extra)
+		for {
+			emit(map[string]any{"type": "system", "subtype": "status", "status": "thinking"})
+			time.Sleep(20 * time.Millisecond)
+		}
+	case "hold":
+		record(extra)
+		for {
+			if _, err := os.Stat(arg); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		result("success", false, 0)
+		followUps(in)
+	case "longline":
+		record(extra)
+		out.WriteString(strings.Repeat("x", 17<<20) + " " + Token + "\n")
+		text("after the long line")
+		result("success", false, 0)
+		followUps(in)
+	default:
+		fmt.Fprintf(os.Stderr, "fakeclaude: unknown scenario %q\n", scenario)
+		os.Exit(3)
+	}
+}
+
+// followUps answers each further message with text and a result, then exits as Claude
+// Code does once its input closes.
+func followUps(in *bufio.Reader) {
+	for {
+		msg, err := readMessage(in)
+		if err != nil {
+			break
+		}
+		text("follow-up: " + msg)
+		result("success", false, 0.02)
+	}
+	out.WriteString("\x1b[?25h")
+	out.Flush()
+}
+
+func readMessage(in *bufio.Reader) (string, error) {
+	line, err := in.ReadBytes('\n')
+	if err != nil {
+		return "", err
+	}
+	var m struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil || m.Type != "user" {
+		fmt.Fprintf(os.Stderr, "fakeclaude: bad input line %q\n", line)
+		os.Exit(4)
+	}
+	return m.Message.Content, nil
+}
+
+func must(s string, _ error) string { return s }
