@@ -5,6 +5,12 @@
 // bearer token. A request is answered only by a trusted-command rule the person configured,
 // by a person (through a Decider: a desktop popup or a terminal prompt), or by a timeout,
 // which denies and says so. No HTTP or MCP route answers a request.
+//
+// The parts: a Server (the MCP endpoint and its refusals: Host, Origin, token, size)
+// hands each call to a Broker, which applies the Trusted commands, keeps each run's
+// pending requests, puts the rest in front of a Decider until the approval timeout, and
+// records every request and answer on the Run. TerminalDecider is the Decider of headless
+// `segwi run`; the desktop popup lives in the app package.
 package approvals
 
 import (
@@ -23,12 +29,16 @@ type RunInfo struct {
 // Run is what the approvals server needs of a run while it is registered.
 type Run interface {
 	// RecordApproval appends a request to the run's record: once when it arrives
-	// (Answer nil) and once with its answer.
+	// (Answer nil) and once with its answer. It is never called once Unregister of the
+	// run has returned.
 	RecordApproval(Record)
 	// SetPending tells the run how many of its requests now wait for a person;
-	// the run is in state waiting while that is above zero.
+	// the run is in state waiting while that is above zero. Calls for one run come in
+	// order; the last one before Unregister returns reports zero.
 	SetPending(n int)
-	// Stop asks the run to stop, as the person's "deny and stop the run" does.
+	// Stop asks the run to stop, as the person's "deny and stop the run" does. It is
+	// called on a goroutine of its own once the deny is decided, and may come around or
+	// just after Unregister; it must not wait for the run to end.
 	Stop()
 }
 
@@ -54,6 +64,8 @@ const (
 	ByRunEnded   Answerer = "run-ended"   // the run ended while the request waited
 	ByNoTerminal Answerer = "no-terminal" // headless, and no person at a terminal
 	ByLimit      Answerer = "limit"       // too many requests of the run were pending
+	ByFailure    Answerer = "failure"     // the Decider failed, so nobody could be asked
+	ByCancelled  Answerer = "cancelled"   // Claude Code withdrew the request before an answer
 )
 
 // Answer is the answer to a request.
@@ -73,11 +85,19 @@ type Record struct {
 }
 
 // A Decider puts a request in front of a person.
+//
+// The answer it returns carries the person's choice (Allow, or a deny with Interrupt for
+// "deny and stop the run") and, for a deny, the person's own words in Message (empty when
+// they gave none); segwi turns them into the message Claude Code sees ("Denied by the
+// person at segwi: ..."). With By ByNoTerminal, Message is used as it is. Any other By is
+// taken as ByPerson; Waited and Rule are ignored.
 type Decider interface {
 	// Decide shows req to a person and returns their answer (By ByPerson, or ByNoTerminal
-	// when no person can be asked). It returns when they answer or when ctx is done:
-	// ctx is cancelled when the request times out or is withdrawn because its run ended,
-	// and the Decider must then take the request away from the person's view.
+	// when no person can be asked). It returns when they answer or when ctx is done: ctx
+	// is cancelled when the request times out, when its run ends, or when Claude Code
+	// hangs up (context.Cause(ctx) is then ErrTimedOut, ErrRunEnded or ErrWithdrawn), and
+	// the Decider must then take the request away from the person's view. Calls may come
+	// concurrently, from several runs.
 	Decide(ctx context.Context, req Request) (Answer, error)
 }
 

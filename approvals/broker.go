@@ -1,0 +1,279 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for a Broker and a Server.
+const (
+	DefaultTimeout    = 10 * time.Minute // approvals.timeout when it is not set
+	DefaultMaxPending = 16               // requests of one run that may wait for a person
+)
+
+// The causes a Decider finds with context.Cause once its request's context is done.
+var (
+	// ErrTimedOut: nobody answered within approvals.timeout.
+	ErrTimedOut = errors.New("approvals: no answer within the approval timeout")
+	// ErrRunEnded: the run ended (or segwi shut down) while the request waited.
+	ErrRunEnded = errors.New("approvals: the run ended")
+	// ErrWithdrawn: Claude Code hung up before an answer.
+	ErrWithdrawn = errors.New("approvals: Claude Code withdrew the request")
+)
+
+// A Call is one call of the approval tool, as Claude Code sends it.
+type Call struct {
+	ToolName  string
+	Input     json.RawMessage
+	ToolUseID string
+}
+
+// A Broker holds the requests of every registered run while they wait for a trusted rule,
+// a person or the timeout. Runs are independent: each has its own pending requests and
+// its own limit. A Broker is safe for concurrent use.
+type Broker struct {
+	decider    Decider
+	maxPending int
+	now        func() time.Time
+	nextID     atomic.Uint64
+
+	mu      sync.Mutex
+	timeout time.Duration
+	trusted Trusted
+	runs    map[string]*brokerRun
+}
+
+type brokerRun struct {
+	info RunInfo
+	run  Run
+
+	mu      sync.Mutex
+	ended   bool
+	pending map[string]context.CancelCauseFunc // by request id
+	active  sync.WaitGroup                     // calls of Ask under way
+}
+
+// NewBroker returns a Broker that puts requests in front of decider, with at most
+// maxPending requests of one run waiting at once (DefaultMaxPending when maxPending is
+// zero or less). Until SetPolicy is called it trusts nothing and times out after
+// DefaultTimeout.
+func NewBroker(decider Decider, maxPending int) *Broker {
+	if maxPending <= 0 {
+		maxPending = DefaultMaxPending
+	}
+	return &Broker{
+		decider:    decider,
+		maxPending: maxPending,
+		now:        time.Now,
+		timeout:    DefaultTimeout,
+		runs:       make(map[string]*brokerRun),
+	}
+}
+
+// SetPolicy sets the approval timeout (DefaultTimeout when zero or less) and the trusted
+// commands. Requests that already wait keep the deadline they were given.
+func (b *Broker) SetPolicy(timeout time.Duration, trusted Trusted) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.timeout = timeout
+	b.trusted = trusted
+}
+
+// AddRun makes run known to the broker. It fails if a run with the same id is known.
+func (b *Broker) AddRun(info RunInfo, run Run) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.runs[info.ID]; ok {
+		return fmt.Errorf("approvals: run %s is already registered", info.ID)
+	}
+	b.runs[info.ID] = &brokerRun{info: info, run: run, pending: make(map[string]context.CancelCauseFunc)}
+	return nil
+}
+
+// RemoveRun ends a run's requests: each pending one is denied (ByRunEnded) and withdrawn
+// from the Decider by cancelling its context. It returns once every request of the run
+// under way has its answer recorded and SetPending has reported zero; after that the
+// broker never calls the run again, except for a Stop already decided (see Ask). The
+// caller must not hold a lock that the run's RecordApproval or SetPending needs.
+func (b *Broker) RemoveRun(runID string) {
+	b.mu.Lock()
+	br := b.runs[runID]
+	delete(b.runs, runID)
+	b.mu.Unlock()
+	if br == nil {
+		return
+	}
+	br.mu.Lock()
+	br.ended = true
+	for _, cancel := range br.pending {
+		cancel(ErrRunEnded)
+	}
+	br.mu.Unlock()
+	br.active.Wait()
+}
+
+// Ask answers one call of run runID. A trusted Bash command is allowed at once; anything
+// else waits for the Decider until it answers, the approval timeout passes, the run is
+// removed, or ctx is done, whichever comes first. Every request and its answer are
+// recorded on the run. Ask always returns an answer: a deny is a result, not an error.
+// When the person chose to deny and stop the run, Ask calls the run's Stop on its own
+// goroutine after recording the answer, so that the answer still reaches Claude Code.
+func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
+	asked := b.now()
+	b.mu.Lock()
+	br := b.runs[runID]
+	timeout, trusted := b.timeout, b.trusted
+	b.mu.Unlock()
+	if br == nil {
+		return runEndedAnswer()
+	}
+	br.mu.Lock()
+	if br.ended {
+		br.mu.Unlock()
+		return runEndedAnswer()
+	}
+	br.active.Add(1)
+	br.mu.Unlock()
+	defer br.active.Done()
+
+	req := Request{
+		ID:        "req-" + strconv.FormatUint(b.nextID.Add(1), 10),
+		Run:       br.info,
+		ToolName:  call.ToolName,
+		Input:     call.Input,
+		ToolUseID: call.ToolUseID,
+		Asked:     asked,
+		Deadline:  asked.Add(timeout),
+	}
+	br.run.RecordApproval(Record{Request: req})
+
+	answer := b.answer(ctx, br, req, trusted, timeout)
+	answer.Waited = b.now().Sub(asked)
+	br.run.RecordApproval(Record{Request: req, Answer: &answer})
+	if answer.Interrupt {
+		go br.run.Stop()
+	}
+	return answer
+}
+
+// answer decides req: by rule, by the limit, or by the Decider within the deadline.
+func (b *Broker) answer(ctx context.Context, br *brokerRun, req Request, trusted Trusted, timeout time.Duration) Answer {
+	if rule, ok := trusted.Allows(req.ToolName, req.Input); ok {
+		return Answer{Allow: true, By: ByTrusted, Rule: rule}
+	}
+
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	dctx, cancelDeadline := context.WithDeadlineCause(runCtx, req.Deadline, ErrTimedOut)
+	defer cancelDeadline()
+
+	br.mu.Lock()
+	switch {
+	case br.ended:
+		br.mu.Unlock()
+		return runEndedAnswer()
+	case len(br.pending) >= b.maxPending:
+		br.mu.Unlock()
+		return Answer{
+			By:      ByLimit,
+			Message: fmt.Sprintf("denied: this run already has %d requests waiting for a person", b.maxPending),
+		}
+	}
+	br.pending[req.ID] = cancelRun
+	br.run.SetPending(len(br.pending))
+	br.mu.Unlock()
+	defer func() {
+		br.mu.Lock()
+		delete(br.pending, req.ID)
+		br.run.SetPending(len(br.pending))
+		br.mu.Unlock()
+	}()
+
+	type decided struct {
+		answer Answer
+		err    error
+	}
+	// Buffered: a Decider that returns late never blocks on a request already answered.
+	result := make(chan decided, 1)
+	go func() {
+		a, err := b.decider.Decide(dctx, req)
+		result <- decided{a, err}
+	}()
+
+	select {
+	case d := <-result:
+		return fromDecider(d.answer, d.err, dctx, timeout)
+	case <-dctx.Done():
+		// A person's answer that arrived together with the deadline still counts.
+		select {
+		case d := <-result:
+			if d.err == nil {
+				return fromDecider(d.answer, nil, dctx, timeout)
+			}
+		default:
+		}
+		return withdrawnAnswer(context.Cause(dctx), timeout)
+	}
+}
+
+// fromDecider turns what a Decider returned into the answer Claude Code gets.
+func fromDecider(a Answer, err error, ctx context.Context, timeout time.Duration) Answer {
+	if err != nil {
+		if ctx.Err() != nil {
+			return withdrawnAnswer(context.Cause(ctx), timeout)
+		}
+		return Answer{By: ByFailure, Message: "denied: segwi could not ask a person: " + err.Error()}
+	}
+	switch a.By {
+	case ByNoTerminal:
+		if a.Message == "" {
+			a.Message = "denied: no person was at the terminal to approve this call"
+		}
+		return Answer{By: ByNoTerminal, Message: a.Message}
+	default:
+		out := Answer{Allow: a.Allow && !a.Interrupt, By: ByPerson}
+		if out.Allow {
+			return out
+		}
+		reason := a.Message
+		if reason == "" {
+			reason = "no reason given"
+		}
+		if a.Interrupt {
+			out.Interrupt = true
+			out.Message = "Denied by the person at segwi, who also stopped the run: " + reason
+		} else {
+			out.Message = "Denied by the person at segwi: " + reason
+		}
+		return out
+	}
+}
+
+// withdrawnAnswer is the answer to a request whose context ended before anyone answered.
+func withdrawnAnswer(cause error, timeout time.Duration) Answer {
+	switch {
+	case errors.Is(cause, ErrTimedOut):
+		return Answer{
+			By: ByTimeout,
+			Message: fmt.Sprintf("No answer from a person within %s; denied by segwi's approval timeout. "+
+				"The person did not decline it: ask again or do without.", timeout),
+		}
+	case errors.Is(cause, ErrRunEnded):
+		return runEndedAnswer()
+	default:
+		return Answer{By: ByCancelled, Message: "denied: Claude Code withdrew the request before a person answered"}
+	}
+}
+
+func runEndedAnswer() Answer {
+	return Answer{By: ByRunEnded, Message: "denied: the segwi run ended before a person answered"}
+}

@@ -1,0 +1,335 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func bashCall(command, toolUseID string) Call {
+	input, _ := json.Marshal(map[string]string{"command": command})
+	return Call{ToolName: "Bash", Input: input, ToolUseID: toolUseID}
+}
+
+func newTestBroker(t *testing.T, d Decider, timeout time.Duration, trusted ...string) *Broker {
+	t.Helper()
+	b := NewBroker(d, 0)
+	b.SetPolicy(timeout, mustTrusted(t, trusted...))
+	return b
+}
+
+// ask runs Broker.Ask on its own goroutine and returns where its answer arrives.
+func ask(b *Broker, runID string, call Call) <-chan Answer {
+	ch := make(chan Answer, 1)
+	go func() { ch <- b.Ask(context.Background(), runID, call) }()
+	return ch
+}
+
+func TestBrokerTrustedCommandIsAllowedWithoutAPerson(t *testing.T) {
+	b := newTestBroker(t, nobody{t}, time.Minute, "git status")
+	run := newFakeRun()
+	b.AddRun(RunInfo{ID: "r1", Kind: "build", Checkout: "/src/web"}, run)
+
+	got := b.Ask(context.Background(), "r1", bashCall("git status --short", "toolu_1"))
+	want := Answer{Allow: true, By: ByTrusted, Rule: "git status"}
+	if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	recs := run.Records()
+	if len(recs) != 2 || recs[0].Answer != nil || recs[1].Answer == nil {
+		t.Fatalf("records: got %+v, want the request then its answer", recs)
+	}
+	if recs[1].Answer.By != ByTrusted || recs[1].Answer.Rule != "git status" {
+		t.Errorf("recorded answer: got %+v, want By trusted with rule %q", *recs[1].Answer, "git status")
+	}
+	if got := run.Pending(); len(got) != 0 {
+		t.Errorf("SetPending calls: got %v, want none for a trusted answer", got)
+	}
+}
+
+var cmpIgnoreWaited = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Waited" }, cmp.Ignore())
+
+func TestBrokerPassesOnThePersonsAnswer(t *testing.T) {
+	tests := []struct {
+		name     string
+		person   Answer
+		want     Answer
+		wantStop bool
+	}{
+		{"an allow is an allow", Answer{Allow: true, By: ByPerson}, Answer{Allow: true, By: ByPerson}, false},
+		{"a deny carries the person's reason", Answer{By: ByPerson, Message: "not on main"},
+			Answer{By: ByPerson, Message: "Denied by the person at segwi: not on main"}, false},
+		{"a deny without a reason says none was given", Answer{By: ByPerson},
+			Answer{By: ByPerson, Message: "Denied by the person at segwi: no reason given"}, false},
+		{"a deny and stop interrupts and stops the run", Answer{By: ByPerson, Interrupt: true, Message: "enough"},
+			Answer{By: ByPerson, Interrupt: true, Message: "Denied by the person at segwi, who also stopped the run: enough"}, true},
+		{"an allow with interrupt is a deny and stop", Answer{Allow: true, Interrupt: true, By: ByPerson},
+			Answer{By: ByPerson, Interrupt: true, Message: "Denied by the person at segwi, who also stopped the run: no reason given"}, true},
+		{"a Decider claiming another answerer is taken as the person", Answer{By: ByTrusted, Rule: "rm", Message: "x"},
+			Answer{By: ByPerson, Message: "Denied by the person at segwi: x"}, false},
+		{"no terminal keeps its message", Answer{By: ByNoTerminal, Message: "denied: no person was at the terminal"},
+			Answer{By: ByNoTerminal, Message: "denied: no person was at the terminal"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPerson()
+			b := newTestBroker(t, p, time.Minute)
+			run := newFakeRun()
+			b.AddRun(RunInfo{ID: "r1"}, run)
+
+			answer := ask(b, "r1", bashCall("rm -rf build", "toolu_1"))
+			req := p.nextAsked(t)
+			if req.Run.ID != "r1" || req.ToolName != "Bash" || req.ToolUseID != "toolu_1" {
+				t.Errorf("request shown: got %+v, want run r1, Bash, toolu_1", req)
+			}
+			if d := req.Deadline.Sub(req.Asked); d != time.Minute {
+				t.Errorf("deadline: got %s after asking, want 1m0s", d)
+			}
+			p.answer("toolu_1", tt.person)
+			got := recv(t, answer)
+			if diff := cmp.Diff(tt.want, got, cmpIgnoreWaited); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+			if tt.wantStop {
+				recv(t, run.stopped)
+			} else if n := run.Stops(); n != 0 {
+				t.Errorf("Stop calls: got %d, want 0", n)
+			}
+			if diff := cmp.Diff([]int{1, 0}, run.Pending()); diff != "" {
+				t.Errorf("SetPending values (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBrokerRecordsRequestThenAnswer(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Minute)
+	run := newFakeRun()
+	info := RunInfo{ID: "r1", Kind: "ask", Checkout: "/src/api"}
+	b.AddRun(info, run)
+
+	answer := ask(b, "r1", bashCall("make deploy", "toolu_9"))
+	p.nextAsked(t)
+	p.answer("toolu_9", Answer{By: ByPerson, Message: "no"})
+	recv(t, answer)
+
+	recs := run.Records()
+	if len(recs) != 2 {
+		t.Fatalf("records: got %d, want 2", len(recs))
+	}
+	if recs[0].Answer != nil {
+		t.Errorf("first record: got answer %+v, want the bare request", *recs[0].Answer)
+	}
+	if diff := cmp.Diff(recs[0].Request, recs[1].Request); diff != "" {
+		t.Errorf("the answer's record names another request (-first +second):\n%s", diff)
+	}
+	req := recs[0].Request
+	if req.Run != info || req.ToolUseID != "toolu_9" || string(req.Input) != `{"command":"make deploy"}` || req.ID == "" {
+		t.Errorf("recorded request: got %+v, want run %+v, toolu_9, the input and an id", req, info)
+	}
+	if a := recs[1].Answer; a.By != ByPerson || a.Waited <= 0 {
+		t.Errorf("recorded answer: got %+v, want By person with a positive Waited", *a)
+	}
+}
+
+func TestBrokerTimeoutDeniesAndSaysSo(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, 30*time.Millisecond)
+	run := newFakeRun()
+	b.AddRun(RunInfo{ID: "r1"}, run)
+
+	got := b.Ask(context.Background(), "r1", bashCall("rm -rf build", "toolu_1"))
+	want := Answer{
+		By: ByTimeout,
+		Message: "No answer from a person within 30ms; denied by segwi's approval timeout. " +
+			"The person did not decline it: ask again or do without.",
+	}
+	if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if got.Waited < 30*time.Millisecond {
+		t.Errorf("Waited: got %s, want at least the 30ms timeout", got.Waited)
+	}
+	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrTimedOut) {
+		t.Errorf("the Decider's context cause: got %v, want ErrTimedOut", w.cause)
+	}
+}
+
+func TestBrokerRemoveRunDeniesAndWithdrawsPending(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Hour)
+	run := newFakeRun()
+	b.AddRun(RunInfo{ID: "r1"}, run)
+
+	a1 := ask(b, "r1", bashCall("one", "toolu_1"))
+	a2 := ask(b, "r1", bashCall("two", "toolu_2"))
+	p.nextAsked(t)
+	p.nextAsked(t)
+	b.RemoveRun("r1")
+
+	// RemoveRun returns only once the answers are recorded: no waiting here.
+	answered := run.answered()
+	if len(answered) != 2 {
+		t.Fatalf("answers recorded when RemoveRun returned: got %d, want 2", len(answered))
+	}
+	for _, rec := range answered {
+		if rec.Answer.By != ByRunEnded {
+			t.Errorf("recorded answer to %s: got By %s, want run-ended", rec.Request.ToolUseID, rec.Answer.By)
+		}
+	}
+	if got := run.Pending(); got[len(got)-1] != 0 {
+		t.Errorf("last SetPending: got %d, want 0", got[len(got)-1])
+	}
+	for _, ch := range []<-chan Answer{a1, a2} {
+		got := recv(t, ch)
+		want := Answer{By: ByRunEnded, Message: "denied: the segwi run ended before a person answered"}
+		if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+			t.Errorf("answer (-want +got):\n%s", diff)
+		}
+	}
+	for range 2 {
+		if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrRunEnded) {
+			t.Errorf("the Decider's context cause: got %v, want ErrRunEnded", w.cause)
+		}
+	}
+	if got := b.Ask(context.Background(), "r1", bashCall("three", "toolu_3")); got.By != ByRunEnded {
+		t.Errorf("a request after the run ended: got By %s, want run-ended", got.By)
+	}
+	if n := len(run.Records()); n != 4 {
+		t.Errorf("records: got %d, want 4 (nothing recorded after the run ended)", n)
+	}
+}
+
+func TestBrokerLimitsPendingRequestsPerRun(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Hour)
+	run, other := newFakeRun(), newFakeRun()
+	b.AddRun(RunInfo{ID: "r1"}, run)
+	b.AddRun(RunInfo{ID: "r2"}, other)
+
+	var answers []<-chan Answer
+	for i := range DefaultMaxPending {
+		answers = append(answers, ask(b, "r1", bashCall("cmd", fmt.Sprint("toolu_", i))))
+		p.nextAsked(t) // one at a time, so the pending counts come in order
+	}
+	got := b.Ask(context.Background(), "r1", bashCall("cmd", "toolu_over"))
+	want := Answer{By: ByLimit, Message: "denied: this run already has 16 requests waiting for a person"}
+	if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+		t.Errorf("answer over the limit (-want +got):\n%s", diff)
+	}
+
+	// Another run is not held back by the first one's full queue.
+	otherAnswer := ask(b, "r2", bashCall("cmd", "toolu_other"))
+	if req := p.nextAsked(t); req.Run.ID != "r2" {
+		t.Errorf("request shown: got run %s, want r2", req.Run.ID)
+	}
+	p.answer("toolu_other", Answer{Allow: true, By: ByPerson})
+	if a := recv(t, otherAnswer); !a.Allow {
+		t.Errorf("the other run's answer: got %+v, want allow", a)
+	}
+
+	for i := range DefaultMaxPending {
+		p.answer(fmt.Sprint("toolu_", i), Answer{Allow: true, By: ByPerson})
+		if a := recv(t, answers[i]); !a.Allow {
+			t.Errorf("answer %d: got %+v, want allow", i, a)
+		}
+	}
+	wantPending := []int{}
+	for n := 1; n <= 16; n++ {
+		wantPending = append(wantPending, n)
+	}
+	for n := 15; n >= 0; n-- {
+		wantPending = append(wantPending, n)
+	}
+	if diff := cmp.Diff(wantPending, run.Pending()); diff != "" {
+		t.Errorf("SetPending values of the full run (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{1, 0}, other.Pending()); diff != "" {
+		t.Errorf("SetPending values of the other run (-want +got):\n%s", diff)
+	}
+	limited := run.answered()[0]
+	if limited.Request.ToolUseID != "toolu_over" || limited.Answer.By != ByLimit {
+		t.Errorf("first answer recorded: got %s by %s, want toolu_over by limit", limited.Request.ToolUseID, limited.Answer.By)
+	}
+}
+
+func TestBrokerRunsAreIndependent(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Hour)
+	runs := map[string]*fakeRun{"a": newFakeRun(), "b": newFakeRun()}
+	for id, r := range runs {
+		b.AddRun(RunInfo{ID: id}, r)
+	}
+	aAnswer := ask(b, "a", bashCall("cmd a", "toolu_a"))
+	bAnswer := ask(b, "b", bashCall("cmd b", "toolu_b"))
+	p.nextAsked(t)
+	p.nextAsked(t)
+
+	// Ending run a leaves run b's request waiting for its person.
+	b.RemoveRun("a")
+	if got := recv(t, aAnswer); got.By != ByRunEnded {
+		t.Errorf("run a: got By %s, want run-ended", got.By)
+	}
+	p.answer("toolu_b", Answer{By: ByPerson, Message: "b says no"})
+	if got := recv(t, bAnswer); got.By != ByPerson || got.Message != "Denied by the person at segwi: b says no" {
+		t.Errorf("run b: got %+v, want the person's deny", got)
+	}
+	for id, r := range runs {
+		for _, rec := range r.Records() {
+			if rec.Request.Run.ID != id {
+				t.Errorf("run %s holds a record of run %s", id, rec.Request.Run.ID)
+			}
+		}
+	}
+}
+
+func TestBrokerDeciderFailureDenies(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Hour)
+	b.AddRun(RunInfo{ID: "r1"}, newFakeRun())
+	answer := ask(b, "r1", bashCall("cmd", "toolu_1"))
+	p.nextAsked(t)
+	p.fail("toolu_1", errors.New("display gone"))
+	got := recv(t, answer)
+	if got.Allow || got.By != ByFailure || !strings.Contains(got.Message, "display gone") {
+		t.Errorf("answer: got %+v, want a deny by failure naming the error", got)
+	}
+}
+
+func TestBrokerCancelledCallIsWithdrawn(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Hour)
+	b.AddRun(RunInfo{ID: "r1"}, newFakeRun())
+	ctx, cancel := context.WithCancel(context.Background())
+	answer := make(chan Answer, 1)
+	go func() { answer <- b.Ask(ctx, "r1", bashCall("cmd", "toolu_1")) }()
+	p.nextAsked(t)
+	cancel()
+	if got := recv(t, answer); got.By != ByCancelled {
+		t.Errorf("answer: got By %s, want cancelled", got.By)
+	}
+}
+
+func TestBrokerUnknownRunIsDenied(t *testing.T) {
+	b := newTestBroker(t, nobody{t}, time.Hour)
+	if got := b.Ask(context.Background(), "nope", bashCall("ls", "toolu_1")); got.Allow || got.By != ByRunEnded {
+		t.Errorf("answer: got %+v, want a run-ended deny", got)
+	}
+}
+
+func TestBrokerAddRunTwiceFails(t *testing.T) {
+	b := newTestBroker(t, nobody{t}, time.Hour)
+	if err := b.AddRun(RunInfo{ID: "r1"}, newFakeRun()); err != nil {
+		t.Fatalf("first AddRun: %v", err)
+	}
+	if err := b.AddRun(RunInfo{ID: "r1"}, newFakeRun()); err == nil {
+		t.Error("second AddRun of r1: got no error, want one")
+	}
+}

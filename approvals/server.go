@@ -1,0 +1,273 @@
+package approvals
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxBodyBytes is the largest request body the server reads; larger ones get 413.
+const MaxBodyBytes = 1 << 20
+
+// Config configures a Server.
+type Config struct {
+	Timeout    time.Duration // approvals.timeout; DefaultTimeout when zero
+	Trusted    []string      // approvals.trusted: command prefixes allowed without asking
+	Decider    Decider       // puts requests in front of a person; required
+	MaxPending int           // requests of one run that may wait at once; DefaultMaxPending when zero
+}
+
+// A Server is segwi's loopback MCP server: one for all runs, serving the approval tool at
+// /mcp on 127.0.0.1 with an ephemeral port. Each registered run has its own bearer token,
+// which tells the server which run a request belongs to. Before any MCP handling the
+// server refuses a request whose Host is not its own loopback name and port (403), whose
+// Origin is not its own (403), whose token is missing or unknown (401), or whose body is
+// over MaxBodyBytes (413). No route answers a request: answers come only from the trusted
+// commands, the Decider, or the timeout.
+type Server struct {
+	broker   *Broker
+	listener net.Listener
+	http     *http.Server
+	mcp      *mcp.StreamableHTTPHandler
+	url      string
+	hosts    [2]string // the Host values this listener answers to
+	origins  [2]string // its own origins
+
+	mu      sync.RWMutex
+	closed  bool
+	byToken map[[sha256.Size]byte]*registration // by the sha256 digest of the token
+	byRun   map[string]*registration
+}
+
+type registration struct {
+	info   RunInfo
+	digest [sha256.Size]byte
+	mcp    *mcp.Server // serves this run's approval tool
+}
+
+type registrationKey struct{}
+
+type requestContextKey struct{}
+
+// NewServer starts a Server on 127.0.0.1 with an ephemeral port. It fails when the
+// configuration is not valid or the port cannot be opened.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.Decider == nil {
+		return nil, errors.New("approvals: new server: no Decider")
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("approvals: new server: negative timeout %s", cfg.Timeout)
+	}
+	trusted, err := ParseTrusted(cfg.Trusted)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: new server: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("approvals: listening on loopback: %w", err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+
+	s := &Server{
+		broker:   NewBroker(cfg.Decider, cfg.MaxPending),
+		listener: ln,
+		url:      "http://127.0.0.1:" + port + "/mcp",
+		hosts:    [2]string{"127.0.0.1:" + port, "localhost:" + port},
+		origins:  [2]string{"http://127.0.0.1:" + port, "http://localhost:" + port},
+		byToken:  make(map[[sha256.Size]byte]*registration),
+		byRun:    make(map[string]*registration),
+	}
+	s.broker.SetPolicy(cfg.Timeout, trusted)
+
+	// Stateless: every POST stands alone, so no MCP session can be carried from one run's
+	// token to another's. The SDK's own DNS rebinding protection stays on.
+	s.mcp = mcp.NewStreamableHTTPHandler(s.runServer, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		MaxRequestBodyBytes: MaxBodyBytes,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.mcp)
+	s.http = &http.Server{
+		Handler:           s.guard(mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go s.http.Serve(ln) //nolint:errcheck // returns http.ErrServerClosed on Close
+	return s, nil
+}
+
+// URL returns the MCP endpoint, http://127.0.0.1:PORT/mcp.
+func (s *Server) URL() string { return s.url }
+
+// Register gives a run its bearer token. Requests with that token belong to the run until
+// Unregister; the run's requests and answers are recorded on run.
+func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
+	if info.ID == "" {
+		return Registration{}, errors.New("approvals: register: empty run id")
+	}
+	var secret [32]byte
+	if _, err := rand.Read(secret[:]); err != nil {
+		return Registration{}, fmt.Errorf("approvals: register run %s: %w", info.ID, err)
+	}
+	token := hex.EncodeToString(secret[:])
+	reg := &registration{info: info, digest: sha256.Sum256([]byte(token))}
+	reg.mcp = s.newRunServer(info.ID)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Registration{}, fmt.Errorf("approvals: register run %s: server closed", info.ID)
+	}
+	if err := s.broker.AddRun(info, run); err != nil {
+		return Registration{}, err
+	}
+	s.byToken[reg.digest] = reg
+	s.byRun[info.ID] = reg
+	return Registration{URL: s.url, Token: token}, nil
+}
+
+// Unregister ends a run's registration: its token stops working at once, and its pending
+// requests are denied (ByRunEnded) and withdrawn from the Decider. It returns once their
+// answers are recorded; the caller must not hold a lock that the run's RecordApproval or
+// SetPending needs. Unregistering an unknown run does nothing.
+func (s *Server) Unregister(runID string) {
+	s.mu.Lock()
+	if reg := s.byRun[runID]; reg != nil {
+		delete(s.byRun, runID)
+		delete(s.byToken, reg.digest)
+	}
+	s.mu.Unlock()
+	s.broker.RemoveRun(runID)
+}
+
+// SetPolicy applies a reloaded approvals.timeout and approvals.trusted to the requests
+// that arrive from now on. When trusted is not valid it returns an error and keeps the
+// policy in force.
+func (s *Server) SetPolicy(timeout time.Duration, trusted []string) error {
+	if timeout < 0 {
+		return fmt.Errorf("approvals: set policy: negative timeout %s", timeout)
+	}
+	t, err := ParseTrusted(trusted)
+	if err != nil {
+		return fmt.Errorf("approvals: set policy: %w", err)
+	}
+	s.broker.SetPolicy(timeout, t)
+	return nil
+}
+
+// Close ends every registered run as Unregister does, then stops the server. It returns
+// once the answers are recorded and the listener is closed.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	runIDs := make([]string, 0, len(s.byRun))
+	for id := range s.byRun {
+		runIDs = append(runIDs, id)
+	}
+	clear(s.byRun)
+	clear(s.byToken)
+	s.mu.Unlock()
+
+	for _, id := range runIDs {
+		s.broker.RemoveRun(id)
+	}
+	// Let the answers just given reach their callers, then drop what is left.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		return s.http.Close()
+	}
+	return nil
+}
+
+// guard refuses, before any MCP handling, what does not come from a run on this machine:
+// a foreign Host or Origin, a missing or unknown token, an oversized body.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.ownHost(r.Host) {
+			http.Error(w, "forbidden: Host is not this server", http.StatusForbidden)
+			return
+		}
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !s.ownOrigin(origin[0])) {
+			http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
+			return
+		}
+		reg := s.lookup(r.Header.Get("Authorization"))
+		if reg == nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="segwi"`)
+			http.Error(w, "unauthorized: missing or unknown token", http.StatusUnauthorized)
+			return
+		}
+		if r.ContentLength > MaxBodyBytes {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
+		ctx := context.WithValue(r.Context(), registrationKey{}, reg)
+		// The SDK detaches its handlers from the request; this lets the tool see the
+		// caller hang up.
+		ctx = context.WithValue(ctx, requestContextKey{}, r.Context())
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func (s *Server) ownHost(host string) bool {
+	return host == s.hosts[0] || strings.EqualFold(host, s.hosts[1])
+}
+
+func (s *Server) ownOrigin(origin string) bool {
+	return origin == s.origins[0] || strings.EqualFold(origin, s.origins[1])
+}
+
+// lookup finds the run whose token the Authorization header carries. Tokens are found by
+// their sha256 digest and compared in constant time, so the time taken says nothing about
+// how much of a guess was right.
+func (s *Server) lookup(authorization string) *registration {
+	scheme, token, ok := strings.Cut(authorization, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
+	}
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return nil
+	}
+	digest := sha256.Sum256([]byte(token))
+	s.mu.RLock()
+	reg := s.byToken[digest]
+	s.mu.RUnlock()
+	if reg == nil || subtle.ConstantTimeCompare(reg.digest[:], digest[:]) != 1 {
+		return nil
+	}
+	return reg
+}
+
+// runServer picks the MCP server of the run the guard found for r.
+func (s *Server) runServer(r *http.Request) *mcp.Server {
+	reg, _ := r.Context().Value(registrationKey{}).(*registration)
+	if reg == nil {
+		return nil // unreachable behind the guard; the SDK answers 400
+	}
+	return reg.mcp
+}

@@ -1,0 +1,218 @@
+package approvals
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// TerminalDecider asks the person at the controlling terminal, for headless `segwi run`.
+// It shows the run, the tool and its full input, and asks "Allow? [y/N]" (or s to deny and
+// stop the run), then asks for an optional reason to pass on with a deny. With no
+// controlling terminal it denies (ByNoTerminal), saying no person was there to ask.
+// Requests are shown one at a time, in turn; a request that times out or is withdrawn
+// while waiting for its turn or on screen is taken away, and the terminal says so.
+type TerminalDecider struct {
+	openTTY func() (io.ReadWriteCloser, error) // the controlling terminal; a seam for tests
+	redact  func(string) string
+	now     func() time.Time
+	turn    chan struct{} // holds one token while a request is on the terminal
+}
+
+// NewTerminalDecider returns a TerminalDecider that reads and writes /dev/tty and passes
+// everything it prints through redact (nil: print as is).
+func NewTerminalDecider(redact func(string) string) *TerminalDecider {
+	return newTerminalDecider(func() (io.ReadWriteCloser, error) {
+		return os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	}, redact)
+}
+
+func newTerminalDecider(openTTY func() (io.ReadWriteCloser, error), redact func(string) string) *TerminalDecider {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	return &TerminalDecider{openTTY: openTTY, redact: redact, now: time.Now, turn: make(chan struct{}, 1)}
+}
+
+// Decide shows req on the terminal and returns the person's answer. It returns when they
+// answer, when there is no terminal to ask on (a deny, ByNoTerminal), or when ctx is done
+// (with context.Cause(ctx) as the error), whether the request was still waiting for its
+// turn or already on screen.
+func (d *TerminalDecider) Decide(ctx context.Context, req Request) (Answer, error) {
+	select {
+	case d.turn <- struct{}{}:
+	case <-ctx.Done():
+		return Answer{}, context.Cause(ctx)
+	}
+	defer func() { <-d.turn }()
+	if ctx.Err() != nil {
+		return Answer{}, context.Cause(ctx)
+	}
+
+	tty, err := d.openTTY()
+	if err != nil {
+		return Answer{By: ByNoTerminal, Message: noTerminalMessage(req.ToolName)}, nil
+	}
+	p := &prompt{tty: tty, r: bufio.NewReader(tty), lines: make(chan readResult, 1)}
+	// Closing the terminal is what makes a pending read give up.
+	defer p.close()
+
+	p.print(d.show(req))
+	for {
+		p.print("Allow? [y/N, s = deny and stop the run] ")
+		line, err := p.readLine(ctx)
+		if err != nil {
+			return d.giveUp(ctx, p, req, err)
+		}
+		var answer Answer
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			p.print("Allowed.\n\n")
+			return Answer{Allow: true, By: ByPerson}, nil
+		case "", "n", "no":
+			answer = Answer{By: ByPerson}
+		case "s", "stop":
+			answer = Answer{By: ByPerson, Interrupt: true}
+		default:
+			p.print("Please answer y (allow), n (deny) or s (deny and stop the run).\n")
+			continue
+		}
+		p.print("Reason, passed on to Claude (Enter to skip): ")
+		reason, err := p.readLine(ctx)
+		if err != nil && ctx.Err() != nil {
+			return d.giveUp(ctx, p, req, err)
+		}
+		answer.Message = strings.TrimSpace(reason)
+		if answer.Interrupt {
+			p.print("Denied; the run will be stopped.\n\n")
+		} else {
+			p.print("Denied.\n\n")
+		}
+		return answer, nil
+	}
+}
+
+// giveUp ends a prompt that got no answer: the request was withdrawn, or the terminal went
+// away.
+func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, err error) (Answer, error) {
+	if ctx.Err() == nil {
+		// The terminal closed under us: nobody is there any more.
+		return Answer{By: ByNoTerminal, Message: noTerminalMessage(req.ToolName)}, nil
+	}
+	cause := context.Cause(ctx)
+	why := "it was withdrawn"
+	switch {
+	case errors.Is(cause, ErrTimedOut):
+		why = "nobody answered in time; segwi denied it, saying it timed out"
+	case errors.Is(cause, ErrRunEnded):
+		why = "the run ended"
+	case errors.Is(cause, ErrWithdrawn):
+		why = "Claude Code stopped waiting for it"
+	}
+	p.print(fmt.Sprintf("\nsegwi: request %s is no longer waiting (%s); no answer needed.\n\n", req.ID, why))
+	return Answer{}, cause
+}
+
+func noTerminalMessage(toolName string) string {
+	return fmt.Sprintf("denied: no person was at the terminal to approve this %s call "+
+		"(segwi run has no controlling terminal to ask on). Do without it; the person can "+
+		"allow such commands ahead of time in approvals.trusted.", toolName)
+}
+
+// show renders req for the person: the run, the tool and its full input.
+func (d *TerminalDecider) show(req Request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nsegwi: run %s (%s in %s) asks to use %s  [request %s]\n",
+		req.Run.ID, req.Run.Kind, req.Run.Checkout, req.ToolName, req.ID)
+	var fields map[string]json.RawMessage
+	var command string
+	if req.ToolName == "Bash" && json.Unmarshal(req.Input, &fields) == nil && json.Unmarshal(fields["command"], &command) == nil {
+		b.WriteString("  command:\n")
+		for line := range strings.SplitSeq(command, "\n") {
+			b.WriteString("    " + line + "\n")
+		}
+		delete(fields, "command")
+		if len(fields) > 0 {
+			rest, _ := json.Marshal(fields)
+			b.WriteString("  other input:\n" + indentJSON(rest, "    ") + "\n")
+		}
+	} else {
+		b.WriteString("  input:\n" + indentJSON(req.Input, "    ") + "\n")
+	}
+	if !req.Deadline.IsZero() {
+		left := req.Deadline.Sub(d.now()).Round(time.Second)
+		fmt.Fprintf(&b, "  Answer within %s, or segwi denies it (saying nobody answered).\n", left)
+	}
+	return sanitize(d.redact(b.String()))
+}
+
+func indentJSON(raw json.RawMessage, prefix string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, prefix, "  "); err != nil {
+		return prefix + string(raw)
+	}
+	return prefix + b.String()
+}
+
+// sanitize makes text safe to print on a terminal: control characters other than newline
+// and tab (escape sequences above all) are shown escaped instead of acted on.
+func sanitize(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// prompt is one request's conversation with the terminal.
+type prompt struct {
+	tty   io.ReadWriteCloser
+	r     *bufio.Reader
+	lines chan readResult // at most one read is under way
+	done  bool
+}
+
+type readResult struct {
+	line string
+	err  error
+}
+
+func (p *prompt) print(s string) { io.WriteString(p.tty, s) } //nolint:errcheck // nothing to do if the terminal is gone
+
+// readLine reads the next line the person types. It returns when they press Enter, when
+// the terminal fails, or when ctx is done (then it closes the terminal, which ends the
+// read under way).
+func (p *prompt) readLine(ctx context.Context) (string, error) {
+	go func() {
+		line, err := p.r.ReadString('\n')
+		if err != nil && line != "" && errors.Is(err, io.EOF) {
+			err = nil // a last line without a newline still counts
+		}
+		p.lines <- readResult{line, err}
+	}()
+	select {
+	case res := <-p.lines:
+		return res.line, res.err
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+}
+
+func (p *prompt) close() {
+	if !p.done {
+		p.done = true
+		p.tty.Close()
+	}
+}

@@ -1,0 +1,361 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeTTY is a terminal whose keyboard is the test: what the test types arrives through a
+// pipe, and what the decider prints is kept.
+type fakeTTY struct {
+	keys   *io.PipeReader
+	typing *io.PipeWriter
+
+	mu     sync.Mutex
+	out    strings.Builder
+	closed bool
+}
+
+func newFakeTTY() *fakeTTY {
+	r, w := io.Pipe()
+	return &fakeTTY{keys: r, typing: w}
+}
+
+func (f *fakeTTY) Read(p []byte) (int, error) { return f.keys.Read(p) }
+
+func (f *fakeTTY) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.out.Write(p)
+}
+
+func (f *fakeTTY) Close() error {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	return f.keys.Close()
+}
+
+func (f *fakeTTY) Output() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.out.String()
+}
+
+func (f *fakeTTY) Closed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// typeLine types line and Enter; it returns once the decider has read it.
+func (f *fakeTTY) typeLine(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(f.typing, line+"\n"); err != nil {
+		t.Fatalf("typing %q: %v", line, err)
+	}
+}
+
+// ttys hands out the fake terminals, one per opening, and counts the openings.
+type ttys struct {
+	mu     sync.Mutex
+	opened []*fakeTTY
+	err    error
+}
+
+func (s *ttys) open() (io.ReadWriteCloser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	tty := newFakeTTY()
+	s.opened = append(s.opened, tty)
+	return tty, nil
+}
+
+func (s *ttys) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.opened)
+}
+
+func (s *ttys) nth(t *testing.T, i int) *fakeTTY {
+	t.Helper()
+	waitFor(t, "the terminal is opened", func() bool { return s.count() > i })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened[i]
+}
+
+func terminalRequest(toolName, input string) Request {
+	now := time.Now()
+	return Request{
+		ID:        "req-7",
+		Run:       RunInfo{ID: "run-42", Kind: "build", Checkout: "/home/me/src/web"},
+		ToolName:  toolName,
+		Input:     json.RawMessage(input),
+		ToolUseID: "toolu_1",
+		Asked:     now,
+		Deadline:  now.Add(10 * time.Minute),
+	}
+}
+
+type decision struct {
+	answer Answer
+	err    error
+}
+
+func decide(d *TerminalDecider, ctx context.Context, req Request) <-chan decision {
+	ch := make(chan decision, 1)
+	go func() {
+		a, err := d.Decide(ctx, req)
+		ch <- decision{a, err}
+	}()
+	return ch
+}
+
+func TestTerminalDeciderAsksThePerson(t *testing.T) {
+	tests := []struct {
+		name  string
+		typed []string
+		want  Answer
+	}{
+		{"y allows", []string{"y"}, Answer{Allow: true, By: ByPerson}},
+		{"yes in capitals allows", []string{"YES"}, Answer{Allow: true, By: ByPerson}},
+		{"Enter denies, and Enter again gives no reason", []string{"", ""}, Answer{By: ByPerson}},
+		{"n denies with the reason typed", []string{"n", "  use make clean  "}, Answer{By: ByPerson, Message: "use make clean"}},
+		{"s denies and stops the run", []string{"s", "wrong branch"}, Answer{By: ByPerson, Interrupt: true, Message: "wrong branch"}},
+		{"an answer it does not know asks again", []string{"maybe", "y"}, Answer{Allow: true, By: ByPerson}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			terms := &ttys{}
+			d := newTerminalDecider(terms.open, nil)
+			got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"rm -rf build"}`))
+			tty := terms.nth(t, 0)
+			for _, line := range tt.typed {
+				tty.typeLine(t, line)
+			}
+			res := recv(t, got)
+			if res.err != nil {
+				t.Fatalf("Decide: %v", res.err)
+			}
+			if diff := cmp.Diff(tt.want, res.answer); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+			if !tty.Closed() {
+				t.Error("the terminal was left open")
+			}
+			if n := strings.Count(tty.Output(), "Allow? [y/N"); n != len(tt.typed) && tt.want.Allow {
+				t.Errorf("prompts shown: got %d, want %d", n, len(tt.typed))
+			}
+		})
+	}
+}
+
+func TestTerminalDeciderShowsTheRequest(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      Request
+		redact   func(string) string
+		want     []string
+		dontWant []string
+	}{
+		{
+			name: "a Bash call shows the run, the command and the rest of its input",
+			req:  terminalRequest("Bash", `{"command":"git push --force\ngit status","description":"Push it"}`),
+			want: []string{
+				"run run-42 (build in /home/me/src/web) asks to use Bash  [request req-7]",
+				"  command:\n    git push --force\n    git status\n",
+				`"description": "Push it"`,
+				"Answer within 10m0s",
+				"Allow? [y/N, s = deny and stop the run] ",
+			},
+		},
+		{
+			name: "another tool shows its full input as indented JSON",
+			req:  terminalRequest("Write", `{"file_path":"/etc/hosts","content":"x"}`),
+			want: []string{"asks to use Write", "  input:\n    {\n      \"file_path\": \"/etc/hosts\",\n      \"content\": \"x\"\n    }\n"},
+		},
+		{
+			name:     "what is shown is redacted",
+			req:      terminalRequest("Bash", `{"command":"curl -H 'Authorization: sk-secret' x"}`),
+			redact:   func(s string) string { return strings.ReplaceAll(s, "sk-secret", "[redacted]") },
+			want:     []string{"curl -H 'Authorization: [redacted]' x"},
+			dontWant: []string{"sk-secret"},
+		},
+		{
+			name:     "control characters are shown escaped, not sent to the terminal",
+			req:      terminalRequest("Bash", `{"command":"echo \u001b[2Jgone\u0007"}`),
+			want:     []string{`echo \x1b[2Jgone\x07`},
+			dontWant: []string{"\x1b", "\x07"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			terms := &ttys{}
+			d := newTerminalDecider(terms.open, tt.redact)
+			got := decide(d, context.Background(), tt.req)
+			tty := terms.nth(t, 0)
+			tty.typeLine(t, "y")
+			recv(t, got)
+			out := tty.Output()
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("terminal output does not hold %q; got:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(out, w) {
+					t.Errorf("terminal output holds %q; got:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestTerminalDeciderWithoutTerminalDenies(t *testing.T) {
+	terms := &ttys{err: errors.New("open /dev/tty: no such device or address")}
+	d := newTerminalDecider(terms.open, nil)
+	got, err := d.Decide(context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
+	if err != nil {
+		t.Fatalf("Decide: got error %v, want a deny", err)
+	}
+	want := Answer{By: ByNoTerminal, Message: noTerminalMessage("Bash")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(got.Message, "no person was at the terminal") {
+		t.Errorf("message %q does not say no person was at the terminal", got.Message)
+	}
+}
+
+func TestTerminalDeciderTerminalClosingDenies(t *testing.T) {
+	terms := &ttys{}
+	d := newTerminalDecider(terms.open, nil)
+	got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
+	terms.nth(t, 0).typing.Close() // the terminal hangs up
+	res := recv(t, got)
+	if res.err != nil || res.answer.By != ByNoTerminal {
+		t.Errorf("Decide: got %+v, %v; want a deny by no-terminal", res.answer, res.err)
+	}
+}
+
+func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
+	tests := []struct {
+		name  string
+		cause error
+		says  string
+	}{
+		{"a timeout says nobody answered in time", ErrTimedOut, "nobody answered in time"},
+		{"a run that ended says so", ErrRunEnded, "the run ended"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			terms := &ttys{}
+			d := newTerminalDecider(terms.open, nil)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
+			tty := terms.nth(t, 0)
+			waitFor(t, "the prompt is shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
+			cancel(tt.cause)
+			res := recv(t, got)
+			if !errors.Is(res.err, tt.cause) {
+				t.Errorf("Decide error: got %v, want %v", res.err, tt.cause)
+			}
+			if out := tty.Output(); !strings.Contains(out, "request req-7 is no longer waiting ("+tt.says) {
+				t.Errorf("terminal output does not say the request is withdrawn because %s; got:\n%s", tt.says, out)
+			}
+			if !tty.Closed() {
+				t.Error("the terminal was left open")
+			}
+		})
+	}
+}
+
+func TestTerminalDeciderAsksOneAtATime(t *testing.T) {
+	terms := &ttys{}
+	d := newTerminalDecider(terms.open, nil)
+	first := decide(d, context.Background(), terminalRequest("Bash", `{"command":"one"}`))
+	tty := terms.nth(t, 0)
+	waitFor(t, "the first prompt is shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
+
+	second := decide(d, context.Background(), terminalRequest("Bash", `{"command":"two"}`))
+	queuedCtx, cancelQueued := context.WithCancelCause(context.Background())
+	queued := decide(d, queuedCtx, terminalRequest("Bash", `{"command":"three"}`))
+	cancelQueued(ErrRunEnded)
+	if res := recv(t, queued); !errors.Is(res.err, ErrRunEnded) {
+		t.Errorf("a request withdrawn while waiting its turn: got %+v, %v; want ErrRunEnded", res.answer, res.err)
+	}
+	if n := terms.count(); n != 1 {
+		t.Fatalf("terminals opened while the first request is on screen: got %d, want 1", n)
+	}
+
+	tty.typeLine(t, "y")
+	if res := recv(t, first); !res.answer.Allow {
+		t.Errorf("first answer: got %+v, want allow", res.answer)
+	}
+	next := terms.nth(t, 1)
+	next.typeLine(t, "n")
+	next.typeLine(t, "")
+	if res := recv(t, second); res.answer.Allow || res.answer.By != ByPerson {
+		t.Errorf("second answer: got %+v, want the person's deny", res.answer)
+	}
+	if strings.Contains(tty.Output(), "two") || !strings.Contains(next.Output(), "two") {
+		t.Error("the second request was shown before the first was answered")
+	}
+}
+
+func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptm.Close()
+	// Held open for the whole test: the master side stops reading once no slave is open.
+	defer pts.Close()
+	path := pts.Name()
+	// Open the device by path, as NewTerminalDecider opens /dev/tty.
+	d := newTerminalDecider(func() (io.ReadWriteCloser, error) { return os.OpenFile(path, os.O_RDWR, 0) }, nil)
+	screen := &fakeTTY{}    // only its output side: what the decider prints
+	go io.Copy(screen, ptm) //nolint:errcheck // ends when the test closes ptm
+	prompts := func() int { return strings.Count(screen.Output(), "Allow?") }
+
+	t.Run("the person's keys are read from it", func(t *testing.T) {
+		got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
+		if _, err := io.WriteString(ptm, "y\n"); err != nil {
+			t.Fatal(err)
+		}
+		if res := recv(t, got); res.err != nil || !res.answer.Allow {
+			t.Errorf("Decide: got %+v, %v; want allow", res.answer, res.err)
+		}
+	})
+	t.Run("a withdrawn request stops waiting on the device", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
+		waitFor(t, "the second prompt is on the terminal", func() bool { return prompts() >= 2 })
+		cancel(ErrTimedOut)
+		if res := recv(t, got); !errors.Is(res.err, ErrTimedOut) {
+			t.Errorf("Decide: got %+v, %v; want ErrTimedOut", res.answer, res.err)
+		}
+		// The next request gets the terminal: the last one let go of it.
+		next := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
+		if _, err := io.WriteString(ptm, "n\n\n"); err != nil {
+			t.Fatal(err)
+		}
+		if res := recv(t, next); res.err != nil || res.answer.Allow {
+			t.Errorf("next Decide: got %+v, %v; want a deny", res.answer, res.err)
+		}
+	})
+}

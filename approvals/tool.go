@@ -1,0 +1,108 @@
+package approvals
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// approveInput is what Claude Code passes to the approval tool.
+type approveInput struct {
+	ToolName  string          `json:"tool_name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+}
+
+// approveSchema is the tool's input schema. It is written out rather than inferred so that
+// input may be any object and Claude Code may add fields without being refused.
+var approveSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "tool_name": {"type": "string", "description": "The tool Claude Code wants to use, e.g. Bash."},
+    "input": {"type": "object", "description": "The tool's input."},
+    "tool_use_id": {"type": "string", "description": "The id of the tool use."}
+  },
+  "required": ["tool_name", "input"]
+}`)
+
+// newRunServer returns the MCP server that serves the approval tool to one run.
+func (s *Server) newRunServer(runID string) *mcp.Server {
+	server := mcp.NewServer(
+		&mcp.Implementation{Name: ServerName, Title: "segwi approvals", Version: "1"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}},
+	)
+	mcp.AddTool(server, &mcp.Tool{
+		Name: ToolName,
+		Description: "Asks segwi whether a tool call may run. A person answers, or a trusted " +
+			"command rule they configured, or the approval timeout (which denies).",
+		InputSchema: approveSchema,
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
+		input := originalInput(req.Params.Arguments, in.Input)
+		ctx, stop := whileCallerWaits(ctx)
+		defer stop()
+		answer := s.broker.Ask(ctx, runID, Call{ToolName: in.ToolName, Input: input, ToolUseID: in.ToolUseID})
+		return &mcp.CallToolResult{
+			Content: []mcp.Content{&mcp.TextContent{Text: string(AnswerJSON(answer, input))}},
+		}, nil, nil
+	})
+	return server
+}
+
+// whileCallerWaits returns a context that is also cancelled when the HTTP request that
+// carried the call ends, so that a call whose caller hung up is withdrawn from the person.
+func whileCallerWaits(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if httpCtx, ok := ctx.Value(requestContextKey{}).(context.Context); ok {
+		stopAfter := context.AfterFunc(httpCtx, func() { cancel(ErrWithdrawn) })
+		return ctx, func() { stopAfter(); cancel(nil) }
+	}
+	return ctx, func() { cancel(nil) }
+}
+
+// originalInput returns the tool input exactly as Claude Code sent it: the SDK hands the
+// handler arguments it has decoded and encoded again.
+func originalInput(arguments, decoded json.RawMessage) json.RawMessage {
+	var raw struct {
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(arguments, &raw); err == nil && len(raw.Input) > 0 {
+		return raw.Input
+	}
+	if len(decoded) > 0 {
+		return decoded
+	}
+	return json.RawMessage(`{}`)
+}
+
+// AnswerJSON returns the text the approval tool answers with, as Claude Code's permission
+// prompt tool contract has it: {"behavior":"allow","updatedInput":INPUT} with the input
+// unchanged, {"behavior":"deny","message":"..."}, or the same with "interrupt":true.
+func AnswerJSON(a Answer, input json.RawMessage) []byte {
+	if a.Allow {
+		if len(bytes.TrimSpace(input)) == 0 || !json.Valid(input) {
+			input = json.RawMessage(`{}`)
+		}
+		var b bytes.Buffer
+		b.WriteString(`{"behavior":"allow","updatedInput":`)
+		b.Write(input)
+		b.WriteString(`}`)
+		return b.Bytes()
+	}
+	deny := struct {
+		Behavior  string `json:"behavior"`
+		Message   string `json:"message"`
+		Interrupt bool   `json:"interrupt,omitempty"`
+	}{"deny", a.Message, a.Interrupt}
+	if deny.Message == "" {
+		deny.Message = "denied by segwi"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(deny); err != nil {
+		panic(err) // strings and a bool always encode
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

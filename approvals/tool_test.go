@@ -1,0 +1,335 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bearer adds a run's token to every request, as Claude Code does from the run's mcp.json.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens an MCP client session to s with token, speaking the protocol version
+// Claude Code 2.1.328 speaks unless version says otherwise.
+func connect(t testing.TB, s *Server, token, version string) *mcp.ClientSession {
+	t.Helper()
+	if version == "" {
+		version = "2025-11-25"
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.328"}, nil)
+	transport := &mcp.StreamableClientTransport{
+		Endpoint:   s.URL(),
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		MaxRetries: -1,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", s.URL(), err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callApprove calls the approval tool as Claude Code does and returns the text it answers.
+func callApprove(t testing.TB, cs *mcp.ClientSession, toolName, input, toolUseID string) string {
+	t.Helper()
+	text, err := tryApprove(cs, toolName, input, toolUseID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// approveText is callApprove for goroutines other than the test's: a failure comes back
+// as the text, to fail the comparison with the answer wanted.
+func approveText(cs *mcp.ClientSession, toolName, input, toolUseID string) string {
+	text, err := tryApprove(cs, toolName, input, toolUseID)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return text
+}
+
+func tryApprove(cs *mcp.ClientSession, toolName, input, toolUseID string) (string, error) {
+	args := json.RawMessage(`{"tool_name":` + quote(toolName) + `,"input":` + input + `,"tool_use_id":` + quote(toolUseID) + `}`)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: args})
+	if err != nil {
+		return "", fmt.Errorf("tools/call approve: %w", err)
+	}
+	if res.IsError {
+		return "", fmt.Errorf("tools/call approve: got a tool error %+v, want an answer", res.Content)
+	}
+	if len(res.Content) != 1 {
+		return "", fmt.Errorf("tools/call approve: got %d content blocks, want 1", len(res.Content))
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return "", fmt.Errorf("tools/call approve: got content %T, want text", res.Content[0])
+	}
+	return text.Text, nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// The input is sent with its keys out of the order encoding/json would give them, and
+// with characters it would escape: updatedInput must be the input exactly as sent.
+const bashInput = `{"description":"Remove the build","command":"rm -rf build && echo <done>"}`
+
+func TestApproveAnswersWithTheJSONClaudeCodeExpects(t *testing.T) {
+	tests := []struct {
+		name     string
+		person   Answer
+		want     string
+		wantStop bool
+	}{
+		{
+			name:   "a person's allow sends the input back unchanged",
+			person: Answer{Allow: true, By: ByPerson},
+			want:   `{"behavior":"allow","updatedInput":{"description":"Remove the build","command":"rm -rf build && echo <done>"}}`,
+		},
+		{
+			name:   "a person's deny says who denied and why",
+			person: Answer{By: ByPerson, Message: "use make clean"},
+			want:   `{"behavior":"deny","message":"Denied by the person at segwi: use make clean"}`,
+		},
+		{
+			name:   "a person's deny without a reason says none was given",
+			person: Answer{By: ByPerson},
+			want:   `{"behavior":"deny","message":"Denied by the person at segwi: no reason given"}`,
+		},
+		{
+			name:     "a person's deny and stop interrupts and stops the run",
+			person:   Answer{By: ByPerson, Interrupt: true, Message: "wrong branch"},
+			want:     `{"behavior":"deny","message":"Denied by the person at segwi, who also stopped the run: wrong branch","interrupt":true}`,
+			wantStop: true,
+		},
+		{
+			name:   "no terminal denies saying no person was there",
+			person: Answer{By: ByNoTerminal, Message: noTerminalMessage("Bash")},
+			want:   `{"behavior":"deny","message":"denied: no person was at the terminal to approve this Bash call (segwi run has no controlling terminal to ask on). Do without it; the person can allow such commands ahead of time in approvals.trusted."}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPerson()
+			s := newTestServer(t, Config{Decider: p})
+			reg, run := register(t, s, "r1")
+			cs := connect(t, s, reg.Token, "")
+
+			text := make(chan string, 1)
+			go func() { text <- approveText(cs, "Bash", bashInput, "toolu_1") }()
+			req := p.nextAsked(t)
+			if req.Run.ID != "r1" || req.ToolName != "Bash" || req.ToolUseID != "toolu_1" || string(req.Input) != bashInput {
+				t.Errorf("request shown: got %+v, want run r1's Bash call toolu_1 with the input as sent", req)
+			}
+			p.answer("toolu_1", tt.person)
+			if got := recv(t, text); got != tt.want {
+				t.Errorf("answer text:\n got %s\nwant %s", got, tt.want)
+			}
+			if tt.wantStop {
+				recv(t, run.stopped)
+			} else if n := run.Stops(); n != 0 {
+				t.Errorf("Stop calls: got %d, want 0", n)
+			}
+			if n := len(run.answered()); n != 1 {
+				t.Errorf("answers recorded: got %d, want 1", n)
+			}
+		})
+	}
+}
+
+func TestApproveTrustedCommandIsAllowedWithoutAPerson(t *testing.T) {
+	s := newTestServer(t, Config{Decider: nobody{t}, Trusted: []string{"go test", "git status"}})
+	reg, run := register(t, s, "r1")
+	cs := connect(t, s, reg.Token, "")
+	input := `{"command":"go test ./... && git status --short","timeout":600000}`
+	got := callApprove(t, cs, "Bash", input, "toolu_1")
+	if want := `{"behavior":"allow","updatedInput":` + input + `}`; got != want {
+		t.Errorf("answer text:\n got %s\nwant %s", got, want)
+	}
+	answered := run.answered()
+	if len(answered) != 1 || answered[0].Answer.By != ByTrusted || answered[0].Answer.Rule != "go test, git status" {
+		t.Errorf("recorded answers: got %+v, want one by trusted with rule %q", answered, "go test, git status")
+	}
+}
+
+func TestApproveTimeoutDeniesAndSaysSo(t *testing.T) {
+	p := newPerson()
+	s := newTestServer(t, Config{Decider: p, Timeout: 40 * time.Millisecond})
+	reg, run := register(t, s, "r1")
+	cs := connect(t, s, reg.Token, "")
+	got := callApprove(t, cs, "Bash", bashInput, "toolu_1")
+	want := `{"behavior":"deny","message":"No answer from a person within 40ms; denied by segwi's approval timeout. The person did not decline it: ask again or do without."}`
+	if got != want {
+		t.Errorf("answer text:\n got %s\nwant %s", got, want)
+	}
+	p.nextWithdrawn(t)
+	if a := run.answered(); len(a) != 1 || a[0].Answer.By != ByTimeout {
+		t.Errorf("recorded answers: got %+v, want one by timeout", a)
+	}
+}
+
+func TestApproveRunEndedDeniesPendingRequest(t *testing.T) {
+	p := newPerson()
+	s := newTestServer(t, Config{Decider: p})
+	reg, run := register(t, s, "r1")
+	cs := connect(t, s, reg.Token, "")
+	text := make(chan string, 1)
+	go func() { text <- approveText(cs, "Bash", bashInput, "toolu_1") }()
+	p.nextAsked(t)
+	s.Unregister("r1")
+	want := `{"behavior":"deny","message":"denied: the segwi run ended before a person answered"}`
+	if got := recv(t, text); got != want {
+		t.Errorf("answer text:\n got %s\nwant %s", got, want)
+	}
+	if w := p.nextWithdrawn(t); w.req.ToolUseID != "toolu_1" {
+		t.Errorf("withdrawn: got %s, want toolu_1", w.req.ToolUseID)
+	}
+	if a := run.answered(); len(a) != 1 || a[0].Answer.By != ByRunEnded {
+		t.Errorf("recorded answers: got %+v, want one by run-ended", a)
+	}
+}
+
+func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
+	p := newPerson()
+	s := newTestServer(t, Config{Decider: p})
+	reg, run := register(t, s, "r1")
+	ctx, hangUp := context.WithCancel(context.Background())
+	req := mcpRequest(t, s, reg.Token, strings.NewReader(callApproveBody)).WithContext(ctx)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	p.nextAsked(t)
+	hangUp()
+	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrWithdrawn) {
+		t.Errorf("the Decider's context cause: got %v, want ErrWithdrawn", w.cause)
+	}
+	waitFor(t, "the answer is recorded", func() bool { return len(run.answered()) == 1 })
+	if a := run.answered()[0].Answer; a.By != ByCancelled {
+		t.Errorf("recorded answer: got By %s, want cancelled", a.By)
+	}
+}
+
+func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
+	p := newPerson()
+	s := newTestServer(t, Config{Decider: p})
+	regA, runA := register(t, s, "a")
+	regB, runB := register(t, s, "b")
+	csA, csB := connect(t, s, regA.Token, ""), connect(t, s, regB.Token, "")
+
+	textA, textB := make(chan string, 1), make(chan string, 1)
+	go func() { textA <- approveText(csA, "Bash", `{"command":"make a"}`, "toolu_a") }()
+	go func() { textB <- approveText(csB, "Bash", `{"command":"make b"}`, "toolu_b") }()
+	shown := map[string]string{}
+	for range 2 {
+		req := p.nextAsked(t)
+		shown[req.ToolUseID] = req.Run.ID + " " + string(req.Input)
+	}
+	if diff := cmp.Diff(map[string]string{"toolu_a": `a {"command":"make a"}`, "toolu_b": `b {"command":"make b"}`}, shown); diff != "" {
+		t.Errorf("requests shown, by tool use (-want +got):\n%s", diff)
+	}
+
+	p.answer("toolu_b", Answer{Allow: true, By: ByPerson})
+	if got, want := recv(t, textB), `{"behavior":"allow","updatedInput":{"command":"make b"}}`; got != want {
+		t.Errorf("run b's answer: got %s, want %s", got, want)
+	}
+	p.answer("toolu_a", Answer{By: ByPerson, Message: "not a"})
+	if got, want := recv(t, textA), `{"behavior":"deny","message":"Denied by the person at segwi: not a"}`; got != want {
+		t.Errorf("run a's answer: got %s, want %s", got, want)
+	}
+	for id, run := range map[string]*fakeRun{"a": runA, "b": runB} {
+		recs := run.Records()
+		if len(recs) != 2 {
+			t.Errorf("run %s: got %d records, want 2", id, len(recs))
+		}
+		for _, rec := range recs {
+			if rec.Request.Run.ID != id || rec.Request.ToolUseID != "toolu_"+id {
+				t.Errorf("run %s holds a record of run %s (%s)", id, rec.Request.Run.ID, rec.Request.ToolUseID)
+			}
+		}
+	}
+}
+
+func TestApproveIsTheOnlyTool(t *testing.T) {
+	s := newTestServer(t, Config{Decider: nobody{t}})
+	reg, _ := register(t, s, "r1")
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run("a client speaking "+version+" lists only approve", func(t *testing.T) {
+			cs := connect(t, s, reg.Token, version)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			if len(res.Tools) != 1 || res.Tools[0].Name != ToolName {
+				t.Fatalf("tools: got %+v, want only %q", res.Tools, ToolName)
+			}
+			schema, _ := json.Marshal(res.Tools[0].InputSchema)
+			for _, field := range []string{"tool_name", "input", "tool_use_id"} {
+				if !strings.Contains(string(schema), `"`+field+`"`) {
+					t.Errorf("input schema %s: does not name %s", schema, field)
+				}
+			}
+		})
+	}
+}
+
+func TestApproveRefusesCallsWithoutToolName(t *testing.T) {
+	s := newTestServer(t, Config{Decider: nobody{t}})
+	reg, run := register(t, s, "r1")
+	cs := connect(t, s, reg.Token, "")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(`{"input":{}}`)})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	if !res.IsError {
+		t.Errorf("result: got %+v, want a tool error (Claude Code then denies)", res.Content)
+	}
+	if recs := run.Records(); len(recs) != 0 {
+		t.Errorf("records: got %+v, want none", recs)
+	}
+}
+
+func TestAnswerJSON(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer Answer
+		input  string
+		want   string
+	}{
+		{"an allow without input sends an empty object", Answer{Allow: true}, ``, `{"behavior":"allow","updatedInput":{}}`},
+		{"a deny without a message still carries one", Answer{}, `{}`, `{"behavior":"deny","message":"denied by segwi"}`},
+		{"a deny message is not HTML-escaped", Answer{Message: "a <b> & c"}, `{}`, `{"behavior":"deny","message":"a <b> & c"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(AnswerJSON(tt.answer, json.RawMessage(tt.input))); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
