@@ -1,0 +1,152 @@
+package push
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// credentialUsername is the username GitHub expects with a token over HTTPS.
+const credentialUsername = "x-access-token"
+
+// credentialHelper is the credential helper git runs through sh as `f ACTION`. It holds no
+// secret. For get and erase it copies git's request, ended by a blank line, to fd 4; for get
+// it then copies segwi's answer from fd 3 to git. Other actions (store) read and drop their
+// input. See the package doc.
+const credentialHelper = `!f() { ` +
+	`case "$1" in ` +
+	`get) { echo "action=get"; cat; echo; } >&4; exec cat <&3 ;; ` +
+	`erase) cat >/dev/null; printf 'action=erase\n\n' >&4 ;; ` +
+	`*) cat >/dev/null ;; ` +
+	`esac; }; f`
+
+// credentialChannel answers git's credential requests for one push, over two pipes that
+// git inherits as fds 3 (answers) and 4 (requests).
+type credentialChannel struct {
+	protocol string // the only protocol answered
+	host     string // the only host (with port, as git sends it) answered
+	token    string
+
+	answerR, answerW   *os.File // segwi writes answers; git's helper reads fd 3
+	requestR, requestW *os.File // git's helper writes requests on fd 4; segwi reads
+
+	mu       sync.Mutex
+	answered bool   // the token was given once; never again
+	rejected bool   // git said the server refused the token
+	refused  string // the protocol://host git asked about when it was not the remote's
+	done     chan struct{}
+}
+
+// newCredentialChannel opens the pipes for a push to protocol://host.
+func newCredentialChannel(protocol, host, token string) (*credentialChannel, error) {
+	ar, aw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("opening credential pipe: %w", err)
+	}
+	rr, rw, err := os.Pipe()
+	if err != nil {
+		ar.Close()
+		aw.Close()
+		return nil, fmt.Errorf("opening credential pipe: %w", err)
+	}
+	return &credentialChannel{
+		protocol: protocol, host: host, token: token,
+		answerR: ar, answerW: aw, requestR: rr, requestW: rw,
+		done: make(chan struct{}),
+	}, nil
+}
+
+// childFiles are the files git inherits, as fds 3 and 4 in this order.
+func (c *credentialChannel) childFiles() []*os.File {
+	return []*os.File{c.answerR, c.requestW}
+}
+
+// started closes this process's copies of git's ends, once git has them, and starts
+// serving requests. Serving ends when every holder of fd 4 has exited.
+func (c *credentialChannel) started() {
+	c.answerR.Close()
+	c.requestW.Close()
+	go c.serve()
+}
+
+// close releases the pipes. It is safe after started or instead of it.
+func (c *credentialChannel) close() {
+	c.answerR.Close()
+	c.requestW.Close()
+	c.requestR.Close()
+	c.mu.Lock()
+	c.closeAnswer()
+	c.mu.Unlock()
+}
+
+// closeAnswer closes the answer pipe for good; c.mu must be held.
+func (c *credentialChannel) closeAnswer() {
+	c.answered = true
+	c.answerW.Close()
+}
+
+// serve reads requests until EOF on fd 4.
+func (c *credentialChannel) serve() {
+	defer close(c.done)
+	br := bufio.NewReader(c.requestR)
+	for {
+		req, err := readCredentialRequest(br)
+		if len(req) > 0 {
+			c.handle(req)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// handle answers one request.
+func (c *credentialChannel) handle(req map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch req["action"] {
+	case "erase":
+		c.rejected = true
+	case "get":
+		if c.answered {
+			return // the answer pipe is closed: the helper reads EOF and answers nothing
+		}
+		if !strings.EqualFold(req["protocol"], c.protocol) || !strings.EqualFold(req["host"], c.host) {
+			c.refused = req["protocol"] + "://" + req["host"]
+			c.closeAnswer()
+			return
+		}
+		// The pipe holds far more than this, so the write does not wait for the helper.
+		_, _ = io.WriteString(c.answerW, "username="+credentialUsername+"\npassword="+c.token+"\n")
+		c.closeAnswer()
+	}
+}
+
+// readCredentialRequest reads key=value lines up to a blank line or EOF.
+func readCredentialRequest(br *bufio.Reader) (map[string]string, error) {
+	req := map[string]string{}
+	for {
+		line, err := br.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" && err == nil {
+			return req, nil
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			req[k] = v
+		}
+		if err != nil {
+			return req, err
+		}
+	}
+}
+
+// outcome reports, after serving ended, whether the server refused the token and which
+// host git asked about instead of the remote's, if any.
+func (c *credentialChannel) outcome() (rejected bool, refused string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rejected, c.refused
+}

@@ -1,0 +1,107 @@
+package push
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// helperRun runs segwi's credential helper the way git does (sh -c "... ACTION") with
+// the channel's pipes as fds 3 and 4, and returns what it printed for git.
+func helperRun(t *testing.T, ch *credentialChannel, action, request string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", strings.TrimPrefix(credentialHelper, "!")+" "+action)
+	cmd.Stdin = strings.NewReader(request)
+	cmd.ExtraFiles = ch.childFiles()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper %s: %v", action, err)
+	}
+	return string(out)
+}
+
+// serveForTest serves ch while the test holds git's ends, and returns a func that
+// closes them, as git exiting would, and waits for serving to end.
+func serveForTest(t *testing.T, ch *credentialChannel) (finish func()) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("sh is not installed")
+	}
+	go ch.serve()
+	t.Cleanup(ch.close)
+	return func() {
+		ch.answerR.Close()
+		ch.requestW.Close()
+		<-ch.done
+	}
+}
+
+func TestCredentialChannelAnswersTheRemotesHostOnce(t *testing.T) {
+	ch, err := newCredentialChannel("https", "github.com", testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := serveForTest(t, ch)
+
+	got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\nusername=x-access-token\n")
+	want := "username=x-access-token\npassword=" + testToken + "\n"
+	if got != want {
+		t.Errorf("first get answered %q, want %q", got, want)
+	}
+	if got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\n"); got != "" {
+		t.Errorf("second get answered %q, want nothing: the token is given once", got)
+	}
+	if got := helperRun(t, ch, "store", "protocol=https\nhost=github.com\npassword=x\n"); got != "" {
+		t.Errorf("store printed %q, want nothing", got)
+	}
+	finish()
+	if rejected, refused := ch.outcome(); rejected || refused != "" {
+		t.Errorf("outcome = (%v, %q), want no rejection and no other host", rejected, refused)
+	}
+}
+
+func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
+	tests := []struct {
+		name, request, wantRefused string
+	}{
+		{"another host", "protocol=https\nhost=evil.example\n", "https://evil.example"},
+		{"another port", "protocol=https\nhost=github.com:8443\n", "https://github.com:8443"},
+		{"plain http to the same host", "protocol=http\nhost=github.com\n", "http://github.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch, err := newCredentialChannel("https", "github.com", testToken)
+			if err != nil {
+				t.Fatal(err)
+			}
+			finish := serveForTest(t, ch)
+			if got := helperRun(t, ch, "get", tt.request); got != "" {
+				t.Errorf("get for %s answered %q, want nothing", tt.name, got)
+			}
+			// After a wrong request the right one gets nothing either.
+			if got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\n"); got != "" {
+				t.Errorf("get after a wrong host answered %q, want nothing", got)
+			}
+			finish()
+			if _, refused := ch.outcome(); refused != tt.wantRefused {
+				t.Errorf("refused host = %q, want %q", refused, tt.wantRefused)
+			}
+		})
+	}
+}
+
+func TestCredentialChannelNoticesTheServerRefusedTheToken(t *testing.T) {
+	ch, err := newCredentialChannel("https", "github.com", testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := serveForTest(t, ch)
+	helperRun(t, ch, "get", "protocol=https\nhost=github.com\n")
+	if got := helperRun(t, ch, "erase", "protocol=https\nhost=github.com\nusername=x-access-token\npassword="+testToken+"\n"); got != "" {
+		t.Errorf("erase printed %q, want nothing", got)
+	}
+	finish()
+	if rejected, _ := ch.outcome(); !rejected {
+		t.Error("outcome says the token was not rejected after git asked to erase it")
+	}
+}

@@ -1,0 +1,58 @@
+// Package push pushes a finished run's branch with the person's GitHub token, so that the
+// agent never holds the token (design principle 6), and can open a pull request for it.
+//
+// [Push] pushes the current branch of a checkout to one of its remotes over HTTPS. Before
+// it reads the token or touches the network it refuses, with a [RefusedError] that says why
+// and what to do, a run that is still active, a checkout that is gone, a detached HEAD, the
+// remote's default branch, a remote that is not HTTPS and a remote on a host the token is
+// not meant for. [Check] runs the same checks without pushing, for a Push button that
+// enables itself. Every attempt, refusals included, is handed to [Request.Record] as an
+// [Attempt] whose words are redacted.
+//
+// # How the token reaches git
+//
+// The token goes only to the `git push` child, and only through git's credential protocol:
+// never in an argv, a file, an environment variable or a log. The push runs as
+//
+//	git -c credential.helper= -c credential.helper='!f() { ... }; f' ... push REMOTE REFSPEC
+//
+// The first -c empties the list of the person's credential helpers for this one command;
+// the second adds a short shell function that contains no secret. Two pipes are handed to
+// git as inherited file descriptors 3 and 4 (git and the helpers it starts keep them open).
+// When git needs a password, the helper copies git's request (protocol, host) to fd 4 and
+// then copies whatever arrives on fd 3 to git. segwi reads the request, answers on fd 3
+// with the username x-access-token and the token only if the protocol and host are those
+// of the remote it checked, answers at most once, and then closes fd 3 for good. When
+// the server refuses the token, git asks the helpers to erase it; the helper reports that on
+// fd 4, which is how Push tells a wrong token from other failures without reading git's
+// words. The pipes need a POSIX shell, so Push works on Linux and macOS, not on Windows.
+//
+// Other ways were weighed. GIT_ASKPASS answered by segwi's own executable needs the
+// binary, which a library and its tests cannot assume; a loopback socket needs a client
+// program in the helper (shells cannot open sockets portably) and a nonce that would sit
+// in the environment; a credential helper fed on stdin from a temporary file puts the
+// token in a file.
+//
+// Because the agent could have edited the checkout, the push also runs with the
+// checkout's hooks switched off (core.hooksPath=/dev/null and --no-verify: a hook would
+// inherit the pipes), interactive prompts off (GIT_TERMINAL_PROMPT=0, an empty
+// GIT_ASKPASS, GCM_INTERACTIVE=never), TLS verification on, signed pushes and submodule
+// pushes off, and without the GIT_* variables that trace, redirect or reconfigure git. A
+// redirect to another host (git follows the first one) gets no token: the host check
+// above refuses it. A remote with a foreign vcs helper (remote.NAME.vcs) or more than
+// one push URL is refused. git's output is redacted: the token, its Basic form and any
+// user:password@ part of a URL are removed.
+//
+// # The default branch
+//
+// The remote's default branch is read from the local ref refs/remotes/REMOTE/HEAD, which
+// `git clone` and `git remote set-head REMOTE --auto` write, so that the refusal happens
+// before any network call. When that ref is missing, Push cannot know the default branch
+// without asking the server, so it refuses the usual default names main and master and
+// says how to record the real one.
+//
+// # Pull requests
+//
+// [OpenPullRequest] opens a pull request through the GitHub REST API (the base URL is
+// configurable for GitHub Enterprise) for a branch that Push has pushed.
+package push

@@ -1,0 +1,359 @@
+package push
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// DefaultRemote is the remote pushed to when [Request.Remote] is empty.
+const DefaultRemote = "origin"
+
+// maxGitOutput caps how much of git's output is kept on an [Attempt].
+const maxGitOutput = 16 << 10
+
+// Request says what to push and hands Push what it needs from the rest of segwi.
+type Request struct {
+	// Checkout is the run's checkout; its current branch is pushed.
+	Checkout string
+	// Remote is the remote to push to; empty means "origin".
+	Remote string
+	// RunActive is true while the run has not ended; such a push is refused.
+	RunActive bool
+
+	// Token reads the GitHub token (the keyring's Get). It is called only after every
+	// local check passed. Required by Push; Check does not call it.
+	Token func(ctx context.Context) (string, error)
+	// TokenNotFound is the error Token returns (matched with errors.Is) when no token is
+	// set. Any other error from Token is reported as a keyring that cannot be read.
+	TokenNotFound error
+	// TokenHosts are the hosts (name, or name:port) the token may be sent to; empty means
+	// github.com. A GitHub Enterprise host is added here from the settings.
+	TokenHosts []string
+
+	// Record, when set, is called once for every attempt, refusals included, with words
+	// already redacted; the caller appends it to the run's events.
+	Record func(Attempt)
+
+	// Git is the git binary; empty means "git" found on PATH.
+	Git string
+	// Env is git's environment before Push cleans it; nil means this process's.
+	Env []string
+	// AllowLoopbackHTTP accepts http:// remotes on 127.0.0.1, ::1 and localhost. It is
+	// meant for tests, whose git server has no certificate; HTTPS is required otherwise.
+	AllowLoopbackHTTP bool
+	// Now returns the time recorded on an attempt; nil means time.Now.
+	Now func() time.Time
+}
+
+// Outcome is how an attempt ended.
+type Outcome string
+
+// The outcomes of an attempt.
+const (
+	Pushed  Outcome = "pushed"  // the branch is on the remote
+	Refused Outcome = "refused" // segwi did not push; nothing was sent
+	Failed  Outcome = "failed"  // git push ran and did not succeed
+)
+
+// Attempt is the record of one push attempt, for the run's events. No field holds the
+// token or URL credentials.
+type Attempt struct {
+	Time      time.Time `json:"time"`
+	Remote    string    `json:"remote"`
+	URL       string    `json:"url,omitempty"`    // the push URL without user or password
+	Branch    string    `json:"branch,omitempty"` // short name, e.g. "segwi/fix-login"
+	Commit    string    `json:"commit,omitempty"` // full hash of the pushed commit
+	Outcome   Outcome   `json:"outcome"`
+	Reason    Reason    `json:"reason,omitempty"`    // set when Outcome is Refused
+	Message   string    `json:"message"`             // what happened, for a person
+	GitOutput string    `json:"gitOutput,omitempty"` // git push's output, redacted and capped
+}
+
+// Target is what a push would send, as found by [Check].
+type Target struct {
+	Remote string // the remote's name
+	URL    string // its push URL, without user or password
+	Branch string // the current branch, short name
+	Commit string // the branch's commit
+	// DefaultBranch is the remote's default branch as recorded locally, or "" when the
+	// checkout has no refs/remotes/REMOTE/HEAD.
+	DefaultBranch string
+
+	url remoteURL
+}
+
+// Check runs every local check a push makes before it reads the token, without reading
+// it, touching the network or recording anything. It returns what would be pushed, or a
+// *[RefusedError] saying why not; other errors mean git could not be run. A run window can
+// call it to enable its Push button. It returns when the local git commands finish or ctx
+// is done.
+func Check(ctx context.Context, req Request) (Target, error) {
+	return check(ctx, req, &Target{})
+}
+
+// check fills t as facts become known, so a refusal still records what was found.
+func check(ctx context.Context, req Request, t *Target) (Target, error) {
+	t.Remote = req.Remote
+	if t.Remote == "" {
+		t.Remote = DefaultRemote
+	}
+	if req.RunActive {
+		return *t, refuse(ReasonRunActive, "the run is still active; wait for it to end, or stop it, then push")
+	}
+	if runtime.GOOS == "windows" {
+		return *t, refuse(ReasonUnsupported, "segwi cannot push on Windows yet; push the branch yourself with git push")
+	}
+	if req.Checkout == "" {
+		return *t, refuse(ReasonCheckoutGone, "the run has no checkout to push from")
+	}
+	info, err := os.Stat(req.Checkout)
+	if err != nil || !info.IsDir() {
+		return *t, refuse(ReasonCheckoutGone, "the run's checkout %s is gone, so there is nothing to push", req.Checkout)
+	}
+	g := git{path: req.Git, dir: req.Checkout, env: cleanEnv(envOrDefault(req.Env))}
+	if g.path == "" {
+		g.path = "git"
+	}
+	if _, err := exec.LookPath(g.path); err != nil {
+		return *t, fmt.Errorf("push: git is not installed or not on PATH (%w); install git and push again", err)
+	}
+	if _, err := g.output(ctx, "rev-parse", "--git-dir"); err != nil {
+		if exitCode(err) > 0 {
+			return *t, refuse(ReasonCheckoutGone, "%s is not a git checkout any more, so there is nothing to push", req.Checkout)
+		}
+		return *t, fmt.Errorf("push: reading checkout %s: %w", req.Checkout, err)
+	}
+
+	ref, err := g.output(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err != nil {
+		if exitCode(err) == 1 {
+			head, _ := g.output(ctx, "rev-parse", "--short", "HEAD")
+			return *t, refuse(ReasonDetachedHead,
+				"HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then push", req.Checkout, head)
+		}
+		return *t, fmt.Errorf("push: reading HEAD in %s: %w", req.Checkout, err)
+	}
+	t.Branch = strings.TrimPrefix(ref, "refs/heads/")
+	if !strings.HasPrefix(ref, "refs/heads/") || t.Branch == "" {
+		return *t, refuse(ReasonDetachedHead, "HEAD in %s points at %s, not at a branch; switch to a branch, then push", req.Checkout, ref)
+	}
+	t.Commit, err = g.output(ctx, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return *t, refuse(ReasonNoCommits, "branch %s in %s has no commit yet; commit, then push", t.Branch, req.Checkout)
+		}
+		return *t, fmt.Errorf("push: reading branch %s in %s: %w", t.Branch, req.Checkout, err)
+	}
+
+	urls, err := g.output(ctx, "remote", "get-url", "--push", "--all", t.Remote)
+	if err != nil {
+		if exitCode(err) > 0 {
+			return *t, refuse(ReasonNoRemote, "%s has no remote named %s; add it with git remote add %s URL, or choose the repository's remote in segwi's settings",
+				req.Checkout, t.Remote, t.Remote)
+		}
+		return *t, fmt.Errorf("push: reading remote %s in %s: %w", t.Remote, req.Checkout, err)
+	}
+	list := strings.Fields(urls)
+	if len(list) != 1 {
+		t.URL = redactURLs(strings.Join(list, " "))
+		return *t, refuse(ReasonRemoteSetup, "remote %s has %d push URLs (%s); segwi pushes to exactly one, so push this remote yourself",
+			t.Remote, len(list), t.URL)
+	}
+	t.URL = redactURLs(list[0])
+	if vcs, err := g.output(ctx, "config", "--get", "remote."+t.Remote+".vcs"); err == nil && vcs != "" {
+		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
+			t.Remote, vcs, t.Remote)
+	}
+	u, refusal := checkRemoteURL(t.Remote, list[0], req.AllowLoopbackHTTP, req.TokenHosts)
+	if refusal != nil {
+		return *t, refusal
+	}
+	t.url = u
+	t.URL = u.display()
+
+	def, err := g.output(ctx, "symbolic-ref", "--quiet", "refs/remotes/"+t.Remote+"/HEAD")
+	switch {
+	case err == nil:
+		t.DefaultBranch = strings.TrimPrefix(def, "refs/remotes/"+t.Remote+"/")
+		if t.Branch == t.DefaultBranch {
+			return *t, refuse(ReasonDefaultBranch,
+				"%s is the default branch of %s; segwi does not push to it. Create a branch for the run's work (git switch -c NAME), then push that", t.Branch, t.Remote)
+		}
+	case exitCode(err) == 1:
+		if t.Branch == "main" || t.Branch == "master" {
+			return *t, refuse(ReasonDefaultBranch,
+				"%s is usually a default branch, and this checkout does not record the default branch of %s; if it is not the default, record the real one with git remote set-head %s --auto and push again, otherwise create a branch for the work (git switch -c NAME) and push that",
+				t.Branch, t.Remote, t.Remote)
+		}
+	default:
+		return *t, fmt.Errorf("push: reading the default branch of %s in %s: %w", t.Remote, req.Checkout, err)
+	}
+	return *t, nil
+}
+
+// Push pushes the current branch of req.Checkout to the same branch on req.Remote,
+// authenticating with the token from req.Token through git's credential protocol (see
+// the package doc). It returns the attempt, also handed to req.Record, and an error when
+// the branch was not pushed: a *[RefusedError] when segwi refused before any network
+// call, another error when git push failed. It returns when git push exits or ctx is done.
+func Push(ctx context.Context, req Request) (Attempt, error) {
+	now := time.Now
+	if req.Now != nil {
+		now = req.Now
+	}
+	a := Attempt{Time: now()}
+	a, err := doPush(ctx, req, a)
+	if req.Record != nil {
+		req.Record(a)
+	}
+	return a, err
+}
+
+func doPush(ctx context.Context, req Request, a Attempt) (Attempt, error) {
+	var t Target
+	_, err := check(ctx, req, &t)
+	a.Remote, a.URL, a.Branch, a.Commit = t.Remote, t.URL, t.Branch, t.Commit
+	if err == nil {
+		var token string
+		token, err = readToken(ctx, req.Token, req.TokenNotFound)
+		if err == nil {
+			return runPush(ctx, req, t, token, a)
+		}
+	}
+	var r *RefusedError
+	if errors.As(err, &r) {
+		a.Outcome, a.Reason, a.Message = Refused, r.Reason, r.Msg
+	} else {
+		a.Outcome, a.Message = Failed, err.Error()
+	}
+	return a, err
+}
+
+// readToken calls token and turns its errors into refusals a person can act on.
+func readToken(ctx context.Context, token func(context.Context) (string, error), notFound error) (string, error) {
+	if token == nil {
+		return "", errors.New("push: no way to read the GitHub token was given (Request.Token is nil)")
+	}
+	tok, err := token(ctx)
+	switch {
+	case err != nil && notFound != nil && errors.Is(err, notFound), err == nil && strings.TrimSpace(tok) == "":
+		return "", refuse(ReasonNoToken, "no GitHub token is set; set one with `segwi token set`, which reads it from standard input, then push again")
+	case err != nil:
+		return "", refuse(ReasonKeyring, "could not read the GitHub token from the OS keyring: %v; unlock or start the keyring, then push again", err)
+	}
+	return strings.TrimSpace(tok), nil
+}
+
+// runPush runs git push with the credential channel and fills the attempt's outcome.
+func runPush(ctx context.Context, req Request, t Target, token string, a Attempt) (Attempt, error) {
+	red := newRedactor(credentialUsername, token)
+	ch, err := newCredentialChannel(strings.ToLower(t.url.u.Scheme), t.url.u.Host, token)
+	if err != nil {
+		a.Outcome, a.Message = Failed, "push: "+err.Error()
+		return a, fmt.Errorf("push: %w", err)
+	}
+	defer ch.close()
+
+	refspec := "refs/heads/" + t.Branch + ":refs/heads/" + t.Branch
+	args := []string{
+		"-c", "credential.helper=", // forget the person's helpers for this command
+		"-c", "credential.helper=" + credentialHelper,
+		"-c", "credential.username=" + credentialUsername,
+		"-c", "core.hooksPath=" + os.DevNull,
+		"-c", "http.sslVerify=true",
+		"-c", "push.gpgSign=false",
+	}
+	if !strings.Contains(t.URL, "=") {
+		// The most specific URL wins in http.<url>.* settings, whatever their order, so
+		// only this one beats an sslVerify=false the checkout's config could hold.
+		args = append(args, "-c", "http."+t.URL+".sslVerify=true")
+	}
+	args = append(args, "push", "--no-verify", "--recurse-submodules=no", "--porcelain", t.Remote, refspec)
+	gitPath := req.Git
+	if gitPath == "" {
+		gitPath = "git"
+	}
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	cmd.Dir = req.Checkout
+	cmd.Env = cleanEnv(envOrDefault(req.Env))
+	cmd.ExtraFiles = ch.childFiles()
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		a.Outcome, a.Message = Failed, fmt.Sprintf("could not start git push: %v", err)
+		return a, fmt.Errorf("push: starting git push: %w", err)
+	}
+	ch.started()
+	runErr := cmd.Wait()
+	// Every holder of fd 4 has exited with git, so serving ends; the timer only guards
+	// against a process git left behind holding it.
+	select {
+	case <-ch.done:
+	case <-time.After(5 * time.Second):
+	}
+	rejected, refusedHost := ch.outcome()
+
+	a.GitOutput = capOutput(red.redact(out.String()))
+	switch {
+	case runErr == nil:
+		a.Outcome = Pushed
+		a.Message = fmt.Sprintf("pushed %s (%s) to %s (%s)", t.Branch, shortHash(t.Commit), t.Remote, t.URL)
+		return a, nil
+	case ctx.Err() != nil:
+		a.Outcome, a.Message = Failed, "the push was cancelled before it finished"
+		return a, fmt.Errorf("push: git push to %s: %w", t.Remote, ctx.Err())
+	case rejected:
+		a.Outcome = Failed
+		a.Message = fmt.Sprintf("%s refused the GitHub token for %s; set a token that may push to this repository with `segwi token set`, then push again",
+			t.url.u.Host, t.URL)
+	case refusedHost != "":
+		a.Outcome = Failed
+		a.Message = fmt.Sprintf("git asked for a password for %s instead of %s, so segwi did not hand it the token; check the remote's URL and git's url.*.insteadOf settings, then push again",
+			redactURLs(refusedHost), t.URL)
+	default:
+		a.Outcome = Failed
+		a.Message = fmt.Sprintf("git push of %s to %s failed: %s", t.Branch, t.Remote, lastLines(a.GitOutput, 6))
+	}
+	return a, errors.New("push: " + a.Message)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// capOutput keeps the end of s, where git puts its verdict, within maxGitOutput bytes.
+func capOutput(s string) string {
+	if len(s) <= maxGitOutput {
+		return s
+	}
+	return "[...]\n" + s[len(s)-maxGitOutput:]
+}
+
+// lastLines returns the last n non-empty lines of s joined by "; ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "git printed nothing"
+	}
+	return strings.Join(lines, "; ")
+}

@@ -1,0 +1,85 @@
+package push
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// DefaultTokenHost is the host the GitHub token is sent to when [Request.TokenHosts] is
+// empty.
+const DefaultTokenHost = "github.com"
+
+// remoteURL is a remote's push URL that segwi will send the token to.
+type remoteURL struct {
+	u *url.URL
+}
+
+// display is the URL without any user or password, safe to record and show.
+func (r remoteURL) display() string { return stripUserinfo(r.u) }
+
+func stripUserinfo(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+// describeRemote says what kind of remote raw is, for the not-HTTPS refusal.
+func describeRemote(raw string) string {
+	if i := strings.Index(raw, "://"); i > 0 {
+		return strings.ToLower(raw[:i])
+	}
+	// scp-like syntax: [user@]host:path, with no slash before the colon.
+	if i := strings.Index(raw, ":"); i > 0 && !strings.Contains(raw[:i], "/") {
+		return "ssh"
+	}
+	return "a local path"
+}
+
+// isLoopbackHost reports whether host (without port) is this machine.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkRemoteURL decides whether the token may be sent to raw, the push URL of the remote
+// named name. It returns the parsed URL or a refusal.
+func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []string) (remoteURL, *RefusedError) {
+	shown := redactURLs(raw)
+	u, err := url.Parse(raw)
+	if err != nil || !strings.Contains(raw, "://") || u.Host == "" {
+		return remoteURL{}, refuse(ReasonNotHTTPS,
+			"remote %s is %s (%s); segwi pushes only over HTTPS with its GitHub token, so push this remote yourself (git push %s)",
+			name, shown, describeRemote(raw), name)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case scheme == "https":
+	case scheme == "http" && allowLoopbackHTTP && isLoopbackHost(u.Hostname()):
+	default:
+		return remoteURL{}, refuse(ReasonNotHTTPS,
+			"remote %s is %s (%s); segwi pushes only over HTTPS with its GitHub token, so push this remote yourself (git push %s)",
+			name, shown, scheme, name)
+	}
+	if len(tokenHosts) == 0 {
+		tokenHosts = []string{DefaultTokenHost}
+	}
+	for _, h := range tokenHosts {
+		if strings.EqualFold(h, u.Hostname()) || strings.EqualFold(h, u.Host) {
+			return remoteURL{u: u}, nil
+		}
+	}
+	return remoteURL{}, refuse(ReasonTokenHost,
+		"remote %s points at %s, and segwi sends its GitHub token only to %s; if %s is your GitHub Enterprise host, add it to segwi's GitHub hosts, otherwise push this remote yourself (git push %s)",
+		name, stripUserinfo(u), strings.Join(tokenHosts, ", "), u.Hostname(), name)
+}
+
+// urlUserinfo matches the user[:password]@ part of a URL.
+var urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
+
+// redactURLs removes the user and password from every URL in s.
+func redactURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }

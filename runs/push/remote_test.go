@@ -1,0 +1,95 @@
+package push
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckRemoteURL(t *testing.T) {
+	tests := []struct {
+		name       string
+		raw        string
+		loopback   bool
+		hosts      []string
+		wantReason Reason // "" when the URL is accepted
+		wantWords  string
+	}{
+		{name: "https on github.com is accepted", raw: "https://github.com/segwi/segwi.git"},
+		{name: "the host is compared without case", raw: "https://GitHub.com/segwi/segwi"},
+		{name: "an Enterprise host in the token hosts is accepted", raw: "https://git.example.com/a/b.git", hosts: []string{"git.example.com"}},
+		{name: "a host with port in the token hosts is accepted", raw: "https://git.example.com:8443/a/b.git", hosts: []string{"git.example.com:8443"}},
+		{name: "loopback http is accepted with the test option", raw: "http://127.0.0.1:9/r.git", loopback: true, hosts: []string{"127.0.0.1"}},
+		{name: "localhost http is accepted with the test option", raw: "http://localhost:9/r.git", loopback: true, hosts: []string{"localhost"}},
+		{name: "scp-like ssh is refused", raw: "git@github.com:segwi/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(ssh)"},
+		{name: "ssh URLs are refused", raw: "ssh://git@github.com/segwi/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(ssh)"},
+		{name: "git protocol is refused", raw: "git://github.com/segwi/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(git)"},
+		{name: "a local path is refused", raw: "/srv/git/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(a local path)"},
+		{name: "file URLs are refused", raw: "file:///srv/git/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(file)"},
+		{name: "http is refused without the test option", raw: "http://127.0.0.1:9/r.git", hosts: []string{"127.0.0.1"}, wantReason: ReasonNotHTTPS, wantWords: "(http)"},
+		{name: "http beyond loopback is refused even with the test option", raw: "http://github.com/r.git", loopback: true, wantReason: ReasonNotHTTPS, wantWords: "only over HTTPS"},
+		{name: "another host is refused", raw: "https://gitlab.com/a/b.git", wantReason: ReasonTokenHost, wantWords: "only to github.com"},
+		{name: "a look-alike host is refused", raw: "https://github.com.evil.example/a/b.git", wantReason: ReasonTokenHost, wantWords: "github.com.evil.example"},
+		{name: "a refusal does not show URL credentials", raw: "https://user:s3cret@gitlab.com/a/b.git", wantReason: ReasonTokenHost, wantWords: "https://gitlab.com/a/b.git"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, r := checkRemoteURL("origin", tt.raw, tt.loopback, tt.hosts)
+			if tt.wantReason == "" {
+				if r != nil {
+					t.Fatalf("refused: %v", r)
+				}
+				return
+			}
+			if r == nil {
+				t.Fatalf("accepted, want refused for %s", tt.wantReason)
+			}
+			if r.Reason != tt.wantReason || !strings.Contains(r.Msg, tt.wantWords) {
+				t.Errorf("refusal = %s %q, want %s containing %q", r.Reason, r.Msg, tt.wantReason, tt.wantWords)
+			}
+			if strings.Contains(r.Msg, "s3cret") {
+				t.Errorf("refusal shows the URL's password: %q", r.Msg)
+			}
+		})
+	}
+}
+
+func TestRedactorRemovesTheTokenInEveryFormGitPrints(t *testing.T) {
+	r := newRedactor(credentialUsername, testToken)
+	in := strings.Join([]string{
+		"password=" + testToken,
+		"Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hwX3NlZ3dpVEVTVDAxMjM0NTY3ODlhYmNkZWZnaGlqa2xtbm9wUVJT",
+		"fatal: unable to access 'https://x-access-token:" + testToken + "@github.com/a/b.git/'",
+		"To https://someone:pw@github.com/a/b.git",
+		"scp-like git@github.com:a/b.git stays as it is",
+	}, "\n")
+	got := r.redact(in)
+	want := strings.Join([]string{
+		"password=[token]",
+		"Authorization: Basic [token]",
+		"fatal: unable to access 'https://github.com/a/b.git/'",
+		"To https://github.com/a/b.git",
+		"scp-like git@github.com:a/b.git stays as it is",
+	}, "\n")
+	if got != want {
+		t.Errorf("redact =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestCleanEnvDropsWhatCouldLeakOrRedirectTheToken(t *testing.T) {
+	in := []string{
+		"PATH=/usr/bin", "HOME=/home/p", "HTTPS_PROXY=http://proxy:3128", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_TRACE_CURL=/tmp/trace", "GIT_TRACE=1", "GIT_CURL_VERBOSE=1", "GIT_SSL_NO_VERIFY=1",
+		"GIT_ASKPASS=/usr/bin/ksshaskpass", "SSH_ASKPASS=/x", "GIT_CONFIG_PARAMETERS='a.b'=c",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=store",
+		"GIT_DIR=/elsewhere", "GIT_EXEC_PATH=/evil", "GH_TOKEN=a", "GITHUB_TOKEN=b",
+	}
+	got := cleanEnv(in)
+	want := []string{
+		"PATH=/usr/bin", "HOME=/home/p", "HTTPS_PROXY=http://proxy:3128", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "GCM_INTERACTIVE=never",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cleanEnv =\n%q\nwant\n%q", got, want)
+	}
+}
