@@ -92,5 +92,8 @@ func newRoot(env *Env, tray func(context.Context, *Env) error) *cobra.Command {
 	root.AddCommand(newConfigCmd(env))
 	root.AddCommand(newTokenCmd(env))
 	root.AddCommand(newVersionCmd(env))
+	root.AddCommand(newRunCmd(env))
+	root.AddCommand(newRunsCmd(env))
+	root.AddCommand(newPushCmd(env))
 	return root
 }

@@ -17,7 +17,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,12 +71,33 @@ func (goKeyring) Delete(s, u string) error        { return keyring.Delete(s, u) 
 
 var backend store = goKeyring{}
 
+// mocked is set once go-keyring's in-memory keyring replaces the OS one.
+var mocked atomic.Bool
+
 // MockInit replaces the OS keyring with an in-memory one for the rest of the process, for
 // unit tests of code that only uses the token.
-func MockInit() { keyring.MockInit() }
+func MockInit() { mocked.Store(true); keyring.MockInit() }
 
 // MockInitWithError makes every keyring call fail with err, for unit tests.
-func MockInitWithError(err error) { keyring.MockInitWithError(err) }
+func MockInitWithError(err error) { mocked.Store(true); keyring.MockInitWithError(err) }
+
+// sessionBusKnown reports whether there is a session bus to ask: DBUS_SESSION_BUS_ADDRESS,
+// or the user bus socket at $XDG_RUNTIME_DIR/bus. Without one, godbus would launch a
+// private dbus-daemon (dbus-launch) that holds no keyring and outlives segwi.
+func sessionBusKnown() bool {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return true // their keyrings are not on D-Bus
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return true
+	}
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, "bus"))
+	return err == nil && fi.Mode()&os.ModeSocket != 0
+}
 
 // Get returns the stored token, ErrNotFound when there is none, or an error wrapping
 // ErrUnavailable. It returns when the keyring answers, ctx is done, or Timeout passes.
@@ -129,6 +153,9 @@ func call[T any](ctx context.Context, op string, f func() (T, error)) (T, error)
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("%s: %w", op, err)
+	}
+	if _, real := backend.(goKeyring); real && !mocked.Load() && !sessionBusKnown() {
+		return zero, fmt.Errorf("%s: %w: %s", op, ErrUnavailable, noSessionBus)
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()

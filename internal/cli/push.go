@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/push"
+	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// allowLoopbackHTTP lets the tests of this package push to, and open pull requests on, a
+// plain-HTTP server on loopback. Never set outside tests.
+var allowLoopbackHTTP = false
+
+// pushOptions are segwi push's flags and argument.
+type pushOptions struct {
+	id    string
+	pr    bool
+	base  string
+	draft bool
+}
+
+func newPushCmd(env *Env) *cobra.Command {
+	var o pushOptions
+	cmd := &cobra.Command{
+		Use:   "push ID [--pr [--base BRANCH] [--draft]]",
+		Short: "Push a finished run's branch with the GitHub token from the keyring",
+		Long: "Push the current branch of a finished run's checkout to its remote (segwi.repositories[].remote,\n" +
+			"default origin) over HTTPS, with the GitHub token kept in the keyring (segwi token set).\n" +
+			"The agent never holds the token. Every attempt is recorded on the run's events.\n" +
+			"With --pr, also open a pull request for the branch (segwi.github.apiURL), titled after the\n" +
+			"run's prompt. Exit status: 0 when pushed, 1 when refused or failed.",
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			o.id = a[0]
+			return runPush(cmd.Context(), env, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.pr, "pr", false, "open a pull request for the pushed branch")
+	cmd.Flags().StringVar(&o.base, "base", "", "with --pr: the branch to merge into (default: the repository's default branch)")
+	cmd.Flags().BoolVar(&o.draft, "draft", false, "with --pr: open it as a draft")
+	return cmd
+}
+
+// runPush pushes the branch of run o.id and, with o.pr, opens a pull request for it.
+func runPush(ctx context.Context, env *Env, o pushOptions) error {
+	if !o.pr && (o.base != "" || o.draft) {
+		return usageErrorf("--base and --draft go with --pr")
+	}
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	info, err := runs.Load(dir, o.id)
+	if err != nil {
+		return err
+	}
+	res, err := env.LoadSettings()
+	if err != nil {
+		return err
+	}
+	s := res.Settings
+	remote := remoteFor(s, info.Checkout)
+
+	var recordErr error
+	a, err := push.Push(ctx, push.Request{
+		Checkout:          info.Checkout,
+		Remote:            remote,
+		RunActive:         !info.State.Final(),
+		Token:             token.Get,
+		TokenNotFound:     token.ErrNotFound,
+		TokenHosts:        tokenHosts(s.GitHub.APIURL),
+		AllowLoopbackHTTP: allowLoopbackHTTP,
+		Record: func(a push.Attempt) {
+			_, recordErr = runs.AppendEvent(dir, info.ID, runs.Event{Type: runs.EventPush, Text: a.Message, Push: &a})
+		},
+	})
+	if recordErr != nil {
+		fmt.Fprintf(env.Stderr, "warning: this attempt is not on the run's record: %v\n", recordErr)
+	}
+	var refused *push.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		fmt.Fprintf(env.Stdout, "not pushed: %s\n", refused.Msg)
+		return &silentError{ExitError}
+	case err != nil:
+		fmt.Fprintf(env.Stdout, "push failed: %s\n", a.Message)
+		if a.GitOutput != "" {
+			fmt.Fprintf(env.Stdout, "git said:\n  %s\n", strings.ReplaceAll(strings.TrimRight(a.GitOutput, "\n"), "\n", "\n  "))
+		}
+		return &silentError{ExitError}
+	}
+	fmt.Fprintf(env.Stdout, "pushed %s (commit %s) to %s (%s)\n", a.Branch, short(a.Commit), a.Remote, a.URL)
+	if !o.pr {
+		return nil
+	}
+
+	opened, err := push.OpenPullRequest(ctx, push.PullRequest{
+		APIBase:           s.GitHub.APIURL,
+		RemoteURL:         a.URL,
+		Head:              a.Branch,
+		Base:              o.base,
+		Title:             prTitle(info),
+		Body:              prBody(dir, info),
+		Draft:             o.draft,
+		Token:             token.Get,
+		TokenNotFound:     token.ErrNotFound,
+		AllowLoopbackHTTP: allowLoopbackHTTP,
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stdout, "pull request not opened: %v\n", err)
+		return &silentError{ExitError}
+	}
+	fmt.Fprintf(env.Stdout, "opened pull request #%d: %s\n", opened.Number, opened.URL)
+	return nil
+}
+
+// remoteFor returns the remote of the repository whose path is checkout, else origin.
+func remoteFor(s settings.Settings, checkout string) string {
+	for _, r := range s.Repositories {
+		if r.Remote != "" && samePath(r.Path, checkout) {
+			return r.Remote
+		}
+	}
+	return push.DefaultRemote
+}
+
+func samePath(a, b string) bool {
+	clean := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	if clean(a) == clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// tokenHosts returns the hosts the token may go to: github.com for GitHub's own API, the
+// API's host for GitHub Enterprise (https://HOST/api/v3).
+func tokenHosts(apiURL string) []string {
+	u, err := url.Parse(apiURL)
+	if err != nil || u.Host == "" || strings.EqualFold(u.Hostname(), "api.github.com") {
+		return []string{push.DefaultTokenHost}
+	}
+	return []string{u.Host}
+}
+
+func short(commit string) string { return commit[:min(len(commit), 12)] }
+
+// prTitle is the first line of the run's prompt, or says what kind of run it was.
+func prTitle(info runs.Info) string {
+	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
+	title = strings.TrimSpace(title)
+	if title == "" {
+		if info.Kind == runs.KindReady {
+			return "Get the branch ready for review"
+		}
+		return fmt.Sprintf("segwi %s run %s", info.Kind, info.ID)
+	}
+	if r := []rune(title); len(r) > 120 {
+		title = string(r[:119]) + "…"
+	}
+	return title
+}
+
+// prBody says which run made the change, and gives the run's last result text.
+func prBody(stateDir string, info runs.Info) string {
+	var result string
+	runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error { //nolint:errcheck // the body does without it
+		if e.Type == runs.EventResult && e.Text != "" {
+			result = e.Text
+		}
+		return nil
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "Made by a segwi %s run (Claude Code), run `%s`, cost $%.4f.\n", info.Kind, info.ID, info.CostUSD)
+	if p := strings.TrimSpace(info.Prompt); p != "" {
+		fmt.Fprintf(&b, "\n**Prompt**\n\n%s\n", p)
+	}
+	if result != "" {
+		fmt.Fprintf(&b, "\n**Result**\n\n%s\n", result)
+	}
+	return b.String()
+}

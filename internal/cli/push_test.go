@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// pushToken is the token the test's git server and API accept.
+const pushToken = "ghp_cliPUSHtest0123456789abcdefghijklmnop"
+
+// gitRun runs git in dir with a sealed config and fails the test when it fails.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// forge is a loopback server with a git smart-HTTP endpoint at /me/repo.git (basic auth
+// with pushToken) and GitHub's pull request API under /api/v3.
+type forge struct {
+	srv  *httptest.Server
+	bare string
+	mu   sync.Mutex
+	prs  []map[string]any
+}
+
+func newForge(t *testing.T) *forge {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	f := &forge{bare: filepath.Join(root, "me", "repo.git")}
+	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", f.bare)
+	gitRun(t, f.bare, "config", "http.receivepack", "true")
+	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root}}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v3/") {
+			if r.Header.Get("Authorization") != "Bearer "+pushToken {
+				http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+				return
+			}
+			switch r.Method + " " + r.URL.Path {
+			case "GET /api/v3/repos/me/repo":
+				json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
+			case "POST /api/v3/repos/me/repo/pulls":
+				var pr map[string]any
+				json.NewDecoder(r.Body).Decode(&pr)
+				f.mu.Lock()
+				f.prs = append(f.prs, pr)
+				f.mu.Unlock()
+				w.WriteHeader(http.StatusCreated)
+				json.NewEncoder(w).Encode(map[string]any{"number": 7, "html_url": "http://forge.invalid/me/repo/pull/7"})
+			default:
+				http.NotFound(w, r)
+			}
+			return
+		}
+		if _, pass, ok := r.BasicAuth(); !ok || pass != pushToken {
+			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func TestPush(t *testing.T) {
+	home := isolate(t)
+	token.MockInit()
+	allowLoopbackHTTP = true
+	t.Cleanup(func() { allowLoopbackHTTP = false })
+	f := newForge(t)
+	stateDir := filepath.Join(home, "state", "segwi")
+
+	checkout := t.TempDir()
+	gitRun(t, checkout, "init", "--quiet", "-b", "main")
+	os.WriteFile(filepath.Join(checkout, "a.txt"), []byte("a\n"), 0o644)
+	gitRun(t, checkout, "add", "a.txt")
+	gitRun(t, checkout, "commit", "--quiet", "-m", "first")
+	gitRun(t, checkout, "push", "--quiet", f.bare, "main")
+	gitRun(t, checkout, "remote", "add", "forge", f.srv.URL+"/me/repo.git")
+	gitRun(t, checkout, "update-ref", "refs/remotes/forge/main", "HEAD")
+	gitRun(t, checkout, "symbolic-ref", "refs/remotes/forge/HEAD", "refs/remotes/forge/main")
+
+	// The settings name the checkout's remote "forge" and point the API at the forge.
+	cfg := writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  repositories:\n    - name: repo\n      path: "+checkout+
+		"\n      remote: forge\n  github:\n    apiURL: "+f.srv.URL+"/api/v3\n")
+	onMain := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success").stderr)
+	gitRun(t, checkout, "switch", "--quiet", "-c", "segwi/fix")
+	os.WriteFile(filepath.Join(checkout, "b.txt"), []byte("b\n"), 0o644)
+	gitRun(t, checkout, "add", "b.txt")
+	gitRun(t, checkout, "commit", "--quiet", "-m", "the run's work")
+	commit := gitRun(t, checkout, "rev-parse", "HEAD")
+	onBranch := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success Fix the login page\nmore notes").stderr)
+	var outputs []string
+
+	lastPush := func(t *testing.T, id string) runs.Event {
+		var last runs.Event
+		runs.ReadEvents(stateDir, id, func(e runs.Event) error {
+			if e.Type == runs.EventPush {
+				last = e
+			}
+			return nil
+		})
+		if last.Push == nil {
+			t.Fatalf("no push event on run %s", id)
+		}
+		return last
+	}
+
+	t.Run("without a token it is refused, saying how to set one", func(t *testing.T) {
+		r := segwi(t, "", "--config", cfg, "push", onBranch)
+		outputs = append(outputs, r.stdout, r.stderr)
+		if r.code != 1 || !strings.Contains(r.stdout, "not pushed: no GitHub token is set; set one with `segwi token set`") {
+			t.Errorf("got exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		if e := lastPush(t, onBranch); e.Push.Outcome != "refused" || e.Push.Reason != "no-token" {
+			t.Errorf("recorded %+v, want a no-token refusal", e.Push)
+		}
+	})
+	if err := token.Set(context.Background(), pushToken); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the remote's default branch is refused before any network call", func(t *testing.T) {
+		gitRun(t, checkout, "switch", "--quiet", "main")
+		r := segwi(t, "", "--config", cfg, "push", onMain)
+		gitRun(t, checkout, "switch", "--quiet", "segwi/fix")
+		outputs = append(outputs, r.stdout, r.stderr)
+		if r.code != 1 || !strings.HasPrefix(r.stdout, "not pushed: ") || !strings.Contains(r.stdout, "main") {
+			t.Errorf("got exit %d, stdout %q", r.code, r.stdout)
+		}
+		if e := lastPush(t, onMain); e.Push.Reason != "default-branch" {
+			t.Errorf("recorded %+v, want a default-branch refusal", e.Push)
+		}
+	})
+	t.Run("a finished run's branch is pushed to its repository's remote, and a PR opened", func(t *testing.T) {
+		r := segwi(t, "", "--config", cfg, "push", "--pr", onBranch)
+		outputs = append(outputs, r.stdout, r.stderr)
+		want := "pushed segwi/fix (commit " + commit[:12] + ") to forge (" + f.srv.URL + "/me/repo.git)\nopened pull request #7: http://forge.invalid/me/repo/pull/7\n"
+		if r.code != 0 || r.stdout != want {
+			t.Fatalf("got exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, want)
+		}
+		if got := gitRun(t, f.bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
+			t.Errorf("the forge has segwi/fix at %s, want %s", got, commit)
+		}
+		e := lastPush(t, onBranch)
+		if e.Push.Outcome != "pushed" || e.Push.Remote != "forge" || e.Push.Branch != "segwi/fix" || e.Push.Commit != commit {
+			t.Errorf("recorded %+v, want the pushed attempt", e.Push)
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.prs) != 1 || f.prs[0]["title"] != "fake:success Fix the login page" || f.prs[0]["head"] != "segwi/fix" || f.prs[0]["base"] != "main" ||
+			!strings.Contains(f.prs[0]["body"].(string), "run `"+onBranch+"`") || !strings.Contains(f.prs[0]["body"].(string), "done") {
+			t.Errorf("pull requests opened: %v", f.prs)
+		}
+	})
+	t.Run("an unknown run is an error naming it", func(t *testing.T) {
+		r := segwi(t, "", "--config", cfg, "push", "nope")
+		if r.code != 1 || !strings.Contains(r.stderr, `run "nope": run not found`) {
+			t.Errorf("got exit %d, stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("the token is in no file and no output", func(t *testing.T) {
+		for _, o := range outputs {
+			if strings.Contains(o, pushToken) {
+				t.Errorf("printed: %q", o)
+			}
+		}
+		filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(path); strings.Contains(string(b), pushToken) {
+					t.Errorf("%s holds the token", path)
+				}
+			}
+			return nil
+		})
+	})
+}

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs"
+)
+
+// runOptions are segwi run's flags and arguments.
+type runOptions struct {
+	kind     string
+	checkout string
+	model    string
+	json     bool
+	prompt   string
+}
+
+func newRunCmd(env *Env) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--model M] [--json] PROMPT...",
+		Short: "Run Claude Code in a checkout and print what it does",
+		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
+			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
+			"and denied, saying why, when there is none. Ctrl-C stops the run (a second Ctrl-C kills it).\n" +
+			"Exit status: 0 when the run succeeded, 1 when it did not, 2 for a wrong command line.\n\n" +
+			"A build run does the task in PROMPT; a ready run gets the current branch ready for review\n" +
+			"(PROMPT adds notes); an ask run answers the question in PROMPT without changing anything.",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, a []string) error {
+			o.prompt = strings.TrimSpace(strings.Join(a, " "))
+			return runRun(cmd.Context(), env, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kind, "kind", string(runs.KindBuild), "what the run is for: build, ready or ask")
+	f.StringVar(&o.checkout, "checkout", "", "the checkout to run in (default: the current directory)")
+	f.StringVar(&o.model, "model", "", "Claude Code's --model (default: segwi.claude.model, else Claude Code's own)")
+	f.BoolVar(&o.json, "json", false, "print each event as a JSON line instead of a readable line")
+	return cmd
+}
+
+// runRun starts the run described by o, prints its events until it ends and returns nil
+// when it succeeded. It returns when the run has ended; ctx being done (SIGINT, SIGTERM)
+// stops it in two steps.
+func runRun(ctx context.Context, env *Env, o runOptions) error {
+	spec, err := runSpec(o)
+	if err != nil {
+		return err
+	}
+	res, err := env.LoadSettings()
+	if err != nil {
+		return err
+	}
+	// The signals are watched from here on, so that none is missed between the polite stop
+	// and the kill; Main's context sees the same ones.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	c, err := newCore(env, res.Settings)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	r, err := c.mgr.Start(spec)
+	if errors.Is(err, runs.ErrClaudeNotFound) {
+		return fmt.Errorf("%w\n(settings file: %s)", err, res.File)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "segwi: run %s (%s in %s); its record is in %s\n", r.ID(), spec.Kind, r.Info().Checkout, r.Dir())
+
+	p := &printer{out: env.Stdout, json: o.json}
+	events, cancel := r.Subscribe()
+	defer cancel()
+	done := ctx.Done()
+	signals, cancelled, stops := 0, 0, 0
+	for events != nil {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			p.print(e)
+		case <-done:
+			done, cancelled = nil, 1
+		case <-sigs:
+			signals++
+		}
+		// One SIGINT both cancels ctx and arrives on sigs, in either order: the stops asked
+		// for are the signals counted, or one for a context cancelled without a signal.
+		for ; stops < max(signals, cancelled) && stops < 2; stops++ {
+			if stops == 0 {
+				fmt.Fprintf(env.Stderr, "segwi: stopping run %s (Ctrl-C again to kill it at once)\n", r.ID())
+			} else {
+				fmt.Fprintf(env.Stderr, "segwi: killing run %s\n", r.ID())
+			}
+			r.Stop()
+		}
+	}
+	info, _ := r.Wait(context.Background()) // the events channel closed: the run has ended
+	fmt.Fprintln(env.Stderr, p.summary(info))
+	if info.State != runs.StateSucceeded {
+		return &silentError{ExitError}
+	}
+	return nil
+}
+
+// runSpec checks the command line and returns the run to start; its errors are usage
+// errors.
+func runSpec(o runOptions) (runs.Spec, error) {
+	kind, err := runs.ParseKind(o.kind)
+	if err != nil {
+		return runs.Spec{}, &usageError{err}
+	}
+	if o.prompt == "" && kind != runs.KindReady {
+		what := "task"
+		if kind == runs.KindAsk {
+			what = "question"
+		}
+		return runs.Spec{}, usageErrorf("no %s given: write it after the flags, e.g. segwi run --kind %s \"...\"", what, kind)
+	}
+	checkout := o.checkout
+	if checkout == "" {
+		if checkout, err = os.Getwd(); err != nil {
+			return runs.Spec{}, fmt.Errorf("finding the current directory: %w", err)
+		}
+	}
+	if st, err := os.Stat(checkout); err != nil || !st.IsDir() {
+		return runs.Spec{}, usageErrorf("checkout %s is not a directory: give the folder of a repository with --checkout, or run segwi from inside it", checkout)
+	}
+	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model}, nil
+}
+
+// printer prints a run's events, readable or as JSON lines, and remembers what the end
+// summary needs.
+type printer struct {
+	out  io.Writer
+	json bool
+
+	mcp        string // the approvals server's status in the session's init, when not connected
+	lastOutput string // the last line Claude Code printed that was not an event
+}
+
+func (p *printer) print(e runs.Event) {
+	switch e.Type {
+	case runs.EventInit:
+		if e.Init != nil {
+			for _, s := range e.Init.MCPServers {
+				if s.Name == approvals.ServerName && s.Status != "connected" {
+					p.mcp = s.Status
+				}
+			}
+		}
+	case runs.EventOutput:
+		if !onlyEscapes(e.Text) {
+			p.lastOutput = strings.TrimSpace(e.Text)
+		}
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return
+		}
+		p.out.Write(append(b, '\n')) //nolint:errcheck // a closed stdout must not stop the run
+		return
+	}
+	if e.Type == runs.EventOutput && onlyEscapes(e.Text) {
+		return // the terminal escapes Claude Code prints on exit mean nothing to a reader
+	}
+	io.WriteString(p.out, runs.FormatEvent(e)+"\n") //nolint:errcheck // as above
+}
+
+// summary is the line that ends segwi run, on stderr.
+func (p *printer) summary(info runs.Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "segwi: run %s %s", info.ID, info.State)
+	if info.Reason != "" {
+		fmt.Fprintf(&b, ": %s", info.Reason)
+	}
+	fmt.Fprintf(&b, " (%d turns, $%.4f)", info.Turns, info.CostUSD)
+	if info.State != runs.StateSucceeded {
+		if p.mcp != "" {
+			fmt.Fprintf(&b, "\nsegwi: Claude Code could not use segwi's approvals server (MCP server %q: %s), so no call could be put to a person; the run's events have the details", approvals.ServerName, p.mcp)
+		}
+		if p.lastOutput != "" {
+			fmt.Fprintf(&b, "\nsegwi: Claude Code said: %s", p.lastOutput)
+		}
+	}
+	fmt.Fprintf(&b, "\nsegwi: segwi runs show %s and segwi runs events %s show the record", info.ID, info.ID)
+	return b.String()
+}
+
+// escapeSeq matches a terminal's CSI and OSC escape sequences.
+var escapeSeq = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
+
+// onlyEscapes reports whether text holds nothing but terminal escapes and white space.
+func onlyEscapes(text string) bool {
+	return strings.TrimSpace(escapeSeq.ReplaceAllString(text, "")) == ""
+}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/runs"
+)
+
+var (
+	fakeOnce sync.Once
+	fakePath string
+	fakeErr  error
+)
+
+// fakeClaude builds the runs package's fake claude program (runs/testdata/fakeclaude)
+// once, and returns its path. Its first message picks a scenario with a "fake:NAME" word.
+func fakeClaude(t *testing.T) string {
+	t.Helper()
+	fakeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cli-fakeclaude-")
+		if err != nil {
+			fakeErr = err
+			return
+		}
+		fakePath = filepath.Join(dir, "claude")
+		out, err := exec.Command("go", "build", "-o", fakePath, "../../runs/testdata/fakeclaude").CombinedOutput()
+		if err != nil {
+			fakeErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if fakeErr != nil {
+		t.Fatalf("building runs/testdata/fakeclaude: %v", fakeErr)
+	}
+	return fakePath
+}
+
+// runConfig writes settings that launch the fake claude, and returns their path.
+func runConfig(t *testing.T, extra string) string {
+	t.Helper()
+	return writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  runs:\n    stopGrace: 1s\n"+extra)
+}
+
+var runIDLine = func(stderr string) string {
+	_, rest, ok := strings.Cut(stderr, "segwi: run ")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, " ")
+	return id
+}
+
+func TestRunPrintsTheRunAndExitsWithItsOutcome(t *testing.T) {
+	home := isolate(t)
+	cfg := runConfig(t, "")
+	checkout := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  []string
+		wantErr  []string
+	}{
+		{"a successful run prints readable lines and exits 0", []string{"run", "--checkout", checkout, "fake:success"}, 0,
+			[]string{"claude    Looking at the checkout.⏎Second line.", "tool      Bash: ls", "refused   Bash (a hook): PreToolUse:Bash hook error", "result    success after 2 turns, $0.0123", "state     succeeded"},
+			[]string{" (build in " + checkout + "); its record is in " + filepath.Join(home, "state", "segwi", "runs"), " succeeded (2 turns, $0.0123)"}},
+		{"a failed turn exits 1 and says why", []string{"run", "--kind", "ask", "--checkout", checkout, "fake:fail"}, 1,
+			[]string{"result    error_max_turns after 2 turns", "state     failed"},
+			[]string{" (ask in ", " failed: claude exited with code 1"}},
+		{"a ready run needs no notes", []string{"run", "--kind", "ready", "--checkout", checkout}, 0,
+			[]string{"you       Get the current branch ready for review"}, []string{" (ready in "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := segwi(t, "", append([]string{"--config", cfg}, tt.args...)...)
+			if r.code != tt.wantCode {
+				t.Errorf("got exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+				}
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			if strings.Contains(r.stdout, "\x1b") {
+				t.Errorf("stdout holds a terminal escape: %q", r.stdout)
+			}
+		})
+	}
+	t.Run("--json prints every event as a JSON line, the same as recorded", func(t *testing.T) {
+		r := segwi(t, "", "--config", cfg, "run", "--json", "--checkout", checkout, "fake:success")
+		if r.code != 0 {
+			t.Fatalf("got exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+		var printed []runs.Event
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var e runs.Event
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("not a JSON event: %q: %v", line, err)
+			}
+			printed = append(printed, e)
+		}
+		var recorded int
+		runs.ReadEvents(filepath.Join(home, "state", "segwi"), runIDLine(r.stderr), func(runs.Event) error { recorded++; return nil })
+		if len(printed) != recorded || printed[len(printed)-1].Type != runs.EventState {
+			t.Errorf("printed %d events ending with %s, recorded %d; want the same, ending with the state", len(printed), printed[len(printed)-1].Type, recorded)
+		}
+	})
+	t.Run("the current directory is the default checkout", func(t *testing.T) {
+		t.Chdir(checkout)
+		r := segwi(t, "", "--config", cfg, "run", "fake:success")
+		if r.code != 0 || !strings.Contains(r.stderr, "(build in "+checkout+")") {
+			t.Errorf("got exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+}
+
+func TestRunRefusesWhatItCannotRun(t *testing.T) {
+	isolate(t)
+	cfg := runConfig(t, "")
+	file := filepath.Join(t.TempDir(), "file.txt")
+	os.WriteFile(file, nil, 0o600)
+	missing := writeConfig(t, "segwi:\n  claude:\n    path: /nowhere/claude\n")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		{"no prompt", []string{"--config", cfg, "run", "--checkout", t.TempDir()}, 2, []string{"no task given", "usage: segwi run"}},
+		{"no question for an ask run", []string{"--config", cfg, "run", "--kind", "ask", "--checkout", t.TempDir(), "  "}, 2, []string{"no question given"}},
+		{"an unknown kind", []string{"--config", cfg, "run", "--kind", "fix", "x"}, 2, []string{"fix", "build", "ready", "ask"}},
+		{"a checkout that is a file", []string{"--config", cfg, "run", "--checkout", file, "x"}, 2, []string{"checkout " + file + " is not a directory"}},
+		{"a checkout that does not exist", []string{"--config", cfg, "run", "--checkout", "/nowhere/at/all", "x"}, 2, []string{"checkout /nowhere/at/all is not a directory"}},
+		{"claude missing at the configured path", []string{"--config", missing, "run", "--checkout", t.TempDir(), "x"}, 1,
+			[]string{`claude not found at "/nowhere/claude"`, "segwi.claude.path", "(settings file: " + missing + ")"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := segwi(t, "", tt.args...)
+			if r.code != tt.wantCode {
+				t.Errorf("got exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestRunStopsInTwoSteps runs the fake claude that ignores SIGTERM (with a child of its
+// own). A cancelled context (SIGINT) sends SIGTERM; stopGrace later the group is killed.
+// A second Ctrl-C kills it at once.
+func TestRunStopsInTwoSteps(t *testing.T) {
+	home := isolate(t)
+	stateDir := filepath.Join(home, "state", "segwi")
+	start := func(t *testing.T, ctx context.Context, cfg string, main bool) (*syncBuffer, *syncBuffer, chan int) {
+		var out, errOut syncBuffer
+		done := make(chan int, 1)
+		args := []string{"--config", cfg, "run", "--checkout", t.TempDir(), "fake:ignore-term"}
+		opts := Options{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}
+		go func() {
+			if main {
+				done <- Main(args, opts)
+			} else {
+				done <- run(ctx, args, opts)
+			}
+		}()
+		waitFor(t, "the fake claude to start", func() bool { return strings.Contains(out.String(), "ignoring SIGTERM") })
+		return &out, &errOut, done
+	}
+	end := func(t *testing.T, done chan int, within time.Duration) int {
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(within):
+			t.Fatalf("segwi run did not end within %s", within)
+			return 0
+		}
+	}
+	events := func(t *testing.T, id string) string {
+		var b strings.Builder
+		runs.ReadEvents(stateDir, id, func(e runs.Event) error { b.WriteString(runs.FormatEvent(e) + "\n"); return nil })
+		return b.String()
+	}
+
+	t.Run("after stopGrace the process group is killed", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, errOut, done := start(t, ctx, runConfig(t, ""), false)
+		began := time.Now()
+		cancel()
+		code := end(t, done, 15*time.Second)
+		took := time.Since(began)
+		id := runIDLine(errOut.String())
+		info, err := runs.Load(stateDir, id)
+		if code != 1 || err != nil || info.State != runs.StateStopped {
+			t.Fatalf("got exit %d, state %s (%v); want 1, stopped; stderr:\n%s", code, info.State, err, errOut.String())
+		}
+		if took < time.Second {
+			t.Errorf("ended %s after the stop, before the 1s stopGrace: the first step was not polite", took)
+		}
+		if ev := events(t, id); !strings.Contains(ev, "still running 1s after SIGTERM (runs.stopGrace): killing its process group") {
+			t.Errorf("the kill after stopGrace is not recorded:\n%s", ev)
+		}
+	})
+	t.Run("a second Ctrl-C kills at once", func(t *testing.T) {
+		_, errOut, done := start(t, context.Background(), writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  runs:\n    stopGrace: 60s\n"), true)
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		waitFor(t, "segwi to say it is stopping", func() bool { return strings.Contains(errOut.String(), "segwi: stopping run") })
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		code := end(t, done, 15*time.Second)
+		id := runIDLine(errOut.String())
+		if code != 1 || !strings.Contains(errOut.String(), "segwi: killing run "+id) {
+			t.Errorf("got exit %d; want 1 and the kill said; stderr:\n%s", code, errOut.String())
+		}
+		if ev := events(t, id); !strings.Contains(ev, "stopped a second time: killing its process group") {
+			t.Errorf("the second stop's kill is not recorded:\n%s", ev)
+		}
+	})
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+func newRunsCmd(env *Env) *cobra.Command {
+	list := func(*cobra.Command, []string) error { return runsList(env) }
+	cmd := &cobra.Command{
+		Use:   "runs [list | show ID | events ID]",
+		Short: "List the recorded runs, or show one run's record or events",
+		Long: "List the recorded runs (newest first), or show one run's record (show) or events (events).\n" +
+			"A run id may be shortened to any unique prefix.",
+		Args: noCommand,
+		RunE: list,
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the recorded runs, newest first",
+		Args:  args(cobra.NoArgs),
+		RunE:  list,
+	})
+	var showJSON bool
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a run's record: kind, checkout, prompt, state, times, exit code, cost",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE:  func(_ *cobra.Command, a []string) error { return runsShow(env, a[0], showJSON) },
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print run.json's fields as JSON")
+	cmd.AddCommand(show)
+	var eventsJSON bool
+	events := &cobra.Command{
+		Use:   "events ID",
+		Short: "Print a run's recorded events, oldest first",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE:  func(_ *cobra.Command, a []string) error { return runsEvents(env, a[0], eventsJSON) },
+	}
+	events.Flags().BoolVar(&eventsJSON, "json", false, "print each event as a JSON line instead of a readable line")
+	cmd.AddCommand(events)
+	return cmd
+}
+
+func stateDir() (string, error) {
+	dir, err := settings.StateDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the state folder: %w", err)
+	}
+	return dir, nil
+}
+
+// runsList prints a table of the recorded runs, newest first. Damaged records are named
+// after the table, and make the exit status 1.
+func runsList(env *Env) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	infos, listErr := runs.List(dir)
+	if len(infos) == 0 && listErr == nil {
+		fmt.Fprintf(env.Stdout, "no runs recorded in %s yet; start one with segwi run\n", runs.RunsDir(dir))
+		return nil
+	}
+	slices.Reverse(infos)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSTARTED\tCHECKOUT\tCOST")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", in.ID, in.Kind, in.State, in.Created.Local().Format("2006-01-02 15:04:05"), in.Checkout, in.CostUSD)
+	}
+	tw.Flush()
+	if listErr != nil {
+		return fmt.Errorf("some run records could not be read:\n%w", listErr)
+	}
+	return nil
+}
+
+// runsShow prints a run's record.
+func runsShow(env *Env, id string, asJSON bool) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	in, err := runs.Load(dir, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(in, "", "  ")
+		_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
+		return err
+	}
+	writeInfo(env.Stdout, in)
+	return nil
+}
+
+// writeInfo prints the fields of a run's record, one a line.
+func writeInfo(w io.Writer, in runs.Info) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("2006-01-02 15:04:05 MST")
+	}
+	line("run", in.ID)
+	line("kind", string(in.Kind))
+	state := string(in.State)
+	if in.Reason != "" {
+		state += ": " + in.Reason
+	}
+	line("state", state)
+	line("checkout", in.Checkout)
+	line("model", in.Model)
+	line("created", when(in.Created))
+	line("started", when(in.Start))
+	if !in.End.IsZero() {
+		end := when(in.End)
+		if !in.Start.IsZero() {
+			end += fmt.Sprintf(" (ran %s)", in.End.Sub(in.Start).Round(time.Millisecond))
+		}
+		line("ended", end)
+	}
+	if in.ExitCode != nil {
+		line("exit code", fmt.Sprint(*in.ExitCode))
+	}
+	line("cost", fmt.Sprintf("$%.4f", in.CostUSD))
+	if in.Turns > 0 {
+		line("turns", fmt.Sprint(in.Turns))
+	}
+	line("session", in.SessionID)
+	if in.PID != 0 && !in.State.Final() {
+		line("process", fmt.Sprintf("%d (its process group)", in.PID))
+	}
+	line("folder", in.Dir)
+	line("command", strings.Join(in.Argv, " "))
+	tw.Flush()
+	if in.Prompt != "" {
+		fmt.Fprintf(w, "prompt:\n  %s\n", strings.ReplaceAll(strings.TrimRight(in.Prompt, "\n"), "\n", "\n  "))
+	}
+}
+
+// runsEvents prints a run's recorded events.
+func runsEvents(env *Env, id string, asJSON bool) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	p := &printer{out: env.Stdout, json: asJSON}
+	return runs.ReadEvents(dir, id, func(e runs.Event) error {
+		p.print(e)
+		return nil
+	})
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/segwi/segwi/runs"
+)
+
+func TestRunsListShowAndEvents(t *testing.T) {
+	home := isolate(t)
+	t.Run("with no runs, list says where it looked", func(t *testing.T) {
+		r := segwi(t, "", "runs")
+		want := "no runs recorded in " + filepath.Join(home, "state", "segwi", "runs") + " yet; start one with segwi run\n"
+		if r.code != 0 || r.stdout != want {
+			t.Errorf("got exit %d, stdout %q; want 0, %q", r.code, r.stdout, want)
+		}
+	})
+	cfg := runConfig(t, "")
+	checkout := t.TempDir()
+	first := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success\nand a second line").stderr)
+	second := runIDLine(segwi(t, "", "--config", cfg, "run", "--kind", "ask", "--checkout", checkout, "fake:fail").stderr)
+	if first == "" || second == "" {
+		t.Fatal("the runs did not start")
+	}
+
+	t.Run("list shows the runs newest first", func(t *testing.T) {
+		for _, args := range [][]string{{"runs"}, {"runs", "list"}} {
+			r := segwi(t, "", args...)
+			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+			if r.code != 0 || len(lines) != 3 {
+				t.Fatalf("%v: got exit %d, stdout:\n%s", args, r.code, r.stdout)
+			}
+			if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID KIND STATE STARTED CHECKOUT COST" {
+				t.Errorf("header %q", lines[0])
+			}
+			for i, want := range [][]string{{second, "ask", "failed", checkout, "$0.5000"}, {first, "build", "succeeded", checkout, "$0.0123"}} {
+				f := strings.Fields(lines[i+1])
+				got := []string{f[0], f[1], f[2], f[5], f[6]}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("line %d: got %q, want %q", i+1, got, want)
+				}
+			}
+		}
+	})
+	t.Run("show prints the record, by a unique prefix of the id too", func(t *testing.T) {
+		r := segwi(t, "", "runs", "show", first)
+		for _, want := range []string{"run        " + first, "kind       build", "state      succeeded", "checkout   " + checkout,
+			"exit code  0", "cost       $0.0123", "session    sess-1", "folder     " + filepath.Join(home, "state", "segwi", "runs", first),
+			"command    " + fakeClaude(t) + " -p ", "prompt:\n  fake:success\n  and a second line\n"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("show lacks %q:\n%s", want, r.stdout)
+			}
+		}
+		r2 := segwi(t, "", "runs", "show", second[:len(second)-2])
+		if r2.code != 0 || !strings.Contains(r2.stdout, "state      failed: claude exited with code 1") {
+			t.Errorf("show by prefix: got exit %d, stdout:\n%s", r2.code, r2.stdout)
+		}
+		var info runs.Info
+		if r3 := segwi(t, "", "runs", "show", "--json", first); json.Unmarshal([]byte(r3.stdout), &info) != nil || info.ID != first {
+			t.Errorf("show --json: got %q", r3.stdout)
+		}
+	})
+	t.Run("events prints the recorded events, readable or as JSON", func(t *testing.T) {
+		r := segwi(t, "", "runs", "events", first)
+		if r.code != 0 || !strings.Contains(r.stdout, "claude    Looking at the checkout.⏎Second line.") || !strings.Contains(r.stdout, "state     succeeded") {
+			t.Errorf("got exit %d, stdout:\n%s", r.code, r.stdout)
+		}
+		rj := segwi(t, "", "runs", "events", "--json", first)
+		lines := strings.Split(strings.TrimSpace(rj.stdout), "\n")
+		for i, line := range lines {
+			var e runs.Event
+			if err := json.Unmarshal([]byte(line), &e); err != nil || e.Seq != int64(i+1) || e.RunID != first {
+				t.Fatalf("line %d is not event %d of the run: %q (%v)", i, i+1, line, err)
+			}
+		}
+	})
+	t.Run("an unknown id is an error naming it", func(t *testing.T) {
+		for _, verb := range []string{"show", "events"} {
+			r := segwi(t, "", "runs", verb, "20990101-nope")
+			if r.code != 1 || !strings.Contains(r.stderr, `run "20990101-nope": run not found in `) {
+				t.Errorf("runs %s: got exit %d, stderr %q", verb, r.code, r.stderr)
+			}
+		}
+		if r := segwi(t, "", "runs", "show"); r.code != 2 {
+			t.Errorf("runs show without an id: got exit %d, want 2", r.code)
+		}
+	})
+}

@@ -1,0 +1,406 @@
+// Package e2e holds segwi's end-to-end tests: the segwi binary, built once, runs the real
+// pinned Claude Code against the fake Anthropic server (internal/fakeapi), in a sealed
+// environment (internal/claudetest), and the tests check what a person would see: what
+// segwi printed, its exit status, the run's record and the checkout.
+//
+// The tests run one after the other (each Claude Code costs about two CPU-seconds). A
+// scripted person answers approvals on a pty that is segwi's controlling terminal, as
+// someone typing at the terminal would.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/segwi/segwi/internal/claudetest"
+	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/runs"
+)
+
+// segwiBin is the segwi binary TestMain builds.
+var segwiBin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "segwi-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	segwiBin = filepath.Join(dir, "segwi")
+	build := exec.Command("go", "build", "-o", segwiBin, "github.com/segwi/segwi")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	start := time.Now()
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: building segwi (go build -o %s github.com/segwi/segwi) failed: %v\n", segwiBin, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "e2e: built segwi in %s\n", time.Since(start).Round(time.Millisecond))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// scenario is one end-to-end test's world: the fake model, a sealed environment holding
+// segwi's settings and state, and a checkout.
+type scenario struct {
+	t        *testing.T
+	srv      *fakeapi.Server
+	env      *claudetest.Environment
+	checkout string
+	claude   string
+}
+
+// config is what a scenario writes into segwi's settings file.
+type config struct {
+	claudePath      string // default: the pinned Claude Code
+	approvalTimeout string // default 60s
+	trusted         []string
+}
+
+func newScenario(t *testing.T, script fakeapi.Script) *scenario {
+	t.Helper()
+	claude := claudetest.Binary(t)
+	srv := fakeapi.New(t, script)
+	env := claudetest.Env(t, srv.URL)
+	return &scenario{t: t, srv: srv, env: env, checkout: claudetest.Checkout(t), claude: claude}
+}
+
+// writeConfig writes segwi's settings where segwi looks by default:
+// $XDG_CONFIG_HOME/segwi/config.yaml of the sealed environment.
+func (s *scenario) writeConfig(c config) {
+	s.t.Helper()
+	if c.claudePath == "" {
+		c.claudePath = s.claude
+	}
+	if c.approvalTimeout == "" {
+		c.approvalTimeout = "60s"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "segwi:\n  claude:\n    path: %q\n", c.claudePath)
+	b.WriteString("  runs:\n    stopGrace: 2s\n    maxDuration: 5m\n")
+	fmt.Fprintf(&b, "  approvals:\n    timeout: %s\n", c.approvalTimeout)
+	if len(c.trusted) > 0 {
+		b.WriteString("    trusted:\n")
+		for _, p := range c.trusted {
+			fmt.Fprintf(&b, "      - %q\n", p)
+		}
+	}
+	path := filepath.Join(s.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// stateDir is segwi's state folder in the sealed environment.
+func (s *scenario) stateDir() string {
+	return filepath.Join(s.env.Get("XDG_STATE_HOME"), "segwi")
+}
+
+// proc is a segwi process a test started.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdout syncBuffer
+	stderr syncBuffer
+	term   *terminal // the controlling terminal, when started with one
+	home   string    // the scenario's HOME
+	done   chan struct{}
+	code   int
+}
+
+// start runs segwi with args in the checkout, without a controlling terminal (its own
+// session), as a background job or a CI runner would.
+func (s *scenario) start(args ...string) *proc {
+	s.t.Helper()
+	p := s.command(args)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	p.run(s.t)
+	return p
+}
+
+// startOnTerminal runs segwi with a pty as its controlling terminal (and stdin), so that
+// the test can answer its approval prompts as a person at the terminal would. Its stdout
+// and stderr stay separate pipes.
+func (s *scenario) startOnTerminal(args ...string) *proc {
+	s.t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		s.t.Fatalf("opening a pty for segwi's terminal: %v", err)
+	}
+	p := s.command(args)
+	p.cmd.Stdin = tty
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	p.term = &terminal{ptmx: ptmx}
+	go p.term.read()
+	p.run(s.t)
+	tty.Close()
+	s.t.Cleanup(func() { ptmx.Close() })
+	return p
+}
+
+func (s *scenario) command(args []string) *proc {
+	cmd := exec.Command(segwiBin, args...)
+	cmd.Dir = s.checkout
+	cmd.Env = s.env.Vars()
+	p := &proc{t: s.t, cmd: cmd, done: make(chan struct{}), home: s.env.Home}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	return p
+}
+
+func (p *proc) run(t *testing.T) {
+	t.Helper()
+	t.Logf("segwi %s", strings.Join(p.cmd.Args[1:], " "))
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting segwi: %v", err)
+	}
+	go func() {
+		p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
+
+// wait waits for segwi to exit, at most two minutes, and returns its exit status.
+func (p *proc) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		p.cmd.Process.Kill()
+		<-p.done
+		p.t.Fatalf("segwi did not exit within 2 minutes; stdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String())
+	}
+	p.t.Logf("segwi exited %d; stdout:\n%s\nstderr:\n%s", p.code, p.stdout.String(), p.stderr.String())
+	if p.term != nil {
+		p.t.Logf("terminal:\n%s", p.term.String())
+	}
+	if left := processesOf(p.home); len(left) > 0 {
+		p.t.Errorf("processes started under the test's HOME outlived segwi: %v", left)
+	}
+	return p.code
+}
+
+// processesOf returns the processes (pid: command line) whose environment has HOME=home:
+// what segwi, Claude Code and the agent's tools started in a scenario.
+func processesOf(home string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var found []string
+	for _, e := range entries {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
+		if err != nil || !strings.Contains("\x00"+string(env), "\x00HOME="+home+"\x00") {
+			continue
+		}
+		if st, _ := os.ReadFile(filepath.Join("/proc", pid, "stat")); strings.Contains(string(st), ") Z ") {
+			continue // a zombie is gone already
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		found = append(found, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+	}
+	return found
+}
+
+var runLine = regexp.MustCompile(`segwi: run (\S+) \(`)
+
+// runID waits for the line where segwi names the run, and returns the run's id.
+func (p *proc) runID() string {
+	p.t.Helper()
+	var id string
+	waitFor(p.t, 30*time.Second, "segwi to name the run on stderr", func() bool {
+		if m := runLine.FindStringSubmatch(p.stderr.String()); m != nil {
+			id = m[1]
+			return true
+		}
+		return false
+	}, p)
+	return id
+}
+
+// terminal is the person's side of segwi's controlling terminal.
+type terminal struct {
+	ptmx *os.File
+	buf  syncBuffer
+}
+
+func (tm *terminal) read() { io.Copy(&tm.buf, tm.ptmx) } // ends with EIO when segwi is gone
+
+func (tm *terminal) String() string { return tm.buf.String() }
+
+// typeLine types line and Enter.
+func (tm *terminal) typeLine(t *testing.T, line string) {
+	t.Helper()
+	if _, err := tm.ptmx.Write([]byte(line + "\r")); err != nil {
+		t.Fatalf("typing %q on segwi's terminal: %v", line, err)
+	}
+}
+
+// waitCount waits until s has been shown n times on the terminal.
+func (tm *terminal) waitCount(t *testing.T, p *proc, s string, n int, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, timeout, fmt.Sprintf("%q to be shown %d times on segwi's terminal", s, n), func() bool {
+		return strings.Count(tm.String(), s) >= n
+	}, p)
+}
+
+// waitFor polls cond until it holds. It fails the test after timeout, or when segwi p
+// exits first, showing what segwi printed.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		exited := false
+		select {
+		case <-p.done:
+			exited = true
+		default:
+		}
+		if exited && cond() {
+			return
+		}
+		if exited || time.Now().After(deadline) {
+			if !exited {
+				p.cmd.Process.Kill()
+				<-p.done
+			}
+			p.t.Logf("segwi exited %d; stdout:\n%s\nstderr:\n%s", p.code, p.stdout.String(), p.stderr.String())
+			if p.term != nil {
+				p.t.Logf("terminal:\n%s", p.term.String())
+			}
+			if exited {
+				t.Fatalf("segwi exited while waiting for %s", what)
+			}
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// record is what segwi recorded about a run.
+type record struct {
+	info   runs.Info
+	events []runs.Event
+}
+
+// loadRecord reads the run's record through the runs package, as segwi runs would.
+func (s *scenario) loadRecord(id string) record {
+	s.t.Helper()
+	info, err := runs.Load(s.stateDir(), id)
+	if err != nil {
+		s.t.Fatalf("loading run %s: %v", id, err)
+	}
+	var rec = record{info: info}
+	if err := runs.ReadEvents(s.stateDir(), id, func(e runs.Event) error {
+		rec.events = append(rec.events, e)
+		return nil
+	}); err != nil {
+		s.t.Fatalf("reading the events of run %s: %v", id, err)
+	}
+	return rec
+}
+
+// find returns the events of type typ that match (nil matches all).
+func (r record) find(typ runs.EventType, match func(runs.Event) bool) []runs.Event {
+	var out []runs.Event
+	for _, e := range r.events {
+		if e.Type == typ && (match == nil || match(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// toolUse is the tool-call event of the tool_use block id, if any.
+func (r record) has(typ runs.EventType, toolUseID string) (runs.Event, bool) {
+	for _, e := range r.events {
+		if e.Type == typ && e.ToolUseID == toolUseID {
+			return e, true
+		}
+	}
+	return runs.Event{}, false
+}
+
+// wantExit fails the test unless segwi exited with want.
+func wantExit(t *testing.T, p *proc, want int) {
+	t.Helper()
+	if got := p.wait(); got != want {
+		t.Fatalf("segwi exited %d, want %d", got, want)
+	}
+}
+
+// toolResult returns what the model was told about the tool_use block b.
+func (s *scenario) toolResult(b fakeapi.Block) fakeapi.ToolResult {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := s.srv.WaitRequest(ctx, func(r *fakeapi.Request) bool { _, ok := r.ToolResult(b.ID); return ok })
+	if err != nil {
+		s.t.Fatalf("the model never got the result of %s %s: %v", b.Name, b.ID, err)
+	}
+	res, _ := req.ToolResult(b.ID)
+	return res
+}
+
+// jsonLines parses segwi run --json's stdout.
+func jsonLines(t *testing.T, out string) []runs.Event {
+	t.Helper()
+	var events []runs.Event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e runs.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("segwi run --json printed a line that is not an event: %q: %v", line, err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
