@@ -95,5 +95,6 @@ func newRoot(env *Env, tray func(context.Context, *Env) error) *cobra.Command {
 	root.AddCommand(newRunCmd(env))
 	root.AddCommand(newRunsCmd(env))
 	root.AddCommand(newPushCmd(env))
+	root.AddCommand(newCanaryCmd(env))
 	return root
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The overhead benchmark: what segwi adds to a Claude Code run. It builds segwi, then times
+# the same scripted run (a text and a Bash `ls`, then a final text, from the project's fake
+# model server on loopback) started directly with `claude -p ... --permission-mode auto` and
+# started by `segwi run`, N times each, alternating, and prints the median and mean of each,
+# their ratio and difference. The goal: segwi adds at most 10 % and at most 150 ms. Two more
+# variants (direct+tool: claude started directly with the approval tool wired as segwi wires
+# it; tool+pty: the same on a pty, as segwi starts it) split the difference into the approval
+# tool's cost inside Claude Code, the pty's, and segwi's own process.
+#   scripts/bench-overhead.sh                 10 runs each
+#   scripts/bench-overhead.sh -n 20 -strict   20 runs each; exit 1 when the goal is missed
+# Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one (scripts/setup.sh --test installs
+# it). Everything runs in a temporary HOME; nothing reaches the network or your files.
+# segwi reads the GitHub token from the keyring at each run's start (to redact it): the
+# benchmark gives it a session bus with an empty gnome-keyring, as on a desktop, when
+# dbus-run-session and gnome-keyring-daemon are installed; else a bus address that fails
+# at once, as on a machine without a keyring.
+# Timings on a machine busy with other work vary: run it more than once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--in-session" ]; then
+  shift
+  . scripts/desktop-env.sh
+  trap desktop_stop EXIT
+  start_keyring
+  "$@"
+  exit $?
+fi
+
+claude=${SEGWI_TEST_CLAUDE:-$PWD/testdata/claude-code/node_modules/.bin/claude}
+if [ ! -x "$claude" ]; then
+  echo "bench-overhead: no Claude Code at $claude: run scripts/setup.sh --test, or set SEGWI_TEST_CLAUDE" >&2
+  exit 1
+fi
+work=$(mktemp -d -t segwi-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/segwi" .
+go build -o "$work/overhead" ./internal/bench/overhead
+bench=("$work/overhead" -claude "$claude" -segwi "$work/segwi" "$@")
+if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
+  echo "keyring: an empty gnome-keyring on a private session bus"
+  XDG_DATA_HOME="$work/data" dbus-run-session -- "$0" --in-session "${bench[@]}"
+else
+  echo "keyring: none (the session bus address fails at once)"
+  DBUS_SESSION_BUS_ADDRESS="unix:path=$work/no-bus" "${bench[@]}"
+fi
