@@ -12,9 +12,18 @@ import (
 
 func main() {
 	os.Exit(cli.Main(os.Args[1:], cli.Options{
-		Tray:   func(ctx context.Context, _ *cli.Env) error { return app.Run(ctx) },
+		Tray:   tray,
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 	}))
+}
+
+// tray opens the desktop app with the command line's settings file.
+func tray(ctx context.Context, env *cli.Env) error {
+	path, err := env.ConfigPath()
+	if err != nil {
+		return err
+	}
+	return app.Run(ctx, app.Options{ConfigPath: path, Warner: env.Warner, Version: cli.Version})
 }

@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// refusingDecider fails the test: no test of the core expects an approval.
+type refusingDecider struct{ t *testing.T }
+
+func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (approvals.Answer, error) {
+	d.t.Errorf("unexpected approval request %+v", req)
+	return approvals.Answer{}, nil
+}
+
+// testCore builds a core over the settings file text (none when empty), keeping every
+// run under a temp state folder and away from the keyring.
+func testCore(t *testing.T, file string, watch bool) (*core, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
+	if file != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, file)
+	}
+	c, err := newCore(coreConfig{
+		ConfigPath: path,
+		StateDir:   t.TempDir(),
+		Decider:    refusingDecider{t},
+		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		Secrets:    func() []string { return nil },
+		Watch:      watch,
+		Log:        t.Logf,
+	})
+	if err != nil {
+		t.Fatalf("newCore: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return c, path
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCoreRunsWithDefaultsOnBadSettings(t *testing.T) {
+	c, path := testCore(t, "segwi:\n  runs:\n    maxConcurrent: 0\n", false)
+	rep := c.Report()
+	if rep.Err == nil || len(rep.Problems()) != 1 || !strings.Contains(rep.Err.Error(), "maxConcurrent") {
+		t.Fatalf("report err %v, problems %v; want the bad maxConcurrent", rep.Err, rep.Problems())
+	}
+	if rep.File != path {
+		t.Errorf("report file %q, want %q", rep.File, path)
+	}
+	if got, want := c.Settings().Runs.MaxConcurrent, settings.Default().Runs.MaxConcurrent; got != want {
+		t.Errorf("maxConcurrent in force %d, want the default %d", got, want)
+	}
+}
+
+func TestCoreAppliesGoodEditsAndKeepsThemOnBadOnes(t *testing.T) {
+	c, path := testCore(t, "segwi:\n  claude:\n    model: opus\n", true)
+	if c.Report().Err != nil || c.Settings().Claude.Model != "opus" {
+		t.Fatalf("start: %v, model %q", c.Report().Err, c.Settings().Claude.Model)
+	}
+	var mu sync.Mutex
+	var seen []SettingsReport
+	c.OnReport(func(r SettingsReport) { mu.Lock(); seen = append(seen, r); mu.Unlock() })
+	last := func() (SettingsReport, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 {
+			return SettingsReport{}, 0
+		}
+		return seen[len(seen)-1], len(seen)
+	}
+
+	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [make test]\n")
+	popupWaitFor(t, "the good edit", func() bool { r, _ := last(); return r.InForce.Claude.Model == "sonnet" })
+	if r, _ := last(); r.Err != nil || c.Settings().Claude.Model != "sonnet" {
+		t.Errorf("after a good edit: err %v, model in force %q", r.Err, c.Settings().Claude.Model)
+	}
+
+	_, n := last()
+	writeFile(t, path, "segwi:\n  runs:\n    stopGrace: soon\n")
+	popupWaitFor(t, "the bad edit", func() bool { _, m := last(); return m > n })
+	r, _ := last()
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "stopGrace") {
+		t.Errorf("bad edit reported as %v, want the stopGrace problem", r.Err)
+	}
+	if got := c.Settings().Claude.Model; got != "sonnet" {
+		t.Errorf("after a bad edit the model in force is %q, want the last good one", got)
+	}
+}
+
+func TestCoreSaysWhenClaudeIsMissing(t *testing.T) {
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: /nonexistent/claude\n", false)
+	_, err := c.Start(runs.Spec{Kind: runs.KindAsk, Checkout: t.TempDir(), Prompt: "hi", KeepOpen: true})
+	if err == nil || !strings.Contains(err.Error(), "segwi.claude.path") {
+		t.Errorf("Start = %v, want the missing claude named with its setting", err)
+	}
+}
+
+func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
+	// A claude that ignores its input and SIGTERM: only the second step ends it.
+	bin := filepath.Join(t.TempDir(), "claude")
+	writeFile(t, bin, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(bin)
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n", false)
+	if err := c.Report().Err; err != nil {
+		t.Fatalf("settings: %v", err)
+	}
+	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "wait", KeepOpen: true})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	popupWaitFor(t, "the run to start its process", func() bool { return r.Info().PID != 0 })
+	if live := c.Live(); len(live) != 1 || live[0].ID() != r.ID() {
+		t.Errorf("Live = %v, want the run", live)
+	}
+	if got := c.QueuedAhead(r.ID()); got != 0 {
+		t.Errorf("QueuedAhead = %d, want 0", got)
+	}
+
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if info := r.Info(); info.State != runs.StateStopped {
+		t.Errorf("after Close the run is %s (%s), want stopped", info.State, info.Reason)
+	}
+	if took := time.Since(start); took > time.Second+stopAllSlack {
+		t.Errorf("Close took %s, longer than stopGrace plus the slack", took)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+}

@@ -1,0 +1,271 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// runStarter starts runs; the core is one.
+type runStarter interface {
+	Start(spec runs.Spec) (liveRun, error)
+}
+
+// Choices of the new run dialog.
+const (
+	kindBuildLabel = "Build: do a task"
+	kindReadyLabel = "Ready: get the branch ready for review"
+	kindAskLabel   = "Ask: answer a question, changing nothing"
+	otherFolder    = "Another folder…"
+)
+
+var kindLabels = map[runs.Kind]string{
+	runs.KindBuild: kindBuildLabel,
+	runs.KindReady: kindReadyLabel,
+	runs.KindAsk:   kindAskLabel,
+}
+
+// newRunDialog is the window that starts a run: kind, checkout, prompt and model.
+type newRunDialog struct {
+	app     fyne.App
+	starter runStarter
+	repos   []settings.Repository
+	opened  func(liveRun) // called on Fyne's goroutine with the run started
+
+	win      fyne.Window
+	kind     *widget.RadioGroup
+	repo     *widget.Select
+	folder   *widget.Entry
+	browse   *widget.Button
+	promptL  *widget.Label
+	prompt   *widget.Entry
+	model    *widget.Entry
+	problem  *widget.Label
+	start    *widget.Button
+	starting bool
+	closed   bool
+	answered atomic.Int64 // Start calls answered, for tests
+}
+
+// newNewRunDialog builds the dialog for kind with the settings in force. On Fyne's goroutine.
+func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind runs.Kind, opened func(liveRun)) *newRunDialog {
+	d := &newRunDialog{app: a, starter: starter, repos: s.Repositories, opened: opened}
+
+	d.kind = widget.NewRadioGroup([]string{kindBuildLabel, kindReadyLabel, kindAskLabel}, func(string) { d.changed() })
+	d.kind.Required = true
+
+	names := make([]string, 0, len(d.repos)+1)
+	for _, r := range d.repos {
+		names = append(names, r.Name)
+	}
+	names = append(names, otherFolder)
+	d.folder = widget.NewEntry()
+	d.folder.SetPlaceHolder("/path/to/a/git/checkout")
+	d.folder.OnChanged = func(string) { d.changed() }
+	d.browse = widget.NewButton("Choose…", d.chooseFolder)
+	d.repo = widget.NewSelect(names, func(string) { d.changed() })
+
+	d.promptL = widget.NewLabel("")
+	d.prompt = widget.NewMultiLineEntry()
+	d.prompt.SetMinRowsVisible(6)
+	d.prompt.Wrapping = fyne.TextWrapWord
+	d.prompt.OnChanged = func(string) { d.changed() }
+
+	d.model = widget.NewEntry()
+	d.model.SetText(s.Claude.Model)
+	d.model.SetPlaceHolder("Claude Code's default model")
+
+	d.problem = widget.NewLabel("")
+	d.problem.Wrapping = fyne.TextWrapWord
+	d.problem.Importance = widget.DangerImportance
+	d.start = widget.NewButton("Start", d.startRun)
+	d.start.Importance = widget.HighImportance
+	cancel := widget.NewButton("Cancel", func() { d.win.Close() })
+
+	form := container.NewVBox(
+		widget.NewLabel("Kind"), d.kind,
+		widget.NewLabel("Checkout"), d.repo,
+		container.NewBorder(nil, nil, nil, d.browse, d.folder),
+		d.promptL,
+	)
+	bottom := container.NewVBox(
+		widget.NewLabel("Model"), d.model,
+		d.problem,
+		container.NewHBox(cancel, d.start),
+	)
+	d.win = a.NewWindow("segwi: new run")
+	d.win.SetContent(container.NewBorder(form, bottom, nil, nil, d.prompt))
+	d.win.Resize(fyne.NewSize(640, 560))
+	d.win.SetOnClosed(func() { d.closed = true })
+
+	// Set the kind and the checkout last: their callbacks validate the whole form.
+	if len(d.repos) > 0 {
+		d.repo.SetSelected(d.repos[0].Name)
+	} else {
+		d.repo.SetSelected(otherFolder)
+	}
+	d.kind.SetSelected(kindLabels[kind])
+	return d
+}
+
+// Show shows and focuses the dialog.
+func (d *newRunDialog) Show() {
+	d.win.Show()
+	d.win.RequestFocus()
+}
+
+// selectedKind returns the chosen kind.
+func (d *newRunDialog) selectedKind() runs.Kind {
+	for k, l := range kindLabels {
+		if l == d.kind.Selected {
+			return k
+		}
+	}
+	return runs.KindBuild
+}
+
+// checkout returns the chosen folder: a configured repository's, or the typed one.
+func (d *newRunDialog) checkout() string {
+	for _, r := range d.repos {
+		if r.Name == d.repo.Selected {
+			return r.Path
+		}
+	}
+	return strings.TrimSpace(d.folder.Text)
+}
+
+// changed brings the form in line with the choices and shows what is wrong.
+func (d *newRunDialog) changed() {
+	if d.start == nil {
+		return // still building
+	}
+	if d.repo.Selected == otherFolder {
+		d.folder.Enable()
+		d.browse.Enable()
+	} else {
+		d.folder.Disable()
+		d.browse.Disable()
+	}
+	switch d.selectedKind() {
+	case runs.KindAsk:
+		d.promptL.SetText("Question")
+	case runs.KindReady:
+		d.promptL.SetText("Notes for the run (optional)")
+	default:
+		d.promptL.SetText("Task")
+	}
+	if d.starting {
+		return
+	}
+	if msg := validateNewRun(d.selectedKind(), d.checkout(), d.prompt.Text); msg != "" {
+		d.problem.SetText(msg)
+		d.start.Disable()
+		return
+	}
+	d.problem.SetText("")
+	d.start.Enable()
+}
+
+// Messages of the new run dialog's validation.
+const (
+	msgNoCheckout = "Choose a checkout: one of your repositories, or a folder."
+	msgNotDir     = "%s is not a directory: choose the folder of a git checkout."
+	msgNotGit     = "%s is not a git checkout (it has no .git): choose the top folder of a checkout."
+	msgNoTask     = "Write the task for the run."
+	msgNoQuestion = "Write your question."
+)
+
+// validateNewRun says what keeps a run from starting, in words for the dialog; "" when
+// nothing does.
+func validateNewRun(kind runs.Kind, checkout, prompt string) string {
+	if checkout == "" {
+		return msgNoCheckout
+	}
+	st, err := os.Stat(checkout)
+	if err != nil || !st.IsDir() {
+		return fmt.Sprintf(msgNotDir, checkout)
+	}
+	if _, err := os.Stat(filepath.Join(checkout, ".git")); err != nil {
+		return fmt.Sprintf(msgNotGit, checkout)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		switch kind {
+		case runs.KindBuild:
+			return msgNoTask
+		case runs.KindAsk:
+			return msgNoQuestion
+		}
+	}
+	return ""
+}
+
+// chooseFolder opens a folder picker for the checkout.
+func (d *newRunDialog) chooseFolder() {
+	fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err != nil {
+			d.problem.SetText("Could not choose the folder: " + err.Error())
+			return
+		}
+		if u != nil {
+			d.folder.SetText(u.Path())
+		}
+	}, d.win)
+	if dir := strings.TrimSpace(d.folder.Text); dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			fd.SetLocation(l)
+		}
+	}
+	fd.Resize(fyne.NewSize(600, 480))
+	fd.Show()
+}
+
+// startRun starts the run off Fyne's goroutine (the core may ask the keyring); on success
+// the dialog closes and the run's window opens, saying when it has to queue.
+func (d *newRunDialog) startRun() {
+	spec := runs.Spec{
+		Kind:     d.selectedKind(),
+		Checkout: d.checkout(),
+		Prompt:   strings.TrimSpace(d.prompt.Text),
+		Model:    strings.TrimSpace(d.model.Text),
+		KeepOpen: true, // a desktop run stays open for follow-ups until the person ends it
+	}
+	if msg := validateNewRun(spec.Kind, spec.Checkout, spec.Prompt); msg != "" {
+		d.problem.SetText(msg)
+		return
+	}
+	if d.starting {
+		return
+	}
+	d.starting = true
+	d.start.Disable()
+	d.problem.SetText("Starting…")
+	go func() {
+		run, err := d.starter.Start(spec)
+		fyne.Do(func() {
+			defer d.answered.Add(1)
+			d.starting = false
+			if err != nil {
+				d.problem.SetText("The run did not start: " + err.Error())
+				d.start.Enable()
+				return
+			}
+			if !d.closed {
+				d.win.Close()
+			}
+			if d.opened != nil {
+				d.opened(run)
+			}
+		})
+	}()
+}

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// gitCheckout returns a folder with a .git folder in it.
+func gitCheckout(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestValidateNewRun(t *testing.T) {
+	checkout := gitCheckout(t)
+	plain := t.TempDir()
+	file := filepath.Join(plain, "notes.txt")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		kind     runs.Kind
+		checkout string
+		prompt   string
+		want     string
+	}{
+		{"no checkout asks for one", runs.KindBuild, "", "x", msgNoCheckout},
+		{"a missing folder is not a directory", runs.KindBuild, filepath.Join(plain, "gone"), "x", fmt.Sprintf(msgNotDir, filepath.Join(plain, "gone"))},
+		{"a file is not a directory", runs.KindAsk, file, "x", fmt.Sprintf(msgNotDir, file)},
+		{"a folder without .git is not a checkout", runs.KindBuild, plain, "x", fmt.Sprintf(msgNotGit, plain)},
+		{"a build needs a task", runs.KindBuild, checkout, "  \n ", msgNoTask},
+		{"an ask needs a question", runs.KindAsk, checkout, "", msgNoQuestion},
+		{"a ready run's notes are optional", runs.KindReady, checkout, "", ""},
+		{"a build with a task in a checkout is fine", runs.KindBuild, checkout, "fix it", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := validateNewRun(tt.kind, tt.checkout, tt.prompt); got != tt.want {
+				t.Errorf("validateNewRun = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// fakeStarter is a runStarter that records the specs it gets; it fails the test when
+// the test did not expect a start.
+type fakeStarter struct {
+	t     *testing.T
+	allow bool
+	run   liveRun
+	err   error
+
+	mu    sync.Mutex
+	specs []runs.Spec
+}
+
+func (s *fakeStarter) Start(spec runs.Spec) (liveRun, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.allow {
+		s.t.Errorf("unexpected Start(%+v)", spec)
+	}
+	s.specs = append(s.specs, spec)
+	return s.run, s.err
+}
+
+func (s *fakeStarter) started() []runs.Spec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]runs.Spec(nil), s.specs...)
+}
+
+func TestNewRunDialogShowsWhatIsWrong(t *testing.T) {
+	a := test.NewTempApp(t)
+	plain := t.TempDir()
+	d := newNewRunDialog(a, &fakeStarter{t: t}, settings.Settings{}, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+
+	if d.repo.Selected != otherFolder || d.problem.Text != msgNoCheckout || !d.start.Disabled() {
+		t.Fatalf("with no repositories: checkout %q, problem %q, start disabled %v", d.repo.Selected, d.problem.Text, d.start.Disabled())
+	}
+	test.Tap(d.start) // disabled: the fake fails the test if this starts a run
+	test.Type(d.folder, plain)
+	if want := fmt.Sprintf(msgNotGit, plain); d.problem.Text != want {
+		t.Errorf("problem = %q, want %q", d.problem.Text, want)
+	}
+	d.folder.SetText(gitCheckout(t))
+	if d.problem.Text != msgNoTask || d.promptL.Text != "Task" {
+		t.Errorf("problem %q, prompt label %q; want the task asked for", d.problem.Text, d.promptL.Text)
+	}
+	d.kind.SetSelected(kindAskLabel)
+	if d.problem.Text != msgNoQuestion || d.promptL.Text != "Question" {
+		t.Errorf("problem %q, prompt label %q; want the question asked for", d.problem.Text, d.promptL.Text)
+	}
+	d.kind.SetSelected(kindReadyLabel)
+	if d.problem.Text != "" || d.start.Disabled() {
+		t.Errorf("a ready run without notes: problem %q, start disabled %v; want it ready to start", d.problem.Text, d.start.Disabled())
+	}
+}
+
+func TestNewRunDialogStartsTheRun(t *testing.T) {
+	a := test.NewTempApp(t)
+	web := gitCheckout(t)
+	s := settings.Settings{
+		Claude:       settings.Claude{Model: "sonnet"},
+		Repositories: []settings.Repository{{Name: "web", Path: web}},
+	}
+	run := newFakeRun(t, runs.Info{ID: "r1"}, 1)
+	starter := &fakeStarter{t: t, allow: true, run: run}
+	var mu sync.Mutex
+	var opened []liveRun
+	d := newNewRunDialog(a, starter, s, runs.KindAsk, func(r liveRun) { mu.Lock(); opened = append(opened, r); mu.Unlock() })
+	t.Cleanup(func() { closeDialog(d) })
+
+	if d.repo.Selected != "web" || d.folder.Disabled() == false || d.model.Text != "sonnet" {
+		t.Fatalf("defaults: checkout %q, folder enabled %v, model %q", d.repo.Selected, !d.folder.Disabled(), d.model.Text)
+	}
+	test.Type(d.prompt, "where is the login handled?")
+	test.Tap(d.start)
+	popupWaitFor(t, "the run window to be asked for", func() bool { return d.answered.Load() == 1 })
+	if n := openedCount(&mu, &opened); n != 1 {
+		t.Fatalf("%d run windows asked for, want 1", n)
+	}
+	want := []runs.Spec{{Kind: runs.KindAsk, Checkout: web, Prompt: "where is the login handled?", Model: "sonnet", KeepOpen: true}}
+	if diff := cmp.Diff(want, starter.started()); diff != "" {
+		t.Errorf("Start specs (-want +got):\n%s", diff)
+	}
+	if opened[0] != run {
+		t.Errorf("opened %v, want the started run", opened[0])
+	}
+}
+
+func TestNewRunDialogSaysWhyARunDidNotStart(t *testing.T) {
+	a := test.NewTempApp(t)
+	starter := &fakeStarter{t: t, allow: true, err: fmt.Errorf("claude not found: %w", runs.ErrClaudeNotFound)}
+	d := newNewRunDialog(a, starter, settings.Settings{}, runs.KindReady, func(liveRun) { t.Error("a window opened for a run that did not start") })
+	t.Cleanup(func() { closeDialog(d) })
+	d.folder.SetText(gitCheckout(t))
+	test.Tap(d.start)
+	popupWaitFor(t, "the failure to show", func() bool { return d.answered.Load() == 1 })
+	if want := "The run did not start: claude not found: claude binary not found"; d.problem.Text != want {
+		t.Errorf("problem = %q, want %q", d.problem.Text, want)
+	}
+}
+
+func openedCount(mu *sync.Mutex, opened *[]liveRun) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(*opened)
+}
+
+// closeDialog closes d's window unless it closed itself.
+func closeDialog(d *newRunDialog) {
+	if !d.closed {
+		d.win.Close()
+	}
+}

@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// PopupDecider is the desktop approvals.Decider: it puts each pending request in front of
+// the person as its own popup window, raised and focused, with a desktop notification.
+//
+// A popup answers its request only through a click on one of its buttons; nothing answers
+// on Enter or Space. Closing a popup's window with its close button denies the request,
+// saying the person closed the window, so that no request is left waiting on a window the
+// person can no longer see. When the request's context ends (it timed out, or its run
+// ended) the popup closes without answering.
+type PopupDecider struct {
+	app   fyne.App
+	clock popupClock
+
+	// changing serialises changes of the pending list with their OnChange calls, so the
+	// calls come in the order of the changes. It is taken before mu.
+	changing sync.Mutex
+	mu       sync.Mutex
+	open     []*popup  // in the order they opened
+	onChange func(int) // see SetOnChange
+}
+
+// A popupClock tells the time and ticks; tests replace the real one to move time by hand.
+type popupClock interface {
+	Now() time.Time
+	// Tick returns a channel that receives about every d, and a func that stops it.
+	Tick(d time.Duration) (<-chan time.Time, func())
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) Tick(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// countdownEvery is how often a popup refreshes the time left before its timeout.
+const countdownEvery = time.Second
+
+// NewPopupDecider returns a Decider that opens its popups in a.
+func NewPopupDecider(a fyne.App) *PopupDecider {
+	return newPopupDecider(a, wallClock{})
+}
+
+func newPopupDecider(a fyne.App, c popupClock) *PopupDecider {
+	return &PopupDecider{app: a, clock: c}
+}
+
+// SetOnChange sets f to be called with the number of pending popups each time it changes
+// (the tray shows it as "Waiting approvals (N)"). f is called on Fyne's goroutine, so it
+// may update widgets and menus directly. Set it before the first Decide.
+func (d *PopupDecider) SetOnChange(f func(n int)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.onChange = f
+}
+
+// Pending returns how many requests wait for the person in a popup. Safe from any goroutine.
+func (d *PopupDecider) Pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.open)
+}
+
+// RaiseAll shows and focuses every pending popup, the oldest last so that it ends on top
+// (the tray's "Waiting approvals" item). Call it on Fyne's goroutine, as menu actions are.
+func (d *PopupDecider) RaiseAll() {
+	ps := d.popups()
+	for i := len(ps) - 1; i >= 0; i-- {
+		ps[i].raise()
+	}
+}
+
+// Decide opens a popup for req and blocks until the person answers it with a click, closes
+// its window (a deny), or ctx is done, in which case the popup closes and Decide returns
+// ctx.Err(). It must not be called on Fyne's goroutine: it waits for that goroutine to open
+// the window.
+func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (approvals.Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return approvals.Answer{}, err
+	}
+	var p *popup
+	fyne.DoAndWait(func() { p = d.openPopup(req) })
+	// Off Fyne's goroutine: on Linux this is a D-Bus call that waits for its reply.
+	d.app.SendNotification(fyne.NewNotification(notificationHead, p.view.notice))
+
+	tick, stop := d.clock.Tick(countdownEvery)
+	defer stop()
+	for {
+		select {
+		case a := <-p.answers:
+			return a, nil
+		case <-ctx.Done():
+			fyne.Do(p.withdraw)
+			return approvals.Answer{}, ctx.Err()
+		case <-tick:
+			fyne.Do(p.showTimeLeft)
+		}
+	}
+}
+
+// openPopup builds, shows and registers the popup for req. On Fyne's goroutine.
+func (d *PopupDecider) openPopup(req approvals.Request) *popup {
+	p := newPopup(d, req)
+	p.raise()
+	d.change(func(open []*popup) []*popup { return append(open, p) })
+	return p
+}
+
+// forget takes p off the pending list once it is answered or withdrawn. On Fyne's goroutine.
+func (d *PopupDecider) forget(p *popup) {
+	d.change(func(open []*popup) []*popup {
+		for i, q := range open {
+			if q == p {
+				return append(open[:i], open[i+1:]...)
+			}
+		}
+		return open
+	})
+}
+
+// change applies edit to the pending list and tells OnChange the new count. OnChange is
+// called without mu held, so it may call Pending or RaiseAll.
+func (d *PopupDecider) change(edit func([]*popup) []*popup) {
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	d.open = edit(d.open)
+	n, f := len(d.open), d.onChange
+	d.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+}
+
+// popups returns the pending popups, oldest first.
+func (d *PopupDecider) popups() []*popup {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*popup(nil), d.open...)
+}

@@ -1,0 +1,632 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// The -update flag rewrites golden files under testdata/. Another test file of this
+// package may define it first; both then share it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+func goldenUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// assertPopupGolden compares c's markup with testdata/name, first rewriting it under -update.
+// Without -update, a missing master is written to testdata/failed/name for review.
+func assertPopupGolden(t *testing.T, name string, c fyne.Canvas) {
+	t.Helper()
+	if goldenUpdate() {
+		path := filepath.Join("testdata", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(test.RenderToMarkup(c)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	test.AssertRendersToMarkup(t, name, c)
+}
+
+var popupT0 = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+
+func bashRequest(id string) approvals.Request {
+	return approvals.Request{
+		ID:       id,
+		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "build", Checkout: "/home/ada/src/web"},
+		ToolName: "Bash",
+		Input:    json.RawMessage(`{"command":"git push --force origin main && rm -rf build/","description":"Publish the branch and clean up"}`),
+		Asked:    popupT0,
+		Deadline: popupT0.Add(10 * time.Minute),
+	}
+}
+
+func writeRequest(id string) approvals.Request {
+	return approvals.Request{
+		ID:       id,
+		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "ready", Checkout: "/home/ada/src/api"},
+		ToolName: "Write",
+		Input:    json.RawMessage(`{"file_path":"/home/ada/src/api/NOTES.md","content":"# Notes\nShip it.\n"}`),
+		Asked:    popupT0,
+		Deadline: popupT0.Add(90 * time.Second),
+	}
+}
+
+// fakePopupClock is a popupClock that moves only when a test advances it.
+type fakePopupClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	tickers map[chan time.Time]bool
+}
+
+func newFakePopupClock(now time.Time) *fakePopupClock {
+	return &fakePopupClock{now: now, tickers: map[chan time.Time]bool{}}
+}
+
+func (c *fakePopupClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakePopupClock) Tick(time.Duration) (<-chan time.Time, func()) {
+	ch := make(chan time.Time, 1)
+	c.mu.Lock()
+	c.tickers[ch] = true
+	c.mu.Unlock()
+	return ch, func() {
+		c.mu.Lock()
+		delete(c.tickers, ch)
+		c.mu.Unlock()
+	}
+}
+
+// Advance moves the time on by d and ticks every ticker.
+func (c *fakePopupClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for ch := range c.tickers {
+		select {
+		case ch <- c.now:
+		default: // a tick is already waiting; like time.Ticker, drop this one
+		}
+	}
+}
+
+// popupTestApp is the test app, counting the windows it raises and the notifications it sends.
+type popupTestApp struct {
+	fyne.App
+	mu            sync.Mutex
+	notifications []fyne.Notification
+	raised        map[string]int // window title -> Show/RequestFocus pairs
+}
+
+func (a *popupTestApp) NewWindow(title string) fyne.Window {
+	return &popupTestWindow{Window: a.App.NewWindow(title), app: a}
+}
+
+func (a *popupTestApp) SendNotification(n *fyne.Notification) {
+	a.mu.Lock()
+	a.notifications = append(a.notifications, *n)
+	a.mu.Unlock()
+	a.App.SendNotification(n)
+}
+
+func (a *popupTestApp) sent() []fyne.Notification {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]fyne.Notification(nil), a.notifications...)
+}
+
+func (a *popupTestApp) raisedCount(title string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.raised[title]
+}
+
+type popupTestWindow struct {
+	fyne.Window
+	app   *popupTestApp
+	shown bool
+}
+
+func (w *popupTestWindow) Show() {
+	w.shown = true
+	w.Window.Show()
+}
+
+// RequestFocus counts a raise when the window was shown first, as a popup must be.
+func (w *popupTestWindow) RequestFocus() {
+	if w.shown {
+		w.app.mu.Lock()
+		w.app.raised[w.Title()]++
+		w.app.mu.Unlock()
+	}
+	w.shown = false
+	w.Window.RequestFocus()
+}
+
+type decideOutcome struct {
+	answer approvals.Answer
+	err    error
+}
+
+type popupHarness struct {
+	t     *testing.T
+	app   *popupTestApp
+	clock *fakePopupClock
+	d     *PopupDecider
+}
+
+func newPopupHarness(t *testing.T) *popupHarness {
+	a := &popupTestApp{App: test.NewTempApp(t), raised: map[string]int{}}
+	clk := newFakePopupClock(popupT0)
+	return &popupHarness{t: t, app: a, clock: clk, d: newPopupDecider(a, clk)}
+}
+
+// decide starts Decide for req and waits until its popup is open. The returned channel
+// receives what Decide returns.
+func (h *popupHarness) decide(ctx context.Context, req approvals.Request) (*popup, <-chan decideOutcome) {
+	h.t.Helper()
+	before := h.d.Pending()
+	done := make(chan decideOutcome, 1)
+	go func() {
+		a, err := h.d.Decide(ctx, req)
+		done <- decideOutcome{a, err}
+	}()
+	popupWaitFor(h.t, "the popup to open", func() bool { return h.d.Pending() == before+1 })
+	ps := h.d.popups()
+	return ps[len(ps)-1], done
+}
+
+// popupWaitFor waits until cond holds, failing the test if it does not within a few seconds.
+func popupWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// decideResult waits for Decide to return.
+func decideResult(t *testing.T, done <-chan decideOutcome) decideOutcome {
+	t.Helper()
+	select {
+	case d := <-done:
+		return d
+	case <-time.After(5 * time.Second):
+		t.Fatal("Decide did not return")
+		return decideOutcome{}
+	}
+}
+
+// assertStillWaiting checks that Decide has not returned and the popup is still pending.
+func assertStillWaiting(t *testing.T, h *popupHarness, done <-chan decideOutcome) {
+	t.Helper()
+	select {
+	case d := <-done:
+		t.Fatalf("Decide returned %+v, %v; want it still waiting for a click", d.answer, d.err)
+	default:
+	}
+	if got := h.d.Pending(); got != 1 {
+		t.Fatalf("Pending() = %d, want 1", got)
+	}
+}
+
+func popupWindowOpen(w fyne.Window) bool {
+	for _, o := range fyne.CurrentApp().Driver().AllWindows() {
+		if o == w.(*popupTestWindow).Window {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPopupShowsTheRequest(t *testing.T) {
+	tests := []struct {
+		name       string
+		req        approvals.Request
+		golden     string
+		title      string
+		input      string
+		notice     string
+		timeLeft   string
+		hasWhyLine bool
+	}{
+		{
+			name:       "a Bash call shows its command on its own and its description",
+			req:        bashRequest("b1"),
+			golden:     "popup_bash.xml",
+			title:      "Approve Bash? · build run in web",
+			input:      "git push --force origin main && rm -rf build/",
+			notice:     "The build run in web wants to use Bash: git push --force origin main && rm -rf build/",
+			timeLeft:   "Time left: 10m 00s, then it is denied",
+			hasWhyLine: true,
+		},
+		{
+			name:     "a Write call shows its input as indented JSON",
+			req:      writeRequest("w1"),
+			golden:   "popup_write.xml",
+			title:    "Approve Write? · ready run in api",
+			input:    "{\n  \"file_path\": \"/home/ada/src/api/NOTES.md\",\n  \"content\": \"# Notes\\nShip it.\\n\"\n}",
+			notice:   "The ready run in api wants to use Write: /home/ada/src/api/NOTES.md",
+			timeLeft: "Time left: 1m 30s, then it is denied",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newPopupHarness(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p, done := h.decide(ctx, tt.req)
+
+			if got := p.win.Title(); got != tt.title {
+				t.Errorf("title = %q, want %q", got, tt.title)
+			}
+			if got := p.input.Text; got != tt.input {
+				t.Errorf("input shown = %q, want %q", got, tt.input)
+			}
+			if !p.input.TextStyle.Monospace {
+				t.Error("input is not shown in monospace")
+			}
+			if got := p.timeLeft.Text; got != tt.timeLeft {
+				t.Errorf("time left = %q, want %q", got, tt.timeLeft)
+			}
+			if got := h.app.raisedCount(tt.title); got != 1 {
+				t.Errorf("window raised %d times, want 1 (Show then RequestFocus)", got)
+			}
+			popupWaitFor(t, "a notification", func() bool { return len(h.app.sent()) > 0 })
+			want := []fyne.Notification{{Title: notificationHead, Content: tt.notice}}
+			if diff := cmp.Diff(want, h.app.sent()); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+			if got := p.view.description != ""; got != tt.hasWhyLine {
+				t.Errorf("shows a description: %v, want %v", got, tt.hasWhyLine)
+			}
+
+			p.win.Resize(fyne.NewSize(640, 480))
+			assertPopupGolden(t, tt.golden, p.win.Canvas())
+
+			cancel()
+			decideResult(t, done)
+		})
+	}
+}
+
+func TestPopupScrollsALongCommand(t *testing.T) {
+	h := newPopupHarness(t)
+	req := bashRequest("b1")
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf("echo step %d", i))
+	}
+	command := strings.Join(lines, " &&\n")
+	req.Input = popupJSON(t, map[string]string{"command": command})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, done := h.decide(ctx, req)
+	p.win.Resize(fyne.NewSize(640, 480))
+
+	if p.input.Text != command {
+		t.Error("the popup does not show the whole command")
+	}
+	if content, view := p.inputScroll.Content.MinSize().Height, p.inputScroll.Size().Height; content <= view {
+		t.Errorf("command is %v high in a view of %v; want it longer, so the view scrolls", content, view)
+	}
+	cancel()
+	decideResult(t, done)
+}
+
+func TestPopupButtonsAnswer(t *testing.T) {
+	tests := []struct {
+		name   string
+		typed  string
+		button func(*popup) *clickButton
+		want   approvals.Answer
+	}{
+		{
+			name:   "Allow allows, with no message",
+			typed:  "ignored when allowing",
+			button: func(p *popup) *clickButton { return p.allow },
+			want:   approvals.Answer{Allow: true, By: approvals.ByPerson},
+		},
+		{
+			name:   "Deny without a message says the person declined",
+			button: func(p *popup) *clickButton { return p.deny },
+			want:   approvals.Answer{Message: msgDeclined, By: approvals.ByPerson},
+		},
+		{
+			name:   "Deny carries the person's message",
+			typed:  "use the staging remote",
+			button: func(p *popup) *clickButton { return p.deny },
+			want:   approvals.Answer{Message: "use the staging remote", By: approvals.ByPerson},
+		},
+		{
+			name:   "Deny and stop interrupts the run",
+			typed:  "wrong checkout",
+			button: func(p *popup) *clickButton { return p.denyStop },
+			want:   approvals.Answer{Interrupt: true, Message: "wrong checkout", By: approvals.ByPerson},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newPopupHarness(t)
+			var changes []int
+			h.d.SetOnChange(func(n int) { changes = append(changes, n) })
+			p, done := h.decide(context.Background(), bashRequest("b1"))
+			if tt.typed != "" {
+				test.Type(p.denyMessage, tt.typed)
+			}
+
+			test.Tap(tt.button(p))
+
+			got := decideResult(t, done)
+			if got.err != nil {
+				t.Fatalf("Decide: %v", got.err)
+			}
+			if diff := cmp.Diff(tt.want, got.answer); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+			if popupWindowOpen(p.win) {
+				t.Error("the popup's window is still open after its answer")
+			}
+			if diff := cmp.Diff([]int{1, 0}, changes); diff != "" {
+				t.Errorf("OnChange calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPopupClosedWithItsCloseButtonDenies(t *testing.T) {
+	h := newPopupHarness(t)
+	p, done := h.decide(context.Background(), bashRequest("b1"))
+
+	p.win.Close() // what the window manager's close button does
+
+	got := decideResult(t, done)
+	want := approvals.Answer{Message: msgWindowClosed, By: approvals.ByPerson}
+	if got.err != nil || got.answer != want {
+		t.Errorf("Decide = %+v, %v; want %+v, nil", got.answer, got.err, want)
+	}
+	if n := h.d.Pending(); n != 0 {
+		t.Errorf("Pending() = %d, want 0", n)
+	}
+}
+
+func TestPopupHasNoDefaultButton(t *testing.T) {
+	h := newPopupHarness(t)
+	p, done := h.decide(context.Background(), bashRequest("b1"))
+	c := p.win.Canvas()
+
+	for _, b := range []*clickButton{p.allow, p.deny, p.denyStop} {
+		if b.Importance == widget.HighImportance {
+			t.Errorf("button %q has high importance, the look of a default button", b.Text)
+		}
+	}
+	if f := c.Focused(); f != nil {
+		t.Errorf("%T is focused when the popup opens; want nothing focused", f)
+	}
+	if c.OnTypedKey() != nil || c.OnTypedRune() != nil {
+		t.Error("the popup's canvas handles typed keys; no key may answer a request")
+	}
+
+	keys := []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace}
+	pressKeys := func(f fyne.Focusable) {
+		for _, k := range keys {
+			f.TypedKey(&fyne.KeyEvent{Name: k})
+		}
+		f.TypedRune(' ')
+	}
+
+	t.Run("keys typed into the deny message answer nothing", func(t *testing.T) {
+		test.Type(p.denyMessage, "not this one")
+		pressKeys(p.denyMessage)
+		assertStillWaiting(t, h, done)
+	})
+	t.Run("keys on each button the focus can reach answer nothing", func(t *testing.T) {
+		c.Focus(p.denyMessage)
+		seen := map[fyne.Focusable]bool{}
+		for f := c.Focused(); f != nil && !seen[f]; f = c.Focused() {
+			seen[f] = true
+			pressKeys(f)
+			assertStillWaiting(t, h, done)
+			test.FocusNext(c)
+		}
+		for _, b := range []*clickButton{p.allow, p.deny, p.denyStop} {
+			if !seen[b] {
+				t.Errorf("the focus never reached %q", b.Text)
+			}
+		}
+	})
+	t.Run("a click still answers, with the message typed before", func(t *testing.T) {
+		test.Tap(p.deny)
+		got := decideResult(t, done)
+		if got.answer.Allow || got.answer.Message != "not this one" {
+			t.Errorf("answer = %+v, want a deny saying %q", got.answer, "not this one")
+		}
+	})
+}
+
+// endableCtx is a context that a test ends by hand with the error it chooses, as the
+// broker's context ends with Canceled (the run ended) or DeadlineExceeded (a timeout).
+type endableCtx struct {
+	context.Context
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+func newEndableCtx() *endableCtx {
+	return &endableCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *endableCtx) Done() <-chan struct{} { return c.done }
+
+func (c *endableCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *endableCtx) end(err error) {
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
+	close(c.done)
+}
+
+func TestPopupClosesWhenItsRequestGoesAway(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"the run ended", context.Canceled},
+		{"the request timed out", context.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newPopupHarness(t)
+			var mu sync.Mutex
+			var changes []int
+			h.d.SetOnChange(func(n int) { mu.Lock(); changes = append(changes, n); mu.Unlock() })
+			ctx := newEndableCtx()
+			p, done := h.decide(ctx, bashRequest("b1"))
+
+			ctx.end(tt.err)
+
+			got := decideResult(t, done)
+			if !errors.Is(got.err, tt.err) {
+				t.Errorf("Decide error = %v, want %v", got.err, tt.err)
+			}
+			if got.answer != (approvals.Answer{}) {
+				t.Errorf("Decide answered %+v; want no answer", got.answer)
+			}
+			popupWaitFor(t, "the popup to close", func() bool { return !popupWindowOpen(p.win) })
+			if n := h.d.Pending(); n != 0 {
+				t.Errorf("Pending() = %d, want 0", n)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff([]int{1, 0}, changes); diff != "" {
+				t.Errorf("OnChange calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecideWithAnEndedContextOpensNothing(t *testing.T) {
+	h := newPopupHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.d.Decide(ctx, bashRequest("b1")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Decide error = %v, want %v", err, context.Canceled)
+	}
+	if n := len(h.app.sent()); n != 0 || h.d.Pending() != 0 {
+		t.Errorf("sent %d notifications and left %d popups; want none", n, h.d.Pending())
+	}
+}
+
+func TestPopupCountsDown(t *testing.T) {
+	h := newPopupHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, done := h.decide(ctx, writeRequest("w1")) // deadline popupT0+90s
+
+	steps := []struct {
+		advance time.Duration
+		want    string
+	}{
+		{0, "Time left: 1m 30s, then it is denied"},
+		{time.Second, "Time left: 1m 29s, then it is denied"},
+		{28*time.Second + 500*time.Millisecond, "Time left: 1m 01s, then it is denied"},
+		{time.Minute, "Time left: 1s, then it is denied"},
+		{time.Second, timeLeftExpired},
+	}
+	for _, s := range steps {
+		h.clock.Advance(s.advance)
+		popupWaitFor(t, "the countdown to show "+s.want, func() bool { return p.shownTimeLeft() == s.want })
+		if got := p.timeLeft.Text; got != s.want {
+			t.Errorf("label = %q, want %q", got, s.want)
+		}
+	}
+	cancel()
+	decideResult(t, done)
+}
+
+func TestTwoRequestsOpenTwoPopups(t *testing.T) {
+	h := newPopupHarness(t)
+	var mu sync.Mutex
+	var changes []int
+	h.d.SetOnChange(func(n int) { mu.Lock(); changes = append(changes, n); mu.Unlock() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	first, firstDone := h.decide(ctx, bashRequest("b1"))
+	second, secondDone := h.decide(context.Background(), writeRequest("w1"))
+	if n := h.d.Pending(); n != 2 {
+		t.Fatalf("Pending() = %d, want 2", n)
+	}
+	if !popupWindowOpen(first.win) || !popupWindowOpen(second.win) {
+		t.Fatal("want both popups open")
+	}
+	popupWaitFor(t, "a notification per request", func() bool { return len(h.app.sent()) == 2 })
+
+	h.d.RaiseAll()
+	for _, p := range []*popup{first, second} {
+		if got := h.app.raisedCount(p.win.Title()); got != 2 {
+			t.Errorf("%q raised %d times, want 2 (on opening and by RaiseAll)", p.win.Title(), got)
+		}
+	}
+
+	test.Tap(second.allow)
+	if got := decideResult(t, secondDone); !got.answer.Allow {
+		t.Errorf("second answer = %+v, want allow", got.answer)
+	}
+	if n := h.d.Pending(); n != 1 {
+		t.Errorf("after one answer Pending() = %d, want 1", n)
+	}
+	if !popupWindowOpen(first.win) {
+		t.Error("answering one popup closed the other")
+	}
+
+	h.d.RaiseAll()
+	if got := h.app.raisedCount(second.win.Title()); got != 2 {
+		t.Errorf("RaiseAll raised the answered popup: %d raises, want 2", got)
+	}
+
+	cancel()
+	if got := decideResult(t, firstDone); !errors.Is(got.err, context.Canceled) {
+		t.Errorf("first Decide error = %v, want %v", got.err, context.Canceled)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]int{1, 2, 1, 0}, changes); diff != "" {
+		t.Errorf("OnChange calls (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,180 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// maxShownInput caps how much of a tool's input a popup renders. A Write of a large file
+// would otherwise freeze the window while the label lays out megabytes of text; the popup
+// says how much it left out, so the person can deny when they cannot see it all.
+const maxShownInput = 64 << 10
+
+// Messages a deny carries. The broker prefixes them with who denied, so each reads as the
+// reason that follows "Denied by the person at segwi: ".
+const (
+	msgDeclined      = "the person declined this call"
+	msgWindowClosed  = "the person closed the approval window without answering"
+	denyPlaceholder  = "Reason for denying (optional): Claude sees it"
+	timeLeftNoLimit  = "No time limit"
+	timeLeftExpired  = "Time is up: the request is being denied"
+	notificationHead = "segwi: a run waits for you"
+)
+
+// requestView is what a popup shows of a request, worked out once when it opens.
+type requestView struct {
+	title       string // the window title
+	heading     string // which run wants which tool
+	checkout    string // "Checkout: <path>"
+	description string // a Bash call's own description; empty for other tools
+	caption     string // what input is: the command, or the tool's input
+	input       string // the command, or the input as indented JSON, shown in monospace
+	notice      string // the notification's body
+}
+
+// bashInput is the part of a Bash call's input a popup shows.
+type bashInput struct {
+	Command     *string `json:"command"`
+	Description string  `json:"description"`
+}
+
+// viewOf works out what a popup shows for req.
+func viewOf(req approvals.Request) requestView {
+	run := describeRun(req.Run)
+	v := requestView{
+		title:    fmt.Sprintf("Approve %s? · %s", orDefault(req.ToolName, "a tool"), run),
+		heading:  fmt.Sprintf("The %s wants to use %s", run, orDefault(req.ToolName, "a tool")),
+		checkout: "Checkout: " + orDefault(req.Run.Checkout, "(unknown)"),
+	}
+	var bash bashInput
+	if req.ToolName == "Bash" && json.Unmarshal(req.Input, &bash) == nil && bash.Command != nil {
+		v.caption = "Command:"
+		v.input = *bash.Command
+		v.description = strings.TrimSpace(bash.Description)
+	} else {
+		v.caption = "Input:"
+		v.input = indentInput(req.Input)
+	}
+	v.input = capText(v.input, maxShownInput)
+	v.notice = fmt.Sprintf("The %s wants to use %s", run, orDefault(req.ToolName, "a tool"))
+	if s := summaryOf(req, bash); s != "" {
+		v.notice += ": " + s
+	}
+	return v
+}
+
+// describeRun names a run the way a person recognises it: "build run in web".
+func describeRun(r approvals.RunInfo) string {
+	name := "run"
+	if r.Kind != "" {
+		name = r.Kind + " run"
+	}
+	if r.Checkout != "" {
+		name += " in " + filepath.Base(filepath.Clean(r.Checkout))
+	}
+	return name
+}
+
+// summaryOf is the one line of a request that fits in a notification: a Bash call's
+// command, or the file, path, URL or pattern another tool works on.
+func summaryOf(req approvals.Request, bash bashInput) string {
+	if req.ToolName == "Bash" && bash.Command != nil {
+		return firstLineCut(*bash.Command, 120)
+	}
+	var fields map[string]any
+	if json.Unmarshal(req.Input, &fields) != nil {
+		return ""
+	}
+	for _, key := range []string{"file_path", "notebook_path", "path", "url", "pattern"} {
+		if s, ok := fields[key].(string); ok && s != "" {
+			return firstLineCut(s, 120)
+		}
+	}
+	return ""
+}
+
+// indentInput returns input as indented JSON, or as it came when it is not JSON.
+func indentInput(input json.RawMessage) string {
+	if len(bytes.TrimSpace(input)) == 0 {
+		return "(no input)"
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, input, "", "  "); err != nil {
+		return string(input)
+	}
+	return buf.String()
+}
+
+// capText cuts s to at most limit bytes, on a rune boundary, and says how much it cut.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-cut)
+}
+
+// firstLineCut is the first line of s, cut to at most limit runes with an ellipsis.
+func firstLineCut(s string, limit int) string {
+	s = strings.TrimSpace(s)
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = strings.TrimSpace(s[:i]), true
+	}
+	if utf8.RuneCountInString(s) > limit {
+		s, more = string([]rune(s)[:limit]), true
+	}
+	if more {
+		s += "…"
+	}
+	return s
+}
+
+func orDefault(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+// timeLeftText says how long a person has before the request is denied for them.
+func timeLeftText(deadline, now time.Time) string {
+	if deadline.IsZero() {
+		return timeLeftNoLimit
+	}
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return timeLeftExpired
+	}
+	// Round up: "1s" stays on screen until the deadline itself.
+	secs := int64((left + time.Second - 1) / time.Second)
+	h, m, s := secs/3600, secs/60%60, secs%60
+	var d string
+	switch {
+	case h > 0:
+		d = fmt.Sprintf("%dh %02dm %02ds", h, m, s)
+	case m > 0:
+		d = fmt.Sprintf("%dm %02ds", m, s)
+	default:
+		d = fmt.Sprintf("%ds", s)
+	}
+	return "Time left: " + d + ", then it is denied"
+}
+
+// denyMessage is the reason a deny carries: what the person typed, or that they declined.
+func denyMessage(typed string) string {
+	if typed = strings.TrimSpace(typed); typed != "" {
+		return typed
+	}
+	return msgDeclined
+}

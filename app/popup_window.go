@@ -1,0 +1,175 @@
+package app
+
+import (
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/approvals"
+)
+
+// popup is the window of one pending request. Its widgets are touched on Fyne's goroutine
+// only; answers leaves it through a channel that Decide reads.
+type popup struct {
+	decider *PopupDecider
+	req     approvals.Request
+	view    requestView
+	answers chan approvals.Answer // buffered: holds the one answer
+
+	win         fyne.Window
+	timeLeft    *widget.Label
+	input       *widget.Label
+	inputScroll *container.Scroll
+	denyMessage *widget.Entry
+	allow       *clickButton
+	deny        *clickButton
+	denyStop    *clickButton
+
+	mu       sync.Mutex
+	settled  bool   // answered or withdrawn; the window is closing or closed
+	timeText string // what timeLeft shows, readable from any goroutine
+}
+
+// newPopup builds the window for req, not yet shown. On Fyne's goroutine.
+func newPopup(d *PopupDecider, req approvals.Request) *popup {
+	p := &popup{
+		decider: d,
+		req:     req,
+		view:    viewOf(req),
+		answers: make(chan approvals.Answer, 1),
+	}
+
+	heading := widget.NewLabelWithStyle(p.view.heading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	heading.Wrapping = fyne.TextWrapWord
+	checkout := widget.NewLabel(p.view.checkout)
+	checkout.Wrapping = fyne.TextWrapBreak
+	p.timeLeft = widget.NewLabel("")
+	top := container.NewVBox(heading, checkout)
+	if p.view.description != "" {
+		desc := widget.NewLabel("Why: " + p.view.description)
+		desc.Wrapping = fyne.TextWrapWord
+		top.Add(desc)
+	}
+	top.Add(p.timeLeft)
+	top.Add(widget.NewLabel(p.view.caption))
+
+	p.input = widget.NewLabelWithStyle(p.view.input, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	p.input.Wrapping = fyne.TextWrapBreak
+	p.inputScroll = container.NewVScroll(p.input)
+	p.inputScroll.SetMinSize(fyne.NewSize(560, 180))
+
+	// Enter in this entry submits nothing: OnSubmitted stays nil.
+	p.denyMessage = widget.NewEntry()
+	p.denyMessage.SetPlaceHolder(denyPlaceholder)
+
+	p.allow = newClickButton("Allow", widget.MediumImportance, func() {
+		p.answer(approvals.Answer{Allow: true})
+	})
+	p.deny = newClickButton("Deny", widget.MediumImportance, func() {
+		p.answer(approvals.Answer{Message: denyMessage(p.denyMessage.Text)})
+	})
+	p.denyStop = newClickButton("Deny and stop the run", widget.DangerImportance, func() {
+		p.answer(approvals.Answer{Interrupt: true, Message: denyMessage(p.denyMessage.Text)})
+	})
+	buttons := container.NewHBox(p.denyStop, layout.NewSpacer(), p.deny, p.allow)
+	bottom := container.NewVBox(p.denyMessage, buttons)
+
+	p.win = d.app.NewWindow(p.view.title)
+	p.win.SetContent(container.NewBorder(top, bottom, nil, nil, p.inputScroll))
+	// The close button denies: see PopupDecider. When the popup closes itself it has
+	// settled first, and this answer is dropped.
+	p.win.SetOnClosed(func() {
+		if p.settle() {
+			p.send(approvals.Answer{Message: msgWindowClosed})
+			p.decider.forget(p) // the window is closing already
+		}
+	})
+	p.showTimeLeft()
+	return p
+}
+
+// answer settles the request with a, as the person's, and closes the popup. On Fyne's
+// goroutine; it does nothing once the popup has settled.
+func (p *popup) answer(a approvals.Answer) {
+	if p.settle() {
+		p.send(a)
+		p.close()
+	}
+}
+
+// send hands a, as the person's answer, to Decide. It never blocks: answers holds one
+// answer, and a settled popup sends only once.
+func (p *popup) send(a approvals.Answer) {
+	a.By = approvals.ByPerson
+	p.answers <- a
+}
+
+// withdraw closes the popup without an answer: its request went away. On Fyne's goroutine.
+func (p *popup) withdraw() {
+	if p.settle() {
+		p.close()
+	}
+}
+
+// settle marks the popup settled and reports whether it was not settled before.
+func (p *popup) settle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.settled {
+		return false
+	}
+	p.settled = true
+	return true
+}
+
+func (p *popup) close() {
+	p.decider.forget(p)
+	p.win.Close()
+}
+
+// raise shows the popup's window and asks for the focus. On Fyne's goroutine.
+func (p *popup) raise() {
+	p.win.Show()
+	p.win.RequestFocus()
+}
+
+// showTimeLeft refreshes the countdown to the request's deadline. On Fyne's goroutine.
+func (p *popup) showTimeLeft() {
+	text := timeLeftText(p.req.Deadline, p.decider.clock.Now())
+	p.timeLeft.SetText(text)
+	p.mu.Lock()
+	p.timeText = text
+	p.mu.Unlock()
+}
+
+// shownTimeLeft returns what the countdown shows. Safe from any goroutine.
+func (p *popup) shownTimeLeft() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.timeText
+}
+
+// clickButton is a button that only a pointer can press. A focused widget.Button presses
+// on Space, so a person typing elsewhere when a popup grabs the focus, or tabbing through
+// it, could approve a call by accident; a clickButton ignores every key.
+type clickButton struct {
+	widget.Button
+}
+
+func newClickButton(label string, importance widget.Importance, tapped func()) *clickButton {
+	b := &clickButton{}
+	b.Text = label
+	b.Importance = importance
+	b.OnTapped = tapped
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// TypedKey ignores the key: a clickButton is pressed by a click only.
+func (b *clickButton) TypedKey(*fyne.KeyEvent) {}
+
+// TypedRune ignores the rune: a clickButton is pressed by a click only.
+func (b *clickButton) TypedRune(rune) {}

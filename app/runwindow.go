@@ -1,0 +1,548 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/runs"
+)
+
+// liveRun is what a run window needs of a run that has not ended; *runs.Run has it.
+type liveRun interface {
+	ID() string
+	Info() runs.Info
+	Subscribe() (events <-chan runs.Event, cancel func())
+	Send(text string) error
+	Stop()
+}
+
+// pusher pushes a finished run's branch; corePusher is the real one.
+type pusher interface {
+	// Check returns nil when the checkout's branch can be pushed, or why not.
+	Check(ctx context.Context, checkout string) error
+	// Push pushes the branch of the run id's checkout, records the attempt on the run,
+	// and says what happened, in words.
+	Push(ctx context.Context, runID, checkout string) (string, error)
+}
+
+// runWindowDeps is what run windows get from the app; tests fill it with fakes.
+type runWindowDeps struct {
+	app         fyne.App
+	stateDir    string                               // where the run records are
+	now         func() time.Time                     // the clock of the elapsed time
+	after       func(time.Duration) <-chan time.Time // the batching timer
+	clockEvery  time.Duration                        // how often the elapsed time moves; 0: only with events
+	branch      func(checkout string) string         // the checkout's branch, read once
+	pusher      pusher                               // nil: no Push button
+	queuedAhead func(id string) int                  // queued runs before this one
+	received    func()                               // test hook: an event was taken
+	openURL     func(*url.URL) error                 // opens the checkout's folder
+	onClosed    func(id string)                      // the window was closed
+}
+
+// runWindow shows one run: a header, its timeline, its raw output, and its controls. Its
+// fields are touched on Fyne's goroutine only, except refreshes.
+type runWindow struct {
+	deps runWindowDeps
+	run  liveRun // nil for a past run's record
+	id   string
+
+	win        fyne.Window
+	info       runs.Info
+	branchText string
+	tl         timeline
+	raw        []string
+	ahead      int
+
+	title, task, where, status, note *widget.Label
+	list, rawList                    *widget.List
+	followUp                         *widget.Entry
+	send, stop, openDir, push        *widget.Button
+
+	stopPressed bool
+	sending     bool
+	ended       bool
+	pushChecked bool
+	pushOK      bool
+	pushing     bool
+
+	refreshes atomic.Int64 // batches applied, for tests
+	detached  atomic.Bool  // the app is quitting: touch no widget any more
+	closed    atomic.Bool  // the window was closed
+	settled   atomic.Int64 // follow-ups and pushes answered, for tests
+	quit      chan struct{}
+
+	cancelMu sync.Mutex
+	cancel   func() // ends the subscription; nil before it and for a record
+}
+
+// newRunWindow builds the window of run, or of the record info when run is nil, and starts
+// following it. On Fyne's goroutine; Show shows it.
+func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
+	if run != nil {
+		info = run.Info()
+	}
+	w := &runWindow{
+		deps: deps, run: run, id: info.ID, info: info,
+		tl: timeline{max: maxTimelineRows}, quit: make(chan struct{}), branchText: "…",
+	}
+	w.build()
+	w.showHeader()
+	go w.follow()
+	if deps.clockEvery > 0 && run != nil {
+		go w.tickClock()
+	}
+	return w
+}
+
+// build makes the widgets.
+func (w *runWindow) build() {
+	w.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.task = widget.NewLabel("")
+	w.task.Truncation = fyne.TextTruncateEllipsis
+	w.where = widget.NewLabel("")
+	w.where.Truncation = fyne.TextTruncateEllipsis
+	w.status = widget.NewLabel("")
+	w.note = widget.NewLabel("")
+	w.note.Wrapping = fyne.TextWrapWord
+
+	w.list = widget.NewList(func() int { return w.tl.len() }, newTimelineRow, func(i widget.ListItemID, o fyne.CanvasObject) {
+		r := w.tl.row(i, w.id)
+		c := o.(*fyne.Container)
+		c.Objects[0].(*widget.Label).SetText(r.Text)
+		c.Objects[1].(*widget.Label).SetText(r.Mark)
+	})
+	w.rawList = widget.NewList(func() int { return len(w.raw) }, func() fyne.CanvasObject {
+		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		if i < len(w.raw) {
+			o.(*widget.Label).SetText(w.raw[i])
+		}
+	})
+	tabs := container.NewAppTabs(
+		container.NewTabItem("Timeline", w.list),
+		container.NewTabItem("Raw output", w.rawList),
+	)
+
+	w.followUp = widget.NewEntry()
+	w.followUp.SetPlaceHolder("A follow-up message for the run")
+	w.followUp.OnSubmitted = func(string) { w.sendFollowUp() }
+	w.send = widget.NewButton("Send", w.sendFollowUp)
+	w.stop = widget.NewButton("Stop", w.pressStop)
+	w.stop.Importance = widget.DangerImportance
+	w.openDir = widget.NewButton("Open folder", w.openFolder)
+	w.push = widget.NewButton("Push", w.pushBranch)
+	w.push.Disable()
+	if w.run == nil {
+		w.followUp.Disable()
+		w.send.Disable()
+		w.stop.Disable()
+	}
+
+	top := container.NewVBox(w.title, w.task, w.where, w.status)
+	buttons := container.NewHBox(w.stop, layout.NewSpacer(), w.openDir)
+	if w.deps.pusher != nil {
+		buttons.Add(w.push)
+	}
+	bottom := container.NewVBox(
+		container.NewBorder(nil, nil, nil, w.send, w.followUp),
+		buttons,
+		w.note,
+	)
+	w.win = w.deps.app.NewWindow(w.windowTitle())
+	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, tabs))
+	w.win.Resize(fyne.NewSize(820, 600))
+	w.win.SetOnClosed(func() {
+		w.closed.Store(true)
+		close(w.quit)
+		w.unsubscribe()
+		if w.deps.onClosed != nil {
+			w.deps.onClosed(w.id)
+		}
+	})
+}
+
+// newTimelineRow is the template of a timeline row: the mark on the left, the text.
+func newTimelineRow() fyne.CanvasObject {
+	mark := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	text := widget.NewLabel("")
+	text.Truncation = fyne.TextTruncateEllipsis
+	return container.New(&rowLayout{markWidth: 120}, text, mark)
+}
+
+// rowLayout puts its second object (the mark) in a fixed-width column and the first (the
+// text) in the rest, so that the marks line up.
+type rowLayout struct{ markWidth float32 }
+
+// Layout places the mark and the text.
+func (l *rowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[1].Move(fyne.NewPos(0, 0))
+	objs[1].Resize(fyne.NewSize(l.markWidth, size.Height))
+	objs[0].Move(fyne.NewPos(l.markWidth, 0))
+	objs[0].Resize(fyne.NewSize(max(size.Width-l.markWidth, 0), size.Height))
+}
+
+// MinSize is the mark's column and the taller of the two.
+func (l *rowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	t, m := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(l.markWidth+min(t.Width, 200), max(t.Height, m.Height))
+}
+
+// Show shows and focuses the window.
+func (w *runWindow) Show() {
+	w.win.Show()
+	w.win.RequestFocus()
+}
+
+func (w *runWindow) windowTitle() string {
+	return fmt.Sprintf("segwi: %s run in %s", w.info.Kind, filepath.Base(w.info.Checkout))
+}
+
+// follow reads the run's record, then its live events, and applies them in batches. On
+// its own goroutine.
+func (w *runWindow) follow() {
+	branch := ""
+	if w.deps.branch != nil {
+		branch = w.deps.branch(w.info.Checkout)
+	}
+	maker := &rowMaker{}
+	tail := &rawTail{path: filepath.Join(w.info.Dir, "output.log")}
+	past := timeline{max: maxTimelineRows}
+	var last int64
+	if w.deps.stateDir != "" {
+		// Errors leave what was read: a record cut short still shows its start.
+		_ = runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
+			past.add(maker.rows(e)...)
+			last = e.Seq
+			return nil
+		})
+	}
+	_ = tail.read()
+	raw := tail.lines()
+	fyne.DoAndWait(func() {
+		w.branchText = branch
+		w.tl = past
+		w.raw = raw
+		w.apply(nil, w.infoNow(), false)
+	})
+	if w.run == nil {
+		w.checkPush()
+		return
+	}
+	events, cancel := w.run.Subscribe()
+	w.cancelMu.Lock()
+	w.cancel = cancel
+	w.cancelMu.Unlock()
+	if w.closed.Load() || w.detached.Load() {
+		cancel()
+	}
+	after := w.deps.after
+	if after == nil {
+		after = time.After
+	}
+	feed(events, flushEvery, after, w.deps.received, func(batch []runs.Event, ended bool) {
+		var rows []timelineRow
+		for _, e := range batch {
+			if e.Seq != 0 && e.Seq <= last {
+				continue // already read from the record
+			}
+			rows = append(rows, maker.rows(e)...)
+		}
+		_ = tail.read()
+		raw := tail.lines()
+		info := w.run.Info()
+		ahead := 0
+		if info.State == runs.StateQueued && w.deps.queuedAhead != nil {
+			ahead = w.deps.queuedAhead(w.id)
+		}
+		if w.detached.Load() {
+			return
+		}
+		fyne.DoAndWait(func() {
+			if w.closed.Load() {
+				return
+			}
+			w.tl.add(rows...)
+			w.raw = raw
+			w.ahead = ahead
+			w.apply(rows, info, ended)
+		})
+	})
+}
+
+// detach stops the window's updates, for the app quitting: once the Fyne loop has ended
+// no goroutine may touch a widget. On Fyne's goroutine, or after the loop ended.
+func (w *runWindow) detach() {
+	w.detached.Store(true)
+	w.unsubscribe()
+}
+
+// unsubscribe ends the run's subscription, if there is one.
+func (w *runWindow) unsubscribe() {
+	w.cancelMu.Lock()
+	defer w.cancelMu.Unlock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+}
+
+// infoNow returns the freshest summary of the run.
+func (w *runWindow) infoNow() runs.Info {
+	if w.run != nil {
+		return w.run.Info()
+	}
+	return w.info
+}
+
+// apply shows a new batch: the rows added, the run's summary. On Fyne's goroutine.
+func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
+	atEnd := len(rows) > 0
+	w.info = info
+	if (ended || info.State.Final()) && !w.ended {
+		w.ended = true
+		w.followUp.Disable()
+		w.send.Disable()
+		w.stop.Disable()
+		go w.checkPush()
+	}
+	w.showHeader()
+	w.list.Refresh()
+	w.rawList.Refresh()
+	if atEnd {
+		w.list.ScrollToBottom()
+	}
+	w.refreshes.Add(1) // last: a test that saw it sees the widgets updated
+}
+
+// showHeader writes the header from w.info. On Fyne's goroutine.
+func (w *runWindow) showHeader() {
+	w.title.SetText(fmt.Sprintf("%s run in %s", w.info.Kind, filepath.Base(w.info.Checkout)))
+	w.task.SetText(taskLine(w.info))
+	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, orDefault(w.branchText, "(unknown)")))
+	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))
+}
+
+// taskLine is the header's line about what the run was asked.
+func taskLine(info runs.Info) string {
+	p := firstLineCut(info.Prompt, 160)
+	switch info.Kind {
+	case runs.KindAsk:
+		return "Question: " + p
+	case runs.KindReady:
+		return "Notes: " + orDefault(p, "(none)")
+	}
+	return "Task: " + p
+}
+
+// statusLine is the header's line about the run's state, time and cost.
+func statusLine(info runs.Info, ahead int, now time.Time) string {
+	state := string(info.State)
+	if info.State == runs.StateQueued {
+		if ahead > 0 {
+			state = fmt.Sprintf("queued: %d runs ahead of it", ahead)
+		} else {
+			state = "queued: waiting for a free slot or for its checkout"
+		}
+	} else if info.State == runs.StateWaiting {
+		state = "⚠ waiting for you: answer the approval popup"
+	}
+	if info.Reason != "" && info.State.Final() {
+		state += ": " + info.Reason
+	}
+	parts := []string{"State: " + state}
+	if !info.Start.IsZero() {
+		end := now
+		if !info.End.IsZero() {
+			end = info.End
+		}
+		parts = append(parts, longElapsed(end.Sub(info.Start)))
+	}
+	if info.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", info.CostUSD))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// longElapsed renders d to the second: "42s", "4m 05s", "1h 02m 03s".
+func longElapsed(d time.Duration) string {
+	s := int64(d / time.Second)
+	if s < 0 {
+		s = 0
+	}
+	h, m, sec := s/3600, s/60%60, s%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh %02dm %02ds", h, m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm %02ds", m, sec)
+	}
+	return fmt.Sprintf("%ds", sec)
+}
+
+// tickClock moves the elapsed time while the run goes. On its own goroutine.
+func (w *runWindow) tickClock() {
+	t := time.NewTicker(w.deps.clockEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-t.C:
+			if w.detached.Load() {
+				return
+			}
+			done := false
+			fyne.DoAndWait(func() {
+				if w.closed.Load() {
+					done = true
+					return
+				}
+				w.showHeader()
+				done = w.ended
+			})
+			if done {
+				return
+			}
+		}
+	}
+}
+
+// pressStop stops the run: the first press politely, the next ones by force.
+func (w *runWindow) pressStop() {
+	if w.run == nil || w.ended {
+		return
+	}
+	w.run.Stop()
+	if !w.stopPressed {
+		w.stopPressed = true
+		w.stop.SetText("Force stop")
+		w.note.SetText("Stopping: the run got SIGTERM; Force stop kills it now.")
+		return
+	}
+	w.note.SetText("Force stop: the run's processes got SIGKILL.")
+}
+
+// sendFollowUp sends the entry's text to the run, off Fyne's goroutine (Send may wait up
+// to 10 s for Claude Code to read it).
+func (w *runWindow) sendFollowUp() {
+	text := strings.TrimSpace(w.followUp.Text)
+	if w.run == nil || w.ended || w.sending || text == "" {
+		return
+	}
+	w.sending = true
+	w.send.Disable()
+	w.note.SetText("Sending…")
+	run := w.run
+	go func() {
+		err := run.Send(text)
+		fyne.Do(func() {
+			defer w.settled.Add(1)
+			w.sending = false
+			if !w.ended {
+				w.send.Enable()
+			}
+			if err != nil {
+				w.note.SetText("Not sent: " + sendError(err))
+				return
+			}
+			w.note.SetText("Sent.")
+			if strings.TrimSpace(w.followUp.Text) == text {
+				w.followUp.SetText("")
+			}
+		})
+	}()
+}
+
+// sendError says why a follow-up was not sent.
+func sendError(err error) string {
+	switch {
+	case errors.Is(err, runs.ErrNotRunning):
+		return "the run is not running (it has not started yet, or it ended)"
+	case errors.Is(err, runs.ErrInputClosed):
+		return "the run's input is closed: it is finishing"
+	}
+	return err.Error()
+}
+
+// openFolder opens the checkout in the file manager.
+func (w *runWindow) openFolder() {
+	u := &url.URL{Scheme: "file", Path: w.info.Checkout}
+	open := w.deps.openURL
+	if open == nil {
+		open = w.deps.app.OpenURL
+	}
+	if err := open(u); err != nil {
+		w.note.SetText("Could not open the folder: " + err.Error())
+	}
+}
+
+// checkPush enables Push when the branch can be pushed, or says why not. Off Fyne's
+// goroutine: it runs git.
+func (w *runWindow) checkPush() {
+	if w.deps.pusher == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := w.deps.pusher.Check(ctx, w.info.Checkout)
+	fyne.Do(func() {
+		w.pushChecked, w.pushOK = true, err == nil
+		if err == nil {
+			w.push.Enable()
+			return
+		}
+		w.push.Disable()
+		w.note.SetText("Push is not available: " + err.Error())
+	})
+}
+
+// pushBranch pushes the run's branch, off Fyne's goroutine, and says what happened.
+func (w *runWindow) pushBranch() {
+	if w.pushing || !w.pushOK || w.deps.pusher == nil {
+		return
+	}
+	w.pushing = true
+	w.push.Disable()
+	w.note.SetText("Pushing…")
+	id, checkout := w.info.ID, w.info.Checkout
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		words, err := w.deps.pusher.Push(ctx, id, checkout)
+		fyne.Do(func() {
+			w.pushing = false
+			w.push.Enable()
+			if err != nil {
+				w.note.SetText("Not pushed: " + err.Error())
+				return
+			}
+			w.note.SetText(words)
+		})
+	}()
+}
+
+// gitBranch returns the checkout's current branch, or "" when git cannot tell.
+func gitBranch(checkout string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", checkout, "rev-parse", "--abbrev-ref", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,401 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/segwi/segwi/runs"
+)
+
+var runT0 = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// fakeRun is a liveRun whose events the test sends. Send and Stop fail the test unless
+// the test allowed them.
+type fakeRun struct {
+	t      *testing.T
+	events chan runs.Event
+
+	mu        sync.Mutex
+	info      runs.Info
+	allowSend bool
+	sent      []string
+	allowStop bool
+	stops     int
+	subs      int
+}
+
+func newFakeRun(t *testing.T, info runs.Info, buffer int) *fakeRun {
+	return &fakeRun{t: t, info: info, events: make(chan runs.Event, buffer)}
+}
+
+func (r *fakeRun) ID() string { return r.info.ID }
+
+func (r *fakeRun) Info() runs.Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.info
+}
+
+func (r *fakeRun) setInfo(f func(*runs.Info)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.info)
+}
+
+func (r *fakeRun) Subscribe() (<-chan runs.Event, func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.subs++
+	if r.subs > 1 {
+		r.t.Errorf("run %s subscribed %d times", r.info.ID, r.subs)
+	}
+	return r.events, func() {}
+}
+
+func (r *fakeRun) Send(text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.allowSend {
+		r.t.Errorf("unexpected Send(%q)", text)
+	}
+	r.sent = append(r.sent, text)
+	return nil
+}
+
+func (r *fakeRun) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.allowStop {
+		r.t.Error("unexpected Stop")
+	}
+	r.stops++
+}
+
+func (r *fakeRun) sentTexts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sent...)
+}
+
+func (r *fakeRun) stopCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stops
+}
+
+// manualTimer is the batching timer of a test: it fires only when the test says so.
+type manualTimer struct {
+	mu    sync.Mutex
+	armed []chan time.Time
+}
+
+func (m *manualTimer) after(time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	m.mu.Lock()
+	m.armed = append(m.armed, ch)
+	m.mu.Unlock()
+	return ch
+}
+
+func (m *manualTimer) pending() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.armed)
+}
+
+// fire fires every armed timer.
+func (m *manualTimer) fire() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ch := range m.armed {
+		ch <- runT0
+	}
+	m.armed = nil
+}
+
+// runHarness is a run window over a fakeRun, with a manual batching timer.
+type runHarness struct {
+	t        *testing.T
+	run      *fakeRun
+	timer    *manualTimer
+	w        *runWindow
+	mu       sync.Mutex
+	received int
+	opened   []string
+}
+
+func newRunHarness(t *testing.T, buffer int) *runHarness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	info := runs.Info{
+		ID: "20250314-092653-abcd", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "Fix the login form\nand its tests",
+		State: runs.StateRunning, Created: runT0, Start: runT0.Add(2 * time.Second),
+	}
+	h := &runHarness{t: t, run: newFakeRun(t, info, buffer), timer: &manualTimer{}}
+	deps := runWindowDeps{
+		app:      a,
+		now:      func() time.Time { return runT0.Add(4*time.Minute + 14*time.Second) },
+		after:    h.timer.after,
+		branch:   func(string) string { return "segwi/fix-login" },
+		received: func() { h.mu.Lock(); h.received++; h.mu.Unlock() },
+		openURL: func(u *url.URL) error {
+			h.mu.Lock()
+			h.opened = append(h.opened, u.String())
+			h.mu.Unlock()
+			return nil
+		},
+		queuedAhead: func(string) int { t.Error("unexpected queue position asked"); return 0 },
+	}
+	h.w = newRunWindow(deps, h.run, runs.Info{})
+	h.w.win.Resize(fyne.NewSize(820, 600))
+	h.w.win.Show()
+	t.Cleanup(h.w.win.Close)
+	popupWaitFor(t, "the window to subscribe", func() bool {
+		h.run.mu.Lock()
+		defer h.run.mu.Unlock()
+		return h.run.subs == 1
+	})
+	return h
+}
+
+func (h *runHarness) receivedCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.received
+}
+
+// sendAndFlush sends events and fires the batching timer once they are all taken.
+func (h *runHarness) sendAndFlush(events ...runs.Event) {
+	h.t.Helper()
+	before, refreshes := h.receivedCount(), h.w.refreshes.Load()
+	for _, e := range events {
+		h.run.events <- e
+	}
+	popupWaitFor(h.t, "the window to take the events", func() bool { return h.receivedCount() == before+len(events) })
+	h.timer.fire()
+	popupWaitFor(h.t, "the batch to be applied", func() bool { return h.w.refreshes.Load() == refreshes+1 })
+}
+
+var seq int64
+
+func ev(typ runs.EventType, f func(*runs.Event)) runs.Event {
+	seq++
+	e := runs.Event{RunID: "20250314-092653-abcd", Seq: seq, Time: runT0.Add(time.Duration(seq) * time.Second), Type: typ}
+	if f != nil {
+		f(&e)
+	}
+	return e
+}
+
+// scriptedEvents is a short build run: a prompt, text, a tool call asked for and allowed,
+// a refused call, and the result.
+func scriptedEvents() []runs.Event {
+	return []runs.Event{
+		ev(runs.EventPrompt, func(e *runs.Event) { e.Text = "Fix the login form\nand its tests" }),
+		ev(runs.EventInit, func(e *runs.Event) { e.Init = &runs.InitInfo{Model: "claude-sonnet", PermissionMode: "auto"} }),
+		ev(runs.EventText, func(e *runs.Event) { e.Text = "I will run the tests first." }),
+		ev(runs.EventToolCall, func(e *runs.Event) {
+			e.ToolName, e.ToolUseID, e.Input = "Bash", "t1", json.RawMessage(`{"command":"make test"}`)
+		}),
+		ev(runs.EventApprovalRequest, func(e *runs.Event) {
+			e.ToolName, e.ToolUseID, e.Input = "Bash", "t1", json.RawMessage(`{"command":"make test"}`)
+			e.Approval = &runs.ApprovalInfo{RequestID: "q1", Deadline: runT0.Add(10 * time.Minute)}
+		}),
+		ev(runs.EventApprovalAnswer, func(e *runs.Event) {
+			e.ToolName = "Bash"
+			e.Approval = &runs.ApprovalInfo{RequestID: "q1", Allow: true, By: "person"}
+		}),
+		ev(runs.EventToolResult, func(e *runs.Event) { e.ToolUseID, e.Text = "t1", "ok  web/login 0.3s\nPASS" }),
+		ev(runs.EventToolCall, func(e *runs.Event) {
+			e.ToolName, e.ToolUseID, e.Input = "Bash", "t2", json.RawMessage(`{"command":"curl https://example.invalid"}`)
+		}),
+		ev(runs.EventRefusal, func(e *runs.Event) {
+			e.ToolName, e.ToolUseID, e.Source, e.Text = "Bash", "t2", "hook", "blocked by the guard"
+		}),
+		ev(runs.EventResult, func(e *runs.Event) {
+			e.Subtype = "success"
+			e.Result = &runs.ResultInfo{NumTurns: 3, CostUSD: 0.0123}
+		}),
+	}
+}
+
+func TestRunWindowShowsScriptedEvents(t *testing.T) {
+	h := newRunHarness(t, 64)
+	h.run.setInfo(func(i *runs.Info) { i.CostUSD = 0.0123 })
+	h.sendAndFlush(scriptedEvents()...)
+
+	got := timelineTexts(h.w)
+	want := []string{
+		"You|Fix the login form", "|and its tests",
+		"Session|started: model claude-sonnet, auto mode",
+		"Claude|I will run the tests first.",
+		"Tool|Bash: make test",
+		"⚠ Asks you|Bash: make test (answer in the popup)",
+		"✔ Allowed|Bash (by you)",
+		"  ↳ result|Bash: ok  web/login 0.3s", "|PASS",
+		"Tool|Bash: curl https://example.invalid",
+		"⛔ Refused|Bash (a hook): blocked by the guard",
+		"■ Result|success after 3 turns, $0.0123",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s := h.w.status.Text; s != "State: running · 4m 12s · $0.0123" {
+		t.Errorf("status = %q", s)
+	}
+	assertPopupGolden(t, "runwindow_events.xml", h.w.win.Canvas())
+}
+
+func timelineTexts(w *runWindow) []string {
+	var out []string
+	for i := 0; i < w.tl.len(); i++ {
+		r := w.tl.row(i, w.id)
+		out = append(out, r.Mark+"|"+r.Text)
+	}
+	return out
+}
+
+func TestRunWindowStopTurnsIntoForceStop(t *testing.T) {
+	h := newRunHarness(t, 4)
+	h.run.allowStop = true
+
+	test.Tap(h.w.stop)
+	if n, label := h.run.stopCount(), h.w.stop.Text; n != 1 || label != "Force stop" {
+		t.Fatalf("after one press: %d stops, button %q; want 1 and \"Force stop\"", n, label)
+	}
+	test.Tap(h.w.stop)
+	if n := h.run.stopCount(); n != 2 {
+		t.Errorf("after Force stop: %d stops, want 2 (the second one kills)", n)
+	}
+
+	// Once the run has ended, nothing stops or sends any more.
+	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateStopped, runT0.Add(5*time.Minute) })
+	before := h.w.refreshes.Load()
+	close(h.run.events)
+	popupWaitFor(t, "the end to show", func() bool { return h.w.refreshes.Load() > before })
+	if !h.w.stop.Disabled() || !h.w.send.Disabled() {
+		t.Errorf("after the end: stop disabled %v, send disabled %v; want both disabled", h.w.stop.Disabled(), h.w.send.Disabled())
+	}
+}
+
+func TestRunWindowSendsFollowUp(t *testing.T) {
+	h := newRunHarness(t, 4)
+	h.run.allowSend = true
+
+	test.Tap(h.w.send) // empty: nothing is sent
+	test.Type(h.w.followUp, "  now the docs  ")
+	test.Tap(h.w.send)
+	popupWaitFor(t, "the send to be answered", func() bool { return h.w.settled.Load() == 1 })
+	if got := h.run.sentTexts(); len(got) != 1 || got[0] != "now the docs" {
+		t.Errorf("sent %q, want the trimmed text once", got)
+	}
+	if h.w.followUp.Text != "" || h.w.note.Text != "Sent." {
+		t.Errorf("after sending: entry %q, note %q; want it cleared and \"Sent.\"", h.w.followUp.Text, h.w.note.Text)
+	}
+}
+
+func TestRunWindowOpensTheCheckout(t *testing.T) {
+	h := newRunHarness(t, 4)
+	test.Tap(h.w.openDir)
+	if h.opened == nil || h.opened[0] != "file:///home/ada/src/web" {
+		t.Errorf("opened %v, want the checkout as a file URL", h.opened)
+	}
+}
+
+func TestRunWindowBatchesEvents(t *testing.T) {
+	const n = 3000
+	h := newRunHarness(t, n)
+	for i := range n {
+		h.run.events <- ev(runs.EventText, func(e *runs.Event) { e.Text = fmt.Sprintf("line %d", i) })
+	}
+	popupWaitFor(t, "the window to take every event", func() bool { return h.receivedCount() == n })
+	if got := h.w.refreshes.Load(); got != 1 { // the first apply shows the record
+		t.Fatalf("%d refreshes before the batch timer fired, want 1 (the record's)", got)
+	}
+	if got := h.timer.pending(); got != 1 {
+		t.Fatalf("%d batch timers armed for %d events, want 1", got, n)
+	}
+	h.timer.fire()
+	popupWaitFor(t, "the batch", func() bool { return h.w.refreshes.Load() == 2 })
+	if got := h.w.tl.len(); got != n {
+		t.Errorf("timeline has %d rows after one batch, want %d", got, n)
+	}
+}
+
+func TestTimelineIsBounded(t *testing.T) {
+	tl := timeline{max: 100}
+	for i := range 250 {
+		tl.add(timelineRow{Text: fmt.Sprint(i)})
+	}
+	if len(tl.rows) > 100 {
+		t.Fatalf("%d rows kept, want at most 100", len(tl.rows))
+	}
+	if got := tl.row(0, "r1"); !strings.Contains(got.Text, fmt.Sprintf("%d earlier rows", tl.dropped)) || !strings.Contains(got.Text, "segwi runs events r1") {
+		t.Errorf("first row = %q, want the note of dropped rows", got.Text)
+	}
+	if last := tl.row(tl.len()-1, "r1"); last.Text != "249" {
+		t.Errorf("last row = %q, want the newest", last.Text)
+	}
+	if tl.dropped+len(tl.rows) != 250 {
+		t.Errorf("dropped %d + kept %d, want 250", tl.dropped, len(tl.rows))
+	}
+}
+
+func TestRowsCutLongOutput(t *testing.T) {
+	m := &rowMaker{}
+	rows := m.rows(runs.Event{Type: runs.EventToolResult, Text: strings.Repeat("x\n", 50)})
+	if len(rows) != maxResultLines+1 || rows[maxResultLines].Text != "… 44 more lines" {
+		t.Errorf("rows = %+v, want %d lines and a note", rows, maxResultLines)
+	}
+}
+
+func TestRawTailKeepsTheEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "output.log")
+	r := &rawTail{path: path}
+	if err := r.read(); err != nil || len(r.lines()) != 0 {
+		t.Fatalf("missing file: %v, %v; want no lines", err, r.lines())
+	}
+	if err := os.WriteFile(path, []byte("one\ntwo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.read(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat(strings.Repeat("y", 99)+"\n", maxRawBytes/100+10)
+	if _, err := f.WriteString(big + "last\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := r.read(); err != nil {
+		t.Fatal(err)
+	}
+	lines := r.lines()
+	if len(r.buf) > maxRawBytes || !strings.HasPrefix(lines[0], "… (earlier output") || lines[len(lines)-1] != "last" {
+		t.Errorf("kept %d bytes, first %q, last %q", len(r.buf), lines[0], lines[len(lines)-1])
+	}
+}
+
+func TestStatusLine(t *testing.T) {
+	queued := runs.Info{State: runs.StateQueued}
+	if got := statusLine(queued, 2, runT0); got != "State: queued: 2 runs ahead of it" {
+		t.Errorf("queued status = %q", got)
+	}
+	ended := runs.Info{State: runs.StateFailed, Reason: "exit code 1", Start: runT0, End: runT0.Add(63 * time.Second)}
+	if got := statusLine(ended, 0, runT0.Add(time.Hour)); got != "State: failed: exit code 1 · 1m 03s" {
+		t.Errorf("ended status = %q", got)
+	}
+}

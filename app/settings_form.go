@@ -1,0 +1,333 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/settings"
+)
+
+// Keys of the settings window's fields, spelled as in DESIGN.md and as validation names them.
+const (
+	keyClaudePath       = "segwi.claude.path"
+	keyClaudeModel      = "segwi.claude.model"
+	keyRepositories     = "segwi.repositories"
+	keyMaxConcurrent    = "segwi.runs.maxConcurrent"
+	keyMaxDuration      = "segwi.runs.maxDuration"
+	keyIdleTimeout      = "segwi.runs.idleTimeout"
+	keyStopGrace        = "segwi.runs.stopGrace"
+	keyPassForgeTokens  = "segwi.runs.passForgeTokens"
+	keyApprovalsTimeout = "segwi.approvals.timeout"
+	keyTrusted          = "segwi.approvals.trusted"
+	keyGuardDeny        = "segwi.canary.guardDeny"
+	keyAPIURL           = "segwi.github.apiURL"
+)
+
+// settingsForm holds the fields of the settings window that map to keys of the file, and
+// checks them as they are typed with the rules settings.Load applies (settings.Check).
+type settingsForm struct {
+	file     string
+	onChange func() // called after every edit, once the form is validated
+
+	claudePath, claudeModel                        *widget.Entry
+	maxConcurrent, maxDuration, idleTimeout, grace *widget.Entry
+	passForgeTokens                                *widget.Check
+	approvalsTimeout, trusted                      *widget.Entry
+	guardDeny, apiURL                              *widget.Entry
+
+	repos    []*repoRow
+	reposBox *fyne.Container
+
+	// errs holds the error label under each field, by key; other takes the problems no
+	// field owns (e.g. segwi.repositories as a whole).
+	errs  map[string]*widget.Label
+	other *widget.Label
+
+	problems []settings.Problem // of the last validation
+	checked  settings.Settings  // of the last validation; valid when problems is empty
+}
+
+// repoRow is one entry of segwi.repositories in the form.
+type repoRow struct {
+	name, path, remote          *widget.Entry
+	nameErr, pathErr, remoteErr *widget.Label
+	rowErr                      *widget.Label
+	box                         *fyne.Container
+}
+
+// newSettingsErrorLabel returns the label that shows a field's problem, hidden while there is none.
+func newSettingsErrorLabel() *widget.Label {
+	l := widget.NewLabel("")
+	l.Importance = widget.DangerImportance
+	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
+	return l
+}
+
+// setError shows lines under a field, or hides the label when there are none.
+func showErrorLines(l *widget.Label, lines []string) {
+	if len(lines) == 0 {
+		l.SetText("")
+		l.Hide()
+		return
+	}
+	l.SetText(strings.Join(lines, "\n"))
+	l.Show()
+}
+
+// newSettingsForm builds the fields, filled with cur.
+func newSettingsForm(file string, cur settings.Settings) *settingsForm {
+	f := &settingsForm{file: file, errs: map[string]*widget.Label{}, other: newSettingsErrorLabel()}
+	entry := func(key, text, placeholder string) *widget.Entry {
+		e := widget.NewEntry()
+		e.SetText(text)
+		e.SetPlaceHolder(placeholder)
+		e.OnChanged = func(string) { f.changed() }
+		f.errs[key] = newSettingsErrorLabel()
+		return e
+	}
+	f.claudePath = entry(keyClaudePath, cur.Claude.Path, "claude")
+	f.claudeModel = entry(keyClaudeModel, cur.Claude.Model, "Claude Code's default")
+	f.maxConcurrent = entry(keyMaxConcurrent, strconv.Itoa(cur.Runs.MaxConcurrent), "4")
+	f.maxDuration = entry(keyMaxDuration, durationText(cur.Runs.MaxDuration), "2h")
+	f.idleTimeout = entry(keyIdleTimeout, durationText(cur.Runs.IdleTimeout), "30m")
+	f.grace = entry(keyStopGrace, durationText(cur.Runs.StopGrace), "10s")
+	f.passForgeTokens = widget.NewCheck("Pass GH_TOKEN and GITHUB_TOKEN to runs", nil)
+	f.passForgeTokens.SetChecked(cur.Runs.PassForgeTokens)
+	f.passForgeTokens.OnChanged = func(bool) { f.changed() }
+	f.errs[keyPassForgeTokens] = newSettingsErrorLabel()
+	f.approvalsTimeout = entry(keyApprovalsTimeout, durationText(cur.Approvals.Timeout), "10m")
+	f.trusted = widget.NewMultiLineEntry()
+	f.trusted.SetText(strings.Join(cur.Approvals.Trusted, "\n"))
+	f.trusted.SetPlaceHolder("one command prefix a line, e.g. go test")
+	f.trusted.SetMinRowsVisible(4)
+	f.trusted.OnChanged = func(string) { f.changed() }
+	f.errs[keyTrusted] = newSettingsErrorLabel()
+	f.guardDeny = entry(keyGuardDeny, displayPath(cur.Canary.GuardDeny), "e.g. ~/.claude/guard.deny")
+	f.apiURL = entry(keyAPIURL, cur.GitHub.APIURL, "https://api.github.com")
+	f.errs[keyRepositories] = newSettingsErrorLabel()
+
+	f.reposBox = container.NewVBox()
+	for _, r := range cur.Repositories {
+		f.addRepo(r)
+	}
+	return f
+}
+
+// addRepo adds a repository entry to the form; it does not validate.
+func (f *settingsForm) addRepo(r settings.Repository) *repoRow {
+	row := &repoRow{
+		name: widget.NewEntry(), path: widget.NewEntry(), remote: widget.NewEntry(),
+		nameErr: newSettingsErrorLabel(), pathErr: newSettingsErrorLabel(), remoteErr: newSettingsErrorLabel(), rowErr: newSettingsErrorLabel(),
+	}
+	row.name.SetText(r.Name)
+	row.name.SetPlaceHolder("e.g. web")
+	row.path.SetText(displayPath(r.Path))
+	row.path.SetPlaceHolder("the checkout's directory, e.g. ~/src/web")
+	row.remote.SetText(r.Remote)
+	row.remote.SetPlaceHolder(settings.DefaultRemote)
+	for _, e := range []*widget.Entry{row.name, row.path, row.remote} {
+		e.OnChanged = func(string) { f.changed() }
+	}
+	f.repos = append(f.repos, row)
+	return row
+}
+
+// removeRepo takes row out of the form.
+func (f *settingsForm) removeRepo(row *repoRow) {
+	for i, r := range f.repos {
+		if r == row {
+			f.repos = append(f.repos[:i], f.repos[i+1:]...)
+			break
+		}
+	}
+	f.reposBox.Remove(row.box)
+	f.changed()
+}
+
+// changed validates the form after an edit and tells the window.
+func (f *settingsForm) changed() {
+	f.validate()
+	if f.onChange != nil {
+		f.onChange()
+	}
+}
+
+// tree returns the form's values shaped like the settings file, as typed.
+func (f *settingsForm) tree() map[string]any {
+	trim := func(e *widget.Entry) string { return strings.TrimSpace(e.Text) }
+	var maxConcurrent any = trim(f.maxConcurrent)
+	if n, err := strconv.Atoi(trim(f.maxConcurrent)); err == nil {
+		maxConcurrent = n
+	}
+	repos := []any{}
+	for _, r := range f.repos {
+		repos = append(repos, map[string]any{"name": trim(r.name), "path": trim(r.path), "remote": trim(r.remote)})
+	}
+	return map[string]any{"segwi": map[string]any{
+		"claude":       map[string]any{"path": trim(f.claudePath), "model": trim(f.claudeModel)},
+		"repositories": repos,
+		"runs": map[string]any{
+			"maxConcurrent":   maxConcurrent,
+			"maxDuration":     trim(f.maxDuration),
+			"idleTimeout":     trim(f.idleTimeout),
+			"stopGrace":       trim(f.grace),
+			"passForgeTokens": f.passForgeTokens.Checked,
+		},
+		"approvals": map[string]any{"timeout": trim(f.approvalsTimeout), "trusted": anyList(f.trustedLines())},
+		"canary":    map[string]any{"guardDeny": trim(f.guardDeny)},
+		"github":    map[string]any{"apiURL": trim(f.apiURL)},
+	}}
+}
+
+// trustedLines returns the trusted entries, one a line; blank lines are left out.
+func (f *settingsForm) trustedLines() []string {
+	var out []string
+	for _, line := range strings.Split(f.trusted.Text, "\n") {
+		if s := strings.TrimSpace(line); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// validate checks the form with settings.Check, plus approvals.ParseTrusted for what
+// makes a trusted entry a plain command prefix, and shows each problem under its field.
+func (f *settingsForm) validate() {
+	res, err := settings.Check(f.file, f.tree())
+	if err != nil {
+		f.problems = []settings.Problem{{File: f.file, Key: "segwi", Message: err.Error()}}
+	} else {
+		f.problems, f.checked = res.Problems, res.Settings
+	}
+	if !f.hasProblemUnder(keyTrusted) {
+		for i, e := range f.trustedLines() {
+			if _, err := approvals.ParseTrusted([]string{e}); err != nil {
+				msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("approvals.trusted[0] %q: ", e))
+				f.problems = append(f.problems, settings.Problem{File: f.file,
+					Key: fmt.Sprintf("%s[%d]", keyTrusted, i), Message: fmt.Sprintf("%q is %s", e, msg)})
+			}
+		}
+	}
+	f.show()
+}
+
+func (f *settingsForm) hasProblemUnder(key string) bool {
+	for _, p := range f.problems {
+		if p.Key == key || strings.HasPrefix(p.Key, key+"[") || strings.HasPrefix(p.Key, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// show puts each problem of the last validation under its field.
+func (f *settingsForm) show() {
+	lines := map[*widget.Label][]string{}
+	for _, p := range f.problems {
+		l := f.labelFor(p.Key)
+		lines[l] = append(lines[l], p.Key+": "+p.Message)
+	}
+	all := []*widget.Label{f.other}
+	for _, l := range f.errs {
+		all = append(all, l)
+	}
+	for _, r := range f.repos {
+		all = append(all, r.nameErr, r.pathErr, r.remoteErr, r.rowErr)
+	}
+	for _, l := range all {
+		showErrorLines(l, lines[l])
+	}
+}
+
+// labelFor returns the error label that shows a problem with key.
+func (f *settingsForm) labelFor(key string) *widget.Label {
+	if l, ok := f.errs[key]; ok {
+		return l
+	}
+	if strings.HasPrefix(key, keyTrusted+"[") {
+		return f.errs[keyTrusted]
+	}
+	if rest, ok := strings.CutPrefix(key, keyRepositories+"["); ok {
+		idx, field, _ := strings.Cut(rest, "]")
+		i, err := strconv.Atoi(idx)
+		if err != nil || i < 0 || i >= len(f.repos) {
+			return f.errs[keyRepositories]
+		}
+		r := f.repos[i]
+		switch field {
+		case ".name":
+			return r.nameErr
+		case ".path":
+			return r.pathErr
+		case ".remote":
+			return r.remoteErr
+		}
+		return r.rowErr
+	}
+	return f.other
+}
+
+// valid reports whether the last validation found no problem.
+func (f *settingsForm) valid() bool { return len(f.problems) == 0 }
+
+// field lays out a labelled field with its error label below it.
+func settingsField(label string, obj fyne.CanvasObject, errLabel *widget.Label) []fyne.CanvasObject {
+	return []fyne.CanvasObject{widget.NewLabel(label), container.NewVBox(obj, errLabel)}
+}
+
+// formGrid lays out fields as label | field rows.
+func settingsGrid(rows ...[]fyne.CanvasObject) *fyne.Container {
+	var objs []fyne.CanvasObject
+	for _, r := range rows {
+		objs = append(objs, r...)
+	}
+	return container.New(layout.NewFormLayout(), objs...)
+}
+
+// heading is a section title.
+func settingsHeading(text string) *widget.Label {
+	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// shortDuration prints a duration as a person writes it: 2h, 1h30m, 90s.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// tildePath shows a path under the home directory as ~/..., as a person writes it.
+func displayPath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || p == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return p
+}

@@ -1,0 +1,170 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The -update flag rewrites golden files under testdata/; another test file of this
+// package may define it first, and both then share it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+// assertSettingsGolden compares c's markup with testdata/name, rewriting it under -update.
+func assertSettingsGolden(t *testing.T, name string, c fyne.Canvas) {
+	t.Helper()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(filepath.Join("testdata", name), []byte(test.RenderToMarkup(c)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	test.AssertRendersToMarkup(t, name, c)
+}
+
+// settingsTestApp is a test app that records notifications and opened URLs.
+type settingsTestApp struct {
+	fyne.App
+	mu     sync.Mutex
+	notes  []fyne.Notification
+	opened []string
+}
+
+func newSettingsTestApp(t *testing.T) *settingsTestApp {
+	t.Helper()
+	return &settingsTestApp{App: test.NewTempApp(t)}
+}
+
+func (a *settingsTestApp) SendNotification(n *fyne.Notification) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.notes = append(a.notes, *n)
+}
+
+func (a *settingsTestApp) OpenURL(u *url.URL) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opened = append(a.opened, u.String())
+	return nil
+}
+
+func (a *settingsTestApp) notifications() []fyne.Notification {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]fyne.Notification(nil), a.notes...)
+}
+
+func (a *settingsTestApp) openedURLs() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.opened...)
+}
+
+// fakeTokenStore is an in-memory tokenStore; err, when set, makes every call fail with it.
+type fakeTokenStore struct {
+	mu    sync.Mutex
+	token string
+	err   error
+	sets  []string
+}
+
+func (f *fakeTokenStore) Status(context.Context) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.token != "", f.err
+}
+
+func (f *fakeTokenStore) Set(_ context.Context, tok string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.sets = append(f.sets, tok)
+	f.token = tok
+	return nil
+}
+
+func (f *fakeTokenStore) Delete(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.token = ""
+	return nil
+}
+
+func (f *fakeTokenStore) stored() (string, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.token, append([]string(nil), f.sets...)
+}
+
+// settingsLabels returns the text of every visible label in o, depth first.
+func settingsLabels(o fyne.CanvasObject) []string {
+	if o == nil || !o.Visible() {
+		return nil
+	}
+	var out []string
+	switch x := o.(type) {
+	case *widget.Label:
+		return []string{x.Text}
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			out = append(out, settingsLabels(c)...)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			out = append(out, settingsLabels(c)...)
+		}
+	}
+	return out
+}
+
+// settingsFindButton returns the visible button labelled text in o, or nil.
+func settingsFindButton(o fyne.CanvasObject, text string) *widget.Button {
+	if o == nil || !o.Visible() {
+		return nil
+	}
+	switch x := o.(type) {
+	case *widget.Button:
+		if x.Text == text {
+			return x
+		}
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			if b := settingsFindButton(c, text); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			if b := settingsFindButton(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// settingsButton is settingsFindButton that fails the test when there is no such button.
+func settingsButton(t *testing.T, w fyne.Window, text string) *widget.Button {
+	t.Helper()
+	b := settingsFindButton(w.Content(), text)
+	if b == nil {
+		t.Fatalf("no %q button in window %q", text, w.Title())
+	}
+	return b
+}

@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/settings/token"
+)
+
+// tokenStore is where the settings window keeps the GitHub token: the OS keyring
+// (keyringToken) in the app, a fake in tests. It never hands the token back: the window
+// only needs to know whether one is set.
+type tokenStore interface {
+	// Status reports whether a token is stored.
+	Status(ctx context.Context) (bool, error)
+	// Set stores tok, replacing any token stored before.
+	Set(ctx context.Context, tok string) error
+	// Delete removes the stored token; token.ErrNotFound when there was none.
+	Delete(ctx context.Context) error
+}
+
+// keyringToken is the tokenStore of the app: package settings/token, which bounds every
+// keyring call with a timeout.
+type keyringToken struct{}
+
+func (keyringToken) Status(ctx context.Context) (bool, error)  { return token.Status(ctx) }
+func (keyringToken) Set(ctx context.Context, tok string) error { return token.Set(ctx, tok) }
+func (keyringToken) Delete(ctx context.Context) error          { return token.Delete(ctx) }
+
+// Texts of the token's status line.
+const (
+	tokenChecking = "GitHub token: checking the keyring…"
+	tokenIsSet    = "GitHub token: set (kept in the keyring)"
+	tokenNotSet   = "GitHub token: not set. Paste one above and press Set token; segwi pushes with it."
+)
+
+// tokenSection is the GitHub token part of the settings window: a password entry whose
+// text goes only to the keyring, Set token and Delete token, and a status line that says
+// whether a token is set (never the token) or what is wrong with the keyring.
+type tokenSection struct {
+	store  tokenStore
+	ctx    context.Context // ends when the window closes
+	ui     func(func())    // runs a function on the UI goroutine and waits: fyne.DoAndWait
+	entry  *widget.Entry
+	set    *widget.Button
+	del    *widget.Button
+	status *widget.Label
+	busy   bool
+	wg     sync.WaitGroup // keyring calls under way, for tests
+}
+
+// newTokenSection builds the section and starts asking the keyring for the token's
+// status. ui runs a function on the UI goroutine and waits for it; nil means fyne.DoAndWait.
+func newTokenSection(ctx context.Context, store tokenStore, ui func(func())) *tokenSection {
+	if ui == nil {
+		ui = fyne.DoAndWait
+	}
+	t := &tokenSection{store: store, ctx: ctx, ui: ui}
+	t.entry = widget.NewPasswordEntry()
+	t.entry.SetPlaceHolder("paste a new GitHub token")
+	t.entry.OnChanged = func(string) { t.enable() }
+	t.set = widget.NewButton("Set token", t.storeTyped)
+	t.del = widget.NewButton("Delete token", t.delete)
+	t.status = widget.NewLabel(tokenChecking)
+	t.status.Wrapping = fyne.TextWrapWord
+	t.refresh()
+	return t
+}
+
+// content lays the section out.
+func (t *tokenSection) content() fyne.CanvasObject {
+	return container.NewVBox(
+		container.NewBorder(nil, nil, nil, container.NewHBox(t.set, t.del), t.entry),
+		t.status,
+	)
+}
+
+// enable turns the buttons on or off: nothing while a keyring call is under way, Set
+// token only with something typed.
+func (t *tokenSection) enable() {
+	if t.busy || strings.TrimSpace(t.entry.Text) == "" {
+		t.set.Disable()
+	} else {
+		t.set.Enable()
+	}
+	if t.busy {
+		t.del.Disable()
+	} else {
+		t.del.Enable()
+	}
+}
+
+// refresh asks the keyring whether a token is set and shows the answer.
+func (t *tokenSection) refresh() {
+	t.status.SetText(tokenChecking)
+	t.call(func(ctx context.Context) func() {
+		ok, err := t.store.Status(ctx)
+		return func() { t.showStatus(ok, err) }
+	})
+}
+
+// storeTyped writes the typed token to the keyring, clears the field and shows the new status.
+func (t *tokenSection) storeTyped() {
+	tok := strings.TrimSpace(t.entry.Text)
+	if tok == "" {
+		return
+	}
+	t.call(func(ctx context.Context) func() {
+		err := t.store.Set(ctx, tok)
+		if err != nil {
+			return func() { t.status.SetText("The token was not stored: " + err.Error()) }
+		}
+		ok, serr := t.store.Status(ctx)
+		return func() {
+			t.entry.SetText("")
+			t.showStatus(ok, serr)
+		}
+	})
+}
+
+// delete removes the token from the keyring and shows the new status.
+func (t *tokenSection) delete() {
+	t.call(func(ctx context.Context) func() {
+		err := t.store.Delete(ctx)
+		if err != nil && !errors.Is(err, token.ErrNotFound) {
+			return func() { t.status.SetText("The token was not deleted: " + err.Error()) }
+		}
+		ok, serr := t.store.Status(ctx)
+		return func() { t.showStatus(ok, serr) }
+	})
+}
+
+func (t *tokenSection) showStatus(ok bool, err error) {
+	switch {
+	case err != nil && errors.Is(err, token.ErrUnavailable):
+		t.status.SetText(unavailableText(err))
+	case err != nil:
+		t.status.SetText("GitHub token: unknown. " + err.Error())
+	case ok:
+		t.status.SetText(tokenIsSet)
+	default:
+		t.status.SetText(tokenNotSet)
+	}
+}
+
+// call runs work off the UI goroutine (a keyring call can take up to token.Timeout) and
+// then applies the function it returns on the UI goroutine. The buttons are off meanwhile.
+func (t *tokenSection) call(work func(ctx context.Context) func()) {
+	t.busy = true
+	t.enable()
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		apply := work(t.ctx)
+		t.ui(func() {
+			apply()
+			t.busy = false
+			t.enable()
+		})
+	}()
+}
+
+// wait returns once no keyring call is under way and its result has been handed to ui.
+func (t *tokenSection) wait() { t.wg.Wait() }
+
+// unavailableText says in words that the keyring cannot be used, and why: the part of
+// err after token.ErrUnavailable says what to install or start.
+func unavailableText(err error) string {
+	msg := err.Error()
+	why := ""
+	if i := strings.Index(msg, token.ErrUnavailable.Error()); i >= 0 {
+		why = strings.TrimPrefix(msg[i+len(token.ErrUnavailable.Error()):], ": ")
+	}
+	if why == "" {
+		return "GitHub token: unknown, because the keyring is not available (" + msg + ")."
+	}
+	return "GitHub token: unknown, because the keyring is not available: " + why
+}

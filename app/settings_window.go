@@ -1,0 +1,284 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/settings"
+)
+
+// SettingsWindowConfig is what OpenSettings needs.
+type SettingsWindowConfig struct {
+	// Path is the settings file that Save writes (settings.Path() in the app).
+	Path string
+	// Current are the settings in force; the fields start with these values.
+	Current settings.Settings
+	// LoadErr, when not nil, is what is wrong with the file now (SettingsReport.Err); the
+	// window says so above the fields, which then show the settings in force.
+	LoadErr error
+	// Token keeps the GitHub token; nil means the OS keyring (package settings/token).
+	Token tokenStore
+	// OnSaved, when not nil, is called on the UI goroutine with the settings just written.
+	OnSaved func(settings.Settings)
+
+	// uiDo runs a function on the UI goroutine and waits for it; nil means fyne.DoAndWait.
+	// Tests run the keyring's answers on the test goroutine with it.
+	uiDo func(func())
+}
+
+// settingsWindow is the window OpenSettings opens.
+type settingsWindow struct {
+	app    fyne.App
+	win    fyne.Window
+	cfg    SettingsWindowConfig
+	yaml   bool // the file is YAML, which Save can write
+	cancel context.CancelFunc
+
+	form         *settingsForm
+	token        *tokenSection
+	save         *widget.Button
+	note         *widget.Label // why Save is off, or what the last Save did
+	autostart    *widget.Check
+	autostartErr *widget.Label
+	settingAuto  bool // autostart is being reverted: do not act on the change
+}
+
+// settingsWindows holds the open settings window of each app, so that Settings… raises
+// the window already open instead of opening a second one.
+var settingsWindows = struct {
+	sync.Mutex
+	m map[fyne.App]*settingsWindow
+}{m: map[fyne.App]*settingsWindow{}}
+
+// OpenSettings opens the settings window, or raises the one already open, and returns it.
+// The window shows every setting of the file with its current value and checks each
+// field as it is typed with the rules segwi applies when it loads the file: a problem is
+// shown under its field, naming the key, and Save is off until there is none. Save
+// writes only the keys segwi manages, keeping everything else in the file (unknown and
+// retired keys, comments); it writes YAML files only, and says so for a TOML or JSON
+// file. The GitHub token goes only to the keyring. Call it on the UI goroutine.
+func OpenSettings(a fyne.App, cfg SettingsWindowConfig) fyne.Window {
+	return openSettings(a, cfg).win
+}
+
+func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
+	settingsWindows.Lock()
+	defer settingsWindows.Unlock()
+	if w := settingsWindows.m[a]; w != nil {
+		w.win.Show()
+		w.win.RequestFocus()
+		return w
+	}
+	if cfg.Token == nil {
+		cfg.Token = keyringToken{}
+	}
+	ext := strings.ToLower(filepath.Ext(cfg.Path))
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &settingsWindow{
+		app: a, cfg: cfg, cancel: cancel,
+		yaml: ext == ".yaml" || ext == ".yml",
+		win:  a.NewWindow("segwi settings"),
+	}
+	w.form = newSettingsForm(cfg.Path, cfg.Current)
+	w.form.onChange = w.updateSave
+	w.token = newTokenSection(ctx, cfg.Token, cfg.uiDo)
+	w.build()
+	w.form.validate()
+	w.updateSave()
+	w.win.SetOnClosed(func() {
+		cancel()
+		settingsWindows.Lock()
+		delete(settingsWindows.m, a)
+		settingsWindows.Unlock()
+	})
+	settingsWindows.m[a] = w
+	w.win.Resize(fyne.NewSize(720, 780))
+	w.win.Show()
+	return w
+}
+
+// build lays out the window.
+func (w *settingsWindow) build() {
+	f := w.form
+	top := []fyne.CanvasObject{settingsText("Settings file: " + displayPath(w.cfg.Path))}
+	if w.cfg.LoadErr != nil {
+		l := settingsText("The settings file has problems, so segwi runs with the settings shown below. " +
+			"Saving replaces the bad values with these:\n" + w.cfg.LoadErr.Error())
+		l.Importance = widget.WarningImportance
+		top = append(top, l)
+	}
+
+	for _, r := range f.repos {
+		f.reposBox.Add(w.repoBox(r))
+	}
+	addRepo := widget.NewButton("Add repository", func() {
+		r := f.addRepo(settings.Repository{})
+		f.reposBox.Add(w.repoBox(r))
+		f.changed()
+		w.win.Canvas().Focus(r.name)
+	})
+
+	guardPick := widget.NewButton("Choose…", func() {
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			r.Close()
+			f.guardDeny.SetText(displayPath(r.URI().Path()))
+		}, w.win)
+	})
+
+	w.autostart = widget.NewCheck("Start segwi at login", nil)
+	w.autostart.SetChecked(AutostartEnabled())
+	w.autostart.OnChanged = w.toggleAutostart
+	w.autostartErr = newSettingsErrorLabel()
+
+	body := container.NewVBox(append(top,
+		settingsHeading("Claude Code"),
+		settingsGrid(
+			settingsField("Binary", f.claudePath, f.errs[keyClaudePath]),
+			settingsField("Model", f.claudeModel, f.errs[keyClaudeModel]),
+		),
+		settingsHeading("Repositories"),
+		f.reposBox,
+		container.NewHBox(addRepo),
+		f.errs[keyRepositories],
+		settingsHeading("Runs"),
+		settingsGrid(
+			settingsField("Runs at once", f.maxConcurrent, f.errs[keyMaxConcurrent]),
+			settingsField("Longest run", f.maxDuration, f.errs[keyMaxDuration]),
+			settingsField("Idle timeout", f.idleTimeout, f.errs[keyIdleTimeout]),
+			settingsField("Stop grace", f.grace, f.errs[keyStopGrace]),
+			settingsField("Forge tokens", f.passForgeTokens, f.errs[keyPassForgeTokens]),
+		),
+		settingsHeading("Approvals"),
+		settingsGrid(
+			settingsField("Timeout", f.approvalsTimeout, f.errs[keyApprovalsTimeout]),
+			settingsField("Trusted commands", f.trusted, f.errs[keyTrusted]),
+		),
+		settingsHeading("Canary"),
+		settingsGrid(
+			settingsField("Guard deny file", container.NewBorder(nil, nil, nil, guardPick, f.guardDeny), f.errs[keyGuardDeny]),
+		),
+		settingsHeading("GitHub"),
+		settingsGrid(
+			settingsField("API URL", f.apiURL, f.errs[keyAPIURL]),
+			[]fyne.CanvasObject{widget.NewLabel("Token"), w.token.content()},
+		),
+		settingsHeading("Desktop"),
+		w.autostart,
+		w.autostartErr,
+		f.other,
+	)...)
+
+	w.note = settingsText("")
+	w.save = widget.NewButton("Save", w.doSave)
+	w.save.Importance = widget.HighImportance
+	closeBtn := widget.NewButton("Close", w.win.Close)
+	bottom := container.NewVBox(widget.NewSeparator(), w.note,
+		container.NewHBox(layout.NewSpacer(), closeBtn, w.save))
+	w.win.SetContent(container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(container.NewPadded(body))))
+}
+
+// repoBox lays out one repository entry with its folder picker and Remove button.
+func (w *settingsWindow) repoBox(r *repoRow) *fyne.Container {
+	pick := widget.NewButton("Choose…", func() {
+		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+			if err != nil || u == nil {
+				return
+			}
+			r.path.SetText(displayPath(u.Path()))
+		}, w.win)
+	})
+	remove := widget.NewButton("Remove", func() { w.form.removeRepo(r) })
+	r.box = container.NewVBox(
+		settingsGrid(
+			settingsField("Name", r.name, r.nameErr),
+			settingsField("Path", container.NewBorder(nil, nil, nil, pick, r.path), r.pathErr),
+			settingsField("Remote", r.remote, r.remoteErr),
+		),
+		r.rowErr,
+		container.NewHBox(layout.NewSpacer(), remove),
+		widget.NewSeparator(),
+	)
+	return r.box
+}
+
+// updateSave turns Save on only for a valid form and a YAML file, and says why not.
+func (w *settingsWindow) updateSave() {
+	switch {
+	case !w.yaml:
+		w.save.Disable()
+		w.setNote(fmt.Sprintf("Save writes YAML settings files only, and %s is not one: edit it by hand, "+
+			"segwi reloads it when it changes.", w.cfg.Path), widget.WarningImportance)
+	case !w.form.valid():
+		w.save.Disable()
+		n := len(w.form.problems)
+		what := "1 problem"
+		if n != 1 {
+			what = fmt.Sprintf("%d problems", n)
+		}
+		w.setNote(fmt.Sprintf("Fix the %s shown in red to save.", what), widget.DangerImportance)
+	default:
+		w.save.Enable()
+		w.setNote("", widget.MediumImportance)
+	}
+}
+
+func (w *settingsWindow) setNote(text string, imp widget.Importance) {
+	w.note.Importance = imp
+	w.note.SetText(text)
+	if text == "" {
+		w.note.Hide()
+	} else {
+		w.note.Show()
+	}
+}
+
+// doSave writes the checked settings to the file, keeping the keys segwi does not manage.
+func (w *settingsWindow) doSave() {
+	if !w.yaml || !w.form.valid() {
+		return
+	}
+	s := w.form.checked
+	if err := settings.Save(w.cfg.Path, s); err != nil {
+		w.setNote("Not saved: "+err.Error(), widget.DangerImportance)
+		return
+	}
+	w.setNote("Saved to "+w.cfg.Path+".", widget.SuccessImportance)
+	if w.cfg.OnSaved != nil {
+		w.cfg.OnSaved(s)
+	}
+}
+
+// toggleAutostart adds or removes the login entry; on failure it says why and puts the
+// check back.
+func (w *settingsWindow) toggleAutostart(on bool) {
+	if w.settingAuto {
+		return
+	}
+	if err := SetAutostart(on); err != nil {
+		showErrorLines(w.autostartErr, []string{err.Error()})
+		w.settingAuto = true
+		w.autostart.SetChecked(!on)
+		w.settingAuto = false
+		return
+	}
+	showErrorLines(w.autostartErr, nil)
+}
+
+// wrapped is a label that wraps its text at the window's width.
+func settingsText(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}

@@ -1,0 +1,481 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// settingsHome gives the test its own HOME and XDG_CONFIG_HOME, with a checkout at
+// ~/src/web and a guard deny file at ~/.claude/guard.deny, and returns HOME.
+func settingsHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	if err := os.MkdirAll(filepath.Join(home, "src", "web"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "guard.deny"), []byte("rm -rf /\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// sampleSettings are settings with a value other than the default in every field.
+func sampleSettings(home string) settings.Settings {
+	s := settings.Default()
+	s.Claude = settings.Claude{Path: "/usr/local/bin/claude", Model: "opus"}
+	s.Repositories = []settings.Repository{{Name: "web", Path: filepath.Join(home, "src", "web"), Remote: "upstream"}}
+	s.Runs = settings.Runs{MaxConcurrent: 2, MaxDuration: 90 * time.Minute, IdleTimeout: 20 * time.Minute,
+		StopGrace: 15 * time.Second, PassForgeTokens: true}
+	s.Approvals = settings.Approvals{Timeout: 5 * time.Minute, Trusted: []string{"go test", "make check"}}
+	s.Canary.GuardDeny = filepath.Join(home, ".claude", "guard.deny")
+	return s
+}
+
+// uiQueue holds what the keyring goroutine hands to the UI, for the test goroutine to run:
+// the test driver would otherwise run it on the keyring goroutine, racing with the test.
+type uiQueue struct {
+	mu sync.Mutex
+	fs []func()
+}
+
+func (q *uiQueue) do(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.fs = append(q.fs, f)
+}
+
+func (q *uiQueue) drain() {
+	q.mu.Lock()
+	fs := q.fs
+	q.fs = nil
+	q.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// settingsHarness is an open settings window under test.
+type settingsHarness struct {
+	*settingsWindow
+	ui *uiQueue
+}
+
+// settle waits for the keyring calls under way and shows their answers.
+func (h *settingsHarness) settle() {
+	h.token.wait()
+	h.ui.drain()
+}
+
+// openTestSettings opens the settings window on a fresh test app and waits for its first
+// keyring answer.
+func openTestSettings(t *testing.T, cfg SettingsWindowConfig) (*settingsTestApp, *settingsHarness) {
+	t.Helper()
+	return openTestSettingsOn(t, newSettingsTestApp(t), cfg)
+}
+
+func openTestSettingsOn(t *testing.T, a *settingsTestApp, cfg SettingsWindowConfig) (*settingsTestApp, *settingsHarness) {
+	t.Helper()
+	if cfg.Token == nil {
+		cfg.Token = &fakeTokenStore{}
+	}
+	q := &uiQueue{}
+	cfg.uiDo = q.do
+	w := openSettings(a, cfg)
+	t.Cleanup(func() {
+		settingsWindows.Lock()
+		open := settingsWindows.m[a] == w
+		settingsWindows.Unlock()
+		if open { // the test driver panics on closing a window twice
+			w.win.Close()
+		}
+	})
+	h := &settingsHarness{settingsWindow: w, ui: q}
+	h.settle()
+	return a, h
+}
+
+func TestSettingsWindowShowsCurrentValues(t *testing.T) {
+	home := settingsHome(t)
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path:    filepath.Join(home, ".config", "segwi", "config.yaml"),
+		Current: sampleSettings(home),
+	})
+	f := w.form
+	got := map[string]string{
+		"claude path": f.claudePath.Text, "model": f.claudeModel.Text,
+		"repo name": f.repos[0].name.Text, "repo path": f.repos[0].path.Text, "repo remote": f.repos[0].remote.Text,
+		"maxConcurrent": f.maxConcurrent.Text, "maxDuration": f.maxDuration.Text, "idleTimeout": f.idleTimeout.Text,
+		"stopGrace": f.grace.Text, "passForgeTokens": fmt.Sprint(f.passForgeTokens.Checked),
+		"approvals timeout": f.approvalsTimeout.Text, "trusted": f.trusted.Text,
+		"guardDeny": f.guardDeny.Text, "apiURL": f.apiURL.Text, "token": w.token.status.Text,
+	}
+	want := map[string]string{
+		"claude path": "/usr/local/bin/claude", "model": "opus",
+		"repo name": "web", "repo path": "~/src/web", "repo remote": "upstream",
+		"maxConcurrent": "2", "maxDuration": "1h30m", "idleTimeout": "20m", "stopGrace": "15s",
+		"passForgeTokens": "true", "approvals timeout": "5m", "trusted": "go test\nmake check",
+		"guardDeny": "~/.claude/guard.deny", "apiURL": "https://api.github.com", "token": tokenNotSet,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if w.save.Disabled() {
+		t.Errorf("Save is off for valid settings; the note says %q", w.note.Text)
+	}
+	w.win.Resize(fyne.NewSize(720, 1400))
+	assertSettingsGolden(t, "settings_window.xml", w.win.Canvas())
+}
+
+func TestSettingsWindowValidatesAsYouType(t *testing.T) {
+	home := settingsHome(t)
+	notDir := filepath.Join(home, "notes.txt")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tooMany := make([]string, settings.MaxTrusted+1)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("tool%d", i)
+	}
+	tests := []struct {
+		name    string
+		edit    func(f *settingsForm, c fyne.Canvas)
+		errOf   func(f *settingsForm) *widget.Label
+		want    string
+		restore func(f *settingsForm)
+	}{
+		{
+			name: "a duration without a unit is named with its key",
+			edit: func(f *settingsForm, c fyne.Canvas) {
+				f.maxDuration.SetText("")
+				c.Focus(f.maxDuration)
+				test.Type(f.maxDuration, "2x")
+			},
+			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyMaxDuration] },
+			want:    `segwi.runs.maxDuration: "2x" is not a duration like 90s, 30m or 2h`,
+			restore: func(f *settingsForm) { f.maxDuration.SetText("2h") },
+		},
+		{
+			name: "maxConcurrent 0 is out of range",
+			edit: func(f *settingsForm, c fyne.Canvas) {
+				f.maxConcurrent.SetText("")
+				c.Focus(f.maxConcurrent)
+				test.Type(f.maxConcurrent, "0")
+			},
+			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyMaxConcurrent] },
+			want:    "segwi.runs.maxConcurrent: must be between 1 and 64, got 0",
+			restore: func(f *settingsForm) { f.maxConcurrent.SetText("4") },
+		},
+		{
+			name:    "a repository path that is a file is not a checkout",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.repos[0].path.SetText(notDir) },
+			errOf:   func(f *settingsForm) *widget.Label { return f.repos[0].pathErr },
+			want:    "segwi.repositories[0].path: " + notDir + " is not a directory: write the checkout's directory",
+			restore: func(f *settingsForm) { f.repos[0].path.SetText("~/src/web") },
+		},
+		{
+			name:    "more trusted entries than allowed",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.trusted.SetText(strings.Join(tooMany, "\n")) },
+			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyTrusted] },
+			want:    "segwi.approvals.trusted: has 65 entries, at most 64 are allowed",
+			restore: func(f *settingsForm) { f.trusted.SetText("go test") },
+		},
+		{
+			name:    "a trusted entry that is not a plain command prefix",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.trusted.SetText("go test\ngo test && rm -rf /") },
+			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyTrusted] },
+			want:    `segwi.approvals.trusted[1]: "go test && rm -rf /" is not a plain command prefix`,
+			restore: func(f *settingsForm) { f.trusted.SetText("go test") },
+		},
+		{
+			name:    "an empty Claude Code binary",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.claudePath.SetText(" ") },
+			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyClaudePath] },
+			want:    "segwi.claude.path: must not be empty",
+			restore: func(f *settingsForm) { f.claudePath.SetText("claude") },
+		},
+	}
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path:    filepath.Join(home, ".config", "segwi", "config.yaml"),
+		Current: sampleSettings(home),
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.edit(w.form, w.win.Canvas())
+			l := tt.errOf(w.form)
+			if !l.Visible() || !strings.HasPrefix(l.Text, tt.want) {
+				t.Errorf("error under the field: got %q (visible %v), want it to start with %q", l.Text, l.Visible(), tt.want)
+			}
+			if !w.save.Disabled() {
+				t.Error("Save is on while a field is invalid")
+			}
+			if !strings.Contains(w.note.Text, "Fix the 1 problem shown in red") {
+				t.Errorf("got note %q, want it to say what keeps Save off", w.note.Text)
+			}
+			tt.restore(w.form)
+			if l.Visible() {
+				t.Errorf("error still shown after the fix: %q", l.Text)
+			}
+			if w.save.Disabled() {
+				t.Errorf("Save is still off after the fix; the note says %q", w.note.Text)
+			}
+		})
+	}
+}
+
+func TestSettingsRepositoriesAddAndRemove(t *testing.T) {
+	home := settingsHome(t)
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path:    filepath.Join(home, ".config", "segwi", "config.yaml"),
+		Current: sampleSettings(home),
+	})
+	test.Tap(settingsButton(t, w.win, "Add repository"))
+	if len(w.form.repos) != 2 {
+		t.Fatalf("got %d repositories after Add, want 2", len(w.form.repos))
+	}
+	added := w.form.repos[1]
+	if !w.save.Disabled() || !strings.HasPrefix(added.nameErr.Text, "segwi.repositories[1].name: must not be empty") {
+		t.Errorf("an empty new entry: got name error %q and Save disabled %v", added.nameErr.Text, w.save.Disabled())
+	}
+	added.name.SetText("WEB")
+	added.path.SetText("~/src/web")
+	if want := `segwi.repositories[1].name: "WEB" is already the name of segwi.repositories[0]`; !strings.HasPrefix(added.nameErr.Text, want) {
+		t.Errorf("got %q, want it to start with %q", added.nameErr.Text, want)
+	}
+	added.name.SetText("api")
+	if w.save.Disabled() {
+		t.Fatalf("Save is off for two good repositories: %q", w.note.Text)
+	}
+	test.Tap(settingsFindButton(w.form.repos[0].box, "Remove"))
+	if diff := cmp.Diff([]settings.Repository{{Name: "api", Path: filepath.Join(home, "src", "web"), Remote: "origin"}},
+		w.form.checked.Repositories); diff != "" {
+		t.Errorf("repositories after removing web (-want +got):\n%s", diff)
+	}
+}
+
+func TestSettingsSaveKeepsKeysItDoesNotManage(t *testing.T) {
+	home := settingsHome(t)
+	path := filepath.Join(home, ".config", "segwi", "config.yaml")
+	file := `# my segwi settings
+segwi:
+  futureKey: keep me   # a newer segwi's
+  permissions:
+    allow: [Bash]
+  runs:
+    maxConcurrent: 3
+  repositories:
+    - name: web
+      path: ~/src/web
+      allowedDomains: [example.com]
+`
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := settings.Load(path)
+	if err != nil || before.Err() != nil {
+		t.Fatalf("loading the sample: %v %v", err, before.Err())
+	}
+	var saved []settings.Settings
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: path, Current: before.Settings,
+		OnSaved: func(s settings.Settings) { saved = append(saved, s) },
+	})
+	w.form.maxConcurrent.SetText("")
+	w.win.Canvas().Focus(w.form.maxConcurrent)
+	test.Type(w.form.maxConcurrent, "6")
+	w.form.approvalsTimeout.SetText("90s")
+	test.Tap(settingsButton(t, w.win, "Save"))
+
+	if len(saved) != 1 || saved[0].Runs.MaxConcurrent != 6 {
+		t.Fatalf("OnSaved got %+v, want one call with maxConcurrent 6", saved)
+	}
+	if want := "Saved to " + path + "."; w.note.Text != want {
+		t.Errorf("got note %q, want %q", w.note.Text, want)
+	}
+	after, err := settings.Load(path)
+	if err != nil || after.Err() != nil {
+		t.Fatalf("loading the saved file: %v %v", err, after.Err())
+	}
+	if got := after.Settings; got.Runs.MaxConcurrent != 6 || got.Approvals.Timeout != 90*time.Second {
+		t.Errorf("read back maxConcurrent %d and timeout %s, want 6 and 1m30s", got.Runs.MaxConcurrent, got.Approvals.Timeout)
+	}
+	if diff := cmp.Diff([]string{"segwi.futureKey"}, after.Unknown); diff != "" {
+		t.Errorf("unknown keys after Save (-want +got):\n%s", diff)
+	}
+	var retired []string
+	for _, r := range after.Retired {
+		retired = append(retired, r.Key)
+	}
+	if diff := cmp.Diff([]string{"segwi.permissions", "segwi.repositories[0].allowedDomains"}, retired); diff != "" {
+		t.Errorf("retired keys after Save (-want +got):\n%s", diff)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"# my segwi settings", "# a newer segwi's", "path: ~/src/web"} {
+		if !strings.Contains(string(data), s) {
+			t.Errorf("the saved file lost %q:\n%s", s, data)
+		}
+	}
+}
+
+func TestSettingsSaveSaysItWritesYAMLOnly(t *testing.T) {
+	home := settingsHome(t)
+	path := filepath.Join(home, "segwi.toml")
+	if err := os.WriteFile(path, []byte("[segwi.runs]\nmaxConcurrent = 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, w := openTestSettings(t, SettingsWindowConfig{Path: path, Current: settings.Default()})
+	if !w.save.Disabled() {
+		t.Error("Save is on for a TOML file")
+	}
+	if want := "Save writes YAML settings files only, and " + path + " is not one"; !strings.HasPrefix(w.note.Text, want) {
+		t.Errorf("got note %q, want it to start with %q", w.note.Text, want)
+	}
+	test.Tap(w.save)
+	if data, _ := os.ReadFile(path); string(data) != "[segwi.runs]\nmaxConcurrent = 3\n" {
+		t.Errorf("the TOML file changed:\n%s", data)
+	}
+}
+
+func TestSettingsSaveShowsWhyItFailed(t *testing.T) {
+	home := settingsHome(t)
+	path := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(path, []byte("segwi: [not, a, mapping\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, w := openTestSettings(t, SettingsWindowConfig{Path: path, Current: settings.Default(),
+		LoadErr: errors.New(path + ": yaml: line 1: did not find expected ',' or ']'")})
+	test.Tap(w.save)
+	if !strings.HasPrefix(w.note.Text, "Not saved: saving settings: "+path) || !strings.Contains(w.note.Text, "fix the YAML syntax first") {
+		t.Errorf("got note %q, want why Save failed", w.note.Text)
+	}
+	if texts := strings.Join(settingsLabels(w.win.Content()), "\n"); !strings.Contains(texts, "The settings file has problems") {
+		t.Errorf("the window does not say the file has problems:\n%s", texts)
+	}
+}
+
+func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
+	home := settingsHome(t)
+	store := &fakeTokenStore{}
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(), Token: store,
+	})
+	const secret = "ghp_0123456789abcdefSECRET"
+	if !w.token.set.Disabled() {
+		t.Error("Set token is on with nothing typed")
+	}
+	w.win.Canvas().Focus(w.token.entry)
+	test.Type(w.token.entry, secret)
+	test.Tap(w.token.set)
+	w.settle()
+
+	tok, sets := store.stored()
+	if tok != secret || len(sets) != 1 {
+		t.Errorf("keyring got %d sets, holding %q; want one set of the typed token", len(sets), tok)
+	}
+	if w.token.status.Text != tokenIsSet {
+		t.Errorf("got status %q, want %q", w.token.status.Text, tokenIsSet)
+	}
+	if w.token.entry.Text != "" {
+		t.Error("the token stays in the field after it was stored")
+	}
+	if markup := test.RenderToMarkup(w.win.Canvas()); strings.Contains(markup, secret) || strings.Contains(markup, "SECRET") {
+		t.Error("the window shows the token")
+	}
+	data, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err == nil && strings.Contains(string(data), secret) {
+		t.Error("the token reached the settings file")
+	}
+
+	test.Tap(w.token.del)
+	w.settle()
+	if tok, _ := store.stored(); tok != "" || w.token.status.Text != tokenNotSet {
+		t.Errorf("after Delete the keyring holds %q and the status reads %q", tok, w.token.status.Text)
+	}
+}
+
+func TestSettingsTokenSaysWhenTheKeyringIsUnavailable(t *testing.T) {
+	home := settingsHome(t)
+	why := "no Secret Service on the session bus: install gnome-keyring"
+	store := &fakeTokenStore{err: fmt.Errorf("reading the GitHub token: %w: %s", token.ErrUnavailable, why)}
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(), Token: store,
+	})
+	if want := "GitHub token: unknown, because the keyring is not available: " + why; w.token.status.Text != want {
+		t.Errorf("got status %q, want %q", w.token.status.Text, want)
+	}
+	store.mu.Lock()
+	store.err = fmt.Errorf("storing the GitHub token: %w: %s", token.ErrUnavailable, why)
+	store.mu.Unlock()
+	w.token.entry.SetText("ghp_x")
+	test.Tap(w.token.set)
+	w.settle()
+	if want := "The token was not stored: storing the GitHub token: the keyring is not available: " + why; w.token.status.Text != want {
+		t.Errorf("got status %q, want %q", w.token.status.Text, want)
+	}
+}
+
+func TestSettingsOpensOneWindowPerApp(t *testing.T) {
+	home := settingsHome(t)
+	a, w := openTestSettings(t, SettingsWindowConfig{Path: filepath.Join(home, "config.yaml"), Current: settings.Default()})
+	if again := OpenSettings(a, SettingsWindowConfig{Path: "/elsewhere.yaml", Current: settings.Default(), Token: &fakeTokenStore{}}); again != w.win {
+		t.Error("a second OpenSettings opened another window")
+	}
+	w.win.Close()
+	_, third := openTestSettingsOn(t, a, SettingsWindowConfig{Path: filepath.Join(home, "config.yaml"), Current: settings.Default()})
+	if third.settingsWindow == w.settingsWindow {
+		t.Error("after closing, OpenSettings raised the closed window")
+	}
+}
+
+func TestSettingsStartAtLoginCheckbox(t *testing.T) {
+	home := settingsHome(t)
+	_, w := openTestSettings(t, SettingsWindowConfig{Path: filepath.Join(home, "config.yaml"), Current: settings.Default()})
+	if w.autostart.Checked {
+		t.Fatal("start at login is checked with no autostart entry")
+	}
+	test.Tap(w.autostart)
+	entry := filepath.Join(home, ".config", "autostart", "dev.segwi.segwi.desktop")
+	if _, err := os.Stat(entry); err != nil {
+		t.Errorf("checking it wrote no autostart entry: %v", err)
+	}
+	test.Tap(w.autostart)
+	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("unchecking it left the entry: %v", err)
+	}
+
+	// A config folder that is a file: the entry cannot be written; the box says so and
+	// goes back to unchecked.
+	blocked := filepath.Join(home, "blocked")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", blocked)
+	test.Tap(w.autostart)
+	if w.autostart.Checked || !w.autostartErr.Visible() || !strings.HasPrefix(w.autostartErr.Text, "turning on start at login: ") {
+		t.Errorf("a failed write: checked %v, error %q", w.autostart.Checked, w.autostartErr.Text)
+	}
+}

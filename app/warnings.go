@@ -1,0 +1,199 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/settings"
+)
+
+// ShowRetired tells the person about retired keys in their settings file: one window
+// listing each key (where it is, with its repository, that it is ignored and why, and
+// that it should be deleted) and one desktop notification. found should hold only keys
+// not shown before in this app run (migrate.Warner.Fresh); a key listed twice is shown
+// once. With nothing found it shows nothing and returns nil. Call it on the UI goroutine.
+func ShowRetired(a fyne.App, file string, found []migrate.Retired) fyne.Window {
+	found = uniqueRetired(found)
+	if len(found) == 0 {
+		return nil
+	}
+	title := "segwi: retired settings"
+	summary := fmt.Sprintf("%d retired settings in %s are ignored: delete them.", len(found), file)
+	if len(found) == 1 {
+		summary = fmt.Sprintf("%s in %s is retired and ignored: delete it.", found[0].Where(), file)
+	}
+	a.SendNotification(fyne.NewNotification(title, summary))
+
+	w := a.NewWindow(title)
+	rows := []fyne.CanvasObject{
+		settingsText(fmt.Sprintf("Your settings file %s holds settings segwi no longer uses. "+
+			"They have no effect; delete them from the file:", file)),
+	}
+	for _, r := range found {
+		rows = append(rows, retiredRow(r))
+	}
+	openFile := widget.NewButton("Open file", func() { openFileURL(a, file) })
+	ok := widget.NewButton("OK", w.Close)
+	w.SetContent(container.NewBorder(nil,
+		container.NewHBox(layout.NewSpacer(), openFile, ok), nil, nil,
+		container.NewVScroll(container.NewVBox(rows...))))
+	w.Resize(fyne.NewSize(560, 320))
+	w.Show()
+	return w
+}
+
+// retiredRow shows one retired key: the key in monospace, then what to do.
+func retiredRow(r migrate.Retired) fyne.CanvasObject {
+	key := widget.NewLabelWithStyle(r.Where(), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	key.Wrapping = fyne.TextWrapBreak
+	return container.NewVBox(key, settingsText("This setting "+strings.TrimPrefix(r.Message(), r.Where()+" ")+"."))
+}
+
+// uniqueRetired drops repeated findings (same key, same repository), keeping the order.
+func uniqueRetired(found []migrate.Retired) []migrate.Retired {
+	seen := map[string]bool{}
+	var out []migrate.Retired
+	for _, r := range found {
+		id := r.Key + "\x00" + r.Repository
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ProblemsMoment says when bad settings were found, which decides what segwi runs with.
+type ProblemsMoment int
+
+const (
+	// AtStartup: the file was bad when segwi started, so it runs with the defaults.
+	AtStartup ProblemsMoment = iota
+	// AfterEdit: an edit made the file bad, so segwi keeps the last good settings.
+	AfterEdit
+)
+
+// problemsWindows holds each app's open bad-settings window, so that a new finding
+// replaces the one shown instead of piling up windows edit after edit.
+var problemsWindows = struct {
+	sync.Mutex
+	m map[fyne.App]fyne.Window
+}{m: map[fyne.App]fyne.Window{}}
+
+// ShowSettingsProblems shows what is wrong with the settings file: each problem on its
+// own line, what segwi runs with meanwhile (the defaults at start-up, the last good
+// settings after an edit), and Open settings (calls openSettings; the button is left out
+// when it is nil) and Open file. A bad file never stops segwi. A window already showing
+// problems is reused. err is a settings.Result's Err (problems joined) or Load's error.
+// Call it on the UI goroutine.
+func ShowSettingsProblems(a fyne.App, file string, err error, when ProblemsMoment, openSettings func()) fyne.Window {
+	problemsWindows.Lock()
+	w := problemsWindows.m[a]
+	if w == nil {
+		w = a.NewWindow("segwi: settings problems")
+		problemsWindows.m[a] = w
+		w.SetOnClosed(func() {
+			problemsWindows.Lock()
+			if problemsWindows.m[a] == w {
+				delete(problemsWindows.m, a)
+			}
+			problemsWindows.Unlock()
+		})
+		w.Resize(fyne.NewSize(600, 340))
+	}
+	problemsWindows.Unlock()
+
+	lines := problemLines(file, err)
+	what := "There is a problem in"
+	if len(lines) > 1 {
+		what = fmt.Sprintf("There are %d problems in", len(lines))
+	}
+	meanwhile := "segwi started with its default settings and keeps running; fix the file and segwi picks it up."
+	if when == AfterEdit {
+		meanwhile = "segwi keeps the last good settings and keeps running; fix the file and segwi picks it up."
+	}
+	list := container.NewVBox()
+	for _, l := range lines {
+		lbl := widget.NewLabelWithStyle(l, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		lbl.Wrapping = fyne.TextWrapWord
+		lbl.Importance = widget.DangerImportance
+		list.Add(lbl)
+	}
+	buttons := container.NewHBox(layout.NewSpacer())
+	if openSettings != nil {
+		buttons.Add(widget.NewButton("Open settings", func() {
+			w.Close()
+			openSettings()
+		}))
+	}
+	buttons.Add(widget.NewButton("Open file", func() { openFileURL(a, file) }))
+	buttons.Add(widget.NewButton("Close", w.Close))
+	w.SetContent(container.NewBorder(
+		container.NewVBox(settingsText(what+" your settings file "+file+":")),
+		container.NewVBox(settingsText(meanwhile), buttons), nil, nil,
+		container.NewVScroll(list)))
+	w.Show()
+	w.RequestFocus()
+	return w
+}
+
+// CloseSettingsProblems closes the bad-settings window, if one is open: for when an edit
+// fixed the file.
+func CloseSettingsProblems(a fyne.App) {
+	problemsWindows.Lock()
+	w := problemsWindows.m[a]
+	problemsWindows.Unlock()
+	if w != nil {
+		w.Close()
+	}
+}
+
+// problemLines splits err into one line per problem. A settings.Problem is shown as
+// "key: what is wrong" (the file is said once, above); other errors as they read, without
+// a leading "FILE: " where they have one.
+func problemLines(file string, err error) []string {
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var out []string
+	for _, e := range errs {
+		var p settings.Problem
+		if errors.As(e, &p) {
+			out = append(out, p.Key+": "+p.Message)
+			continue
+		}
+		for _, line := range strings.Split(e.Error(), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// openFileURL opens file in the person's default application for it.
+func openFileURL(a fyne.App, file string) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	if err := a.OpenURL(&url.URL{Scheme: "file", Path: abs}); err != nil {
+		fyne.LogError("opening "+abs, err)
+	}
+}

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/settings"
+)
+
+const warningsFile = "/home/ada/.config/segwi/config.yaml"
+
+func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
+	a := newSettingsTestApp(t)
+	top := migrate.Retired{Key: "segwi.permissions", Setting: "segwi.permissions"}
+	web := migrate.Retired{Key: "segwi.repositories[0].allowedDomains", Repository: "web", Setting: "segwi.repositories[].allowedDomains"}
+	api := migrate.Retired{Key: "segwi.repositories[1].allowedDomains", Repository: "api", Setting: "segwi.repositories[].allowedDomains"}
+	w := ShowRetired(a, warningsFile, []migrate.Retired{top, web, api, web})
+	if w == nil {
+		t.Fatal("no window for three retired keys")
+	}
+	defer w.Close()
+	texts := strings.Join(settingsLabels(w.Content()), "\n")
+	for _, r := range []migrate.Retired{top, web, api} {
+		if n := strings.Count(texts, r.Where()); n != 1 {
+			t.Errorf("%s is listed %d times, want once:\n%s", r.Where(), n, texts)
+		}
+	}
+	for _, want := range []string{
+		`segwi.repositories[0].allowedDomains (repository "web")`,
+		"This setting is retired and has no effect (segwi no longer sandboxes runs or limits their network access): delete it.",
+		"Your settings file " + warningsFile + " holds settings segwi no longer uses.",
+	} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("the window does not say %q:\n%s", want, texts)
+		}
+	}
+	want := []fyne.Notification{{Title: "segwi: retired settings",
+		Content: "3 retired settings in " + warningsFile + " are ignored: delete them."}}
+	if diff := cmp.Diff(want, a.notifications()); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+	test.Tap(settingsButton(t, w, "Open file"))
+	if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
+		t.Errorf("opened (-want +got):\n%s", diff)
+	}
+	w.Resize(fyne.NewSize(560, 420))
+	assertSettingsGolden(t, "warnings_retired.xml", w.Canvas())
+}
+
+func TestRetiredWithNothingFoundShowsNothing(t *testing.T) {
+	a := newSettingsTestApp(t)
+	if w := ShowRetired(a, warningsFile, nil); w != nil {
+		t.Errorf("got window %q for no retired keys", w.Title())
+	}
+	if n := a.notifications(); len(n) != 0 {
+		t.Errorf("got notifications %v for no retired keys", n)
+	}
+}
+
+func TestRetiredNotificationNamesASingleKey(t *testing.T) {
+	a := newSettingsTestApp(t)
+	w := ShowRetired(a, warningsFile, []migrate.Retired{{Key: "segwi.branchPrefixes", Setting: "segwi.branchPrefixes"}})
+	defer w.Close()
+	want := "segwi.branchPrefixes in " + warningsFile + " is retired and ignored: delete it."
+	if n := a.notifications(); len(n) != 1 || n[0].Content != want {
+		t.Errorf("got notifications %v, want one saying %q", n, want)
+	}
+}
+
+func TestSettingsProblemsWindow(t *testing.T) {
+	problems := errors.Join(
+		settings.Problem{File: warningsFile, Key: "segwi.runs.maxConcurrent", Message: "must be between 1 and 64, got 0"},
+		settings.Problem{File: warningsFile, Key: "segwi.runs.idleTimeout", Message: `"2x" is not a duration like 90s, 30m or 2h`},
+	)
+	t.Run("at start-up it says segwi runs with the defaults", func(t *testing.T) {
+		a := newSettingsTestApp(t)
+		opened := 0
+		w := ShowSettingsProblems(a, warningsFile, problems, AtStartup, func() { opened++ })
+		want := []string{ // the list first: the header and footer are its border
+			"segwi.runs.maxConcurrent: must be between 1 and 64, got 0",
+			`segwi.runs.idleTimeout: "2x" is not a duration like 90s, 30m or 2h`,
+			"There are 2 problems in your settings file " + warningsFile + ":",
+			"segwi started with its default settings and keeps running; fix the file and segwi picks it up.",
+		}
+		if diff := cmp.Diff(want, settingsLabels(w.Content())); diff != "" {
+			t.Errorf("texts (-want +got):\n%s", diff)
+		}
+		assertSettingsGolden(t, "warnings_problems.xml", w.Canvas())
+		test.Tap(settingsButton(t, w, "Open file"))
+		if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
+			t.Errorf("opened (-want +got):\n%s", diff)
+		}
+		test.Tap(settingsButton(t, w, "Open settings"))
+		if opened != 1 {
+			t.Errorf("Open settings called openSettings %d times, want 1", opened)
+		}
+		again := ShowSettingsProblems(a, warningsFile, problems, AtStartup, nil)
+		if again == w {
+			t.Fatal("Open settings left the problems window registered as open")
+		}
+		again.Close()
+	})
+	t.Run("after an edit it keeps the last good settings, in the same window", func(t *testing.T) {
+		a := newSettingsTestApp(t)
+		first := ShowSettingsProblems(a, warningsFile, problems, AtStartup, nil)
+		parse := errors.New("reading settings: " + warningsFile + ": yaml: line 3: mapping values are not allowed in this context: fix the YAML syntax")
+		w := ShowSettingsProblems(a, warningsFile, parse, AfterEdit, nil)
+		if w != first {
+			t.Error("a second finding opened a second window")
+		}
+		want := []string{
+			parse.Error(),
+			"There is a problem in your settings file " + warningsFile + ":",
+			"segwi keeps the last good settings and keeps running; fix the file and segwi picks it up.",
+		}
+		if diff := cmp.Diff(want, settingsLabels(w.Content())); diff != "" {
+			t.Errorf("texts (-want +got):\n%s", diff)
+		}
+		if settingsFindButton(w.Content(), "Open settings") != nil {
+			t.Error("an Open settings button without a way to open them")
+		}
+		CloseSettingsProblems(a)
+		if again := ShowSettingsProblems(a, warningsFile, parse, AfterEdit, nil); again == w {
+			t.Error("CloseSettingsProblems left the window registered")
+		} else {
+			again.Close()
+		}
+	})
+}

@@ -1,0 +1,329 @@
+// Package desktop checks the real tray app from the outside, as a person's desktop sees it:
+// the built segwi binary under an X display (Xvfb) inside a session bus with a tray host,
+// its tray menu read and clicked over D-Bus (com.canonical.dbusmenu), its windows typed
+// into and clicked with xdotool, and a real run of the pinned Claude Code against the
+// project's fake model server that asks for an approval. Screenshots of the windows and
+// the measured figures (launch to tray item, resident memory) land in $SEGWI_SCREENSHOTS
+// (default: a temp folder, named in the log) for a person to look at.
+//
+// scripts/test.sh provides the display, bus, tray host and keyring; outside it the test
+// skips, or fails under SEGWI_TEST_STRICT=1.
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/segwi/segwi/internal/claudetest"
+	"github.com/segwi/segwi/internal/fakeapi"
+)
+
+// need skips (or, under SEGWI_TEST_STRICT=1, fails) when the desktop is not there.
+func need(t *testing.T, ok bool, what string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("SEGWI_TEST_STRICT") == "1" {
+		t.Fatalf("%s: run the tests with scripts/test.sh, which provides it", what)
+	}
+	t.Skipf("%s: run the tests with scripts/test.sh, which provides it", what)
+}
+
+func TestTrayAppOnARealDesktop(t *testing.T) {
+	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
+	need(t, os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "", "no session bus")
+	for _, tool := range []string{"xdotool", "import"} {
+		_, err := exec.LookPath(tool)
+		need(t, err == nil, tool+" is not installed")
+	}
+	conn, err := dbus.ConnectSessionBus()
+	need(t, err == nil, fmt.Sprintf("cannot reach the session bus (%v)", err))
+	t.Cleanup(func() { conn.Close() })
+	var hasHost bool
+	conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&hasHost)
+	need(t, hasHost, "no tray host (status-notifier-watcher) on the session bus")
+
+	shots := os.Getenv("SEGWI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots and figures go to %s", shots)
+	var figures []string
+	figure := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		t.Log(line)
+		figures = append(figures, line)
+	}
+	t.Cleanup(func() {
+		os.WriteFile(filepath.Join(shots, "figures.txt"), []byte(strings.Join(figures, "\n")+"\n"), 0o644)
+	})
+
+	bin := buildSegwi(t)
+
+	// The run asks to touch a file; the person's own ask rule sends that to segwi's popup.
+	touch := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch approved.txt", "description": "Create approved.txt"})
+	srv := fakeapi.New(t, fakeapi.Turns(
+		fakeapi.Say(fakeapi.Text("I will create the file."), touch),
+		fakeapi.Say(fakeapi.Text("Created approved.txt.")),
+	))
+	env := claudetest.Env(t, srv.URL)
+	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
+	checkout := claudetest.Checkout(t)
+	config := filepath.Join(env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
+	writeFile(t, config, fmt.Sprintf(`segwi:
+  claude:
+    path: %q
+  repositories:
+    - name: demo
+      path: %q
+  runs:
+    stopGrace: 2s
+  approvals:
+    timeout: 5m
+`, claudetest.Binary(t), checkout))
+
+	app := exec.Command(bin)
+	app.Env = append(env.Vars(),
+		"DISPLAY="+os.Getenv("DISPLAY"),
+		"DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
+		"LANG=en_US.UTF-8",
+	)
+	logPath := filepath.Join(shots, "segwi.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	app.Stdout, app.Stderr = logFile, logFile
+	launched := time.Now()
+	if err := app.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	exited := make(chan struct{})
+	var exitErr error
+	go func() { exitErr = app.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			app.Process.Kill()
+			<-exited
+		}
+	})
+
+	tr, took := waitForTray(t, conn, app.Process.Pid, launched, 30*time.Second)
+	figure("launch to tray item registered: %d ms", took.Milliseconds())
+
+	t.Run("the tray menu offers every action", func(t *testing.T) {
+		tr.item(t, "Quit") // the menu is complete
+		var labels []string
+		for _, it := range tr.items(t) {
+			labels = append(labels, it.Label)
+		}
+		os.WriteFile(filepath.Join(shots, "tray-menu.txt"), []byte(strings.Join(labels, "\n")+"\n"), 0o644)
+		for _, want := range []string{"New build run…", "New ready run…", "Ask…", "Run history…", "Settings…", "Quit"} {
+			if !slices.Contains(labels, want) {
+				t.Errorf("the tray menu lacks %q; it has %q", want, labels)
+			}
+		}
+		if it := tr.item(t, "Waiting approvals (0)"); it.Enabled {
+			t.Errorf("Waiting approvals (0) is enabled with nothing waiting")
+		}
+	})
+
+	// Idle: the tray alone, no window yet. Let start-up settle as a person's session would.
+	time.Sleep(3 * time.Second)
+	figure("idle tray, no window: %s", readMemory(t, app.Process.Pid))
+
+	t.Run("Settings… opens the settings window", func(t *testing.T) {
+		tr.click(t, "Settings…")
+		win := waitForWindow(t, "segwi settings", 20*time.Second)
+		screenshot(t, shots, "settings")
+		xdotool(t, "windowunmap", win)
+	})
+
+	var runWin string
+	t.Run("a build run from the tray asks the person and runs once allowed", func(t *testing.T) {
+		tr.click(t, "New build run…")
+		dialog := waitForWindow(t, "segwi: new run", 20*time.Second)
+		w, h := windowSize(t, dialog)
+		// The task box sits in the middle of the dialog, Start at its bottom left.
+		clickAt(t, dialog, w/2, h*62/100)
+		if out, err := xdotool(t, "type", "--delay", "10", "Create approved.txt"); err != nil {
+			t.Fatalf("typing the task: %v: %s", err, out)
+		}
+		screenshot(t, shots, "new-run")
+		clickAt(t, dialog, 95, h-22)
+		windowGone(t, "segwi: new run", 20*time.Second)
+
+		runWin = waitForWindow(t, "segwi: build run in", 20*time.Second)
+		popup := waitForWindow(t, "Approve Bash", 60*time.Second)
+		xdotool(t, "windowraise", popup) // with no window manager, the newest window is not always on top
+		screenshot(t, shots, "approval-popup")
+		waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(1\)$`), 10*time.Second)
+		waitForLabel(t, tr, regexp.MustCompile(`^demo · build · .*waiting`), 10*time.Second)
+
+		pw, ph := windowSize(t, popup)
+		clickAt(t, popup, pw-32, ph-22) // Allow, at the bottom right
+		windowGone(t, "Approve Bash", 20*time.Second)
+		waitFor(t, "approved.txt in the checkout", 60*time.Second, func() bool {
+			_, err := os.Stat(filepath.Join(checkout, "approved.txt"))
+			return err == nil
+		})
+		waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(0\)$`), 10*time.Second)
+	})
+	if runWin == "" {
+		t.Fatal("no run window to measure")
+	}
+	xdotool(t, "windowraise", runWin)
+	time.Sleep(time.Second) // let the window draw what the run did before the picture
+	screenshot(t, shots, "run-window")
+	figure("tray with one run window open: %s", readMemory(t, app.Process.Pid))
+
+	t.Run("SIGTERM stops the run and quits, leaving no agent behind", func(t *testing.T) {
+		app.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+			if exitErr != nil {
+				t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", exitErr)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("segwi did not quit within 30 s of SIGTERM")
+		}
+		waitFor(t, "no process left in the run's checkout", 10*time.Second, func() bool {
+			return len(processesIn(checkout)) == 0
+		})
+	})
+}
+
+// buildSegwi builds the segwi binary (with the Fyne app) into a temp folder.
+func buildSegwi(t *testing.T) string {
+	t.Helper()
+	root, err := claudetest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "segwi")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building segwi: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// windowSize returns a window's width and height in pixels.
+func windowSize(t *testing.T, win string) (int, int) {
+	t.Helper()
+	out, err := xdotool(t, "getwindowgeometry", "--shell", win)
+	if err != nil {
+		t.Fatalf("reading the geometry of window %s: %v: %s", win, err, out)
+	}
+	var w, h int
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "WIDTH="); ok {
+			w, _ = strconv.Atoi(v)
+		}
+		if v, ok := strings.CutPrefix(line, "HEIGHT="); ok {
+			h, _ = strconv.Atoi(v)
+		}
+	}
+	if w == 0 || h == 0 {
+		t.Fatalf("window %s has no size: %s", win, out)
+	}
+	return w, h
+}
+
+// clickAt clicks the left button at (x, y) inside a window.
+func clickAt(t *testing.T, win string, x, y int) {
+	t.Helper()
+	if out, err := xdotool(t, "mousemove", "--window", win, strconv.Itoa(x), strconv.Itoa(y), "click", "1"); err != nil {
+		t.Fatalf("clicking at %d,%d in window %s: %v: %s", x, y, win, err, out)
+	}
+}
+
+// waitForLabel waits until a tray menu item's label matches re.
+func waitForLabel(t *testing.T, tr *tray, re *regexp.Regexp, within time.Duration) {
+	t.Helper()
+	var labels []string
+	ok := poll(within, func() bool {
+		labels = labels[:0]
+		for _, it := range tr.items(t) {
+			labels = append(labels, it.Label)
+			if re.MatchString(it.Label) {
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		t.Fatalf("no tray menu item matching %s within %s; the menu has %q", re, within, labels)
+	}
+}
+
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	if !poll(within, cond) {
+		t.Fatalf("waited %s for %s", within, what)
+	}
+}
+
+func poll(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesIn returns the pids whose working directory is dir: the run's agent and
+// whatever it started there.
+func processesIn(dir string) []int {
+	want, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil
+	}
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && cwd == want {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,109 @@
+package desktop
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// trayItem is one entry of the tray menu as the tray host sees it over D-Bus.
+type trayItem struct {
+	ID      int32
+	Label   string
+	Enabled bool
+}
+
+// menuLayout is com.canonical.dbusmenu's (ia{sv}av) layout node.
+type menuLayout struct {
+	ID       int32
+	Props    map[string]dbus.Variant
+	Children []dbus.Variant
+}
+
+// tray reads and clicks the StatusNotifierItem menu of one process, as a tray host does.
+type tray struct {
+	conn *dbus.Conn
+	dest string
+}
+
+// waitForTray waits until the process pid has registered its tray item on the session bus
+// and returns how long that took from since.
+func waitForTray(t testing.TB, conn *dbus.Conn, pid int, since time.Time, within time.Duration) (*tray, time.Duration) {
+	t.Helper()
+	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", pid)
+	deadline := time.Now().Add(within)
+	for {
+		var has bool
+		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, dest).Store(&has)
+		if err == nil && has {
+			return &tray{conn: conn, dest: dest}, time.Since(since)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("segwi (pid %d) registered no tray item %s within %s", pid, dest, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// items returns the menu's top-level entries, separators left out.
+func (tr *tray) items(t testing.TB) []trayItem {
+	t.Helper()
+	var revision uint32
+	var root menuLayout
+	obj := tr.conn.Object(tr.dest, "/StatusNotifierMenu")
+	call := obj.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+	if err := call.Store(&revision, &root); err != nil {
+		t.Fatalf("reading the tray menu of %s: %v", tr.dest, err)
+	}
+	var out []trayItem
+	for _, child := range root.Children {
+		var node menuLayout
+		if err := dbus.Store([]any{child.Value()}, &node); err != nil {
+			t.Fatalf("reading a tray menu item: %v", err)
+		}
+		if typ, ok := node.Props["type"]; ok && typ.Value() == "separator" {
+			continue
+		}
+		item := trayItem{ID: node.ID, Enabled: true}
+		if v, ok := node.Props["label"]; ok {
+			item.Label, _ = v.Value().(string)
+		}
+		if v, ok := node.Props["enabled"]; ok {
+			item.Enabled, _ = v.Value().(bool)
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// item returns the entry labelled label, waiting a while for it: the menu is rebuilt
+// whenever a run changes, so it may be caught half built. Ids are not stable, labels are.
+func (tr *tray) item(t testing.TB, label string) trayItem {
+	t.Helper()
+	var items []trayItem
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		items = tr.items(t)
+		for _, it := range items {
+			if it.Label == label {
+				return it
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the tray menu has no item %q; it has %v", label, items)
+	return trayItem{}
+}
+
+// click clicks the entry labelled label, as a person would in the tray host's menu.
+func (tr *tray) click(t testing.TB, label string) {
+	t.Helper()
+	it := tr.item(t, label)
+	obj := tr.conn.Object(tr.dest, "/StatusNotifierMenu")
+	call := obj.Call("com.canonical.dbusmenu.Event", 0, it.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if call.Err != nil {
+		t.Fatalf("clicking %q in the tray menu: %v", label, call.Err)
+	}
+}

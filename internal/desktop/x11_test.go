@@ -1,0 +1,100 @@
+package desktop
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// xdotool runs xdotool on the test's display and returns its trimmed output.
+func xdotool(t testing.TB, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "xdotool", args...).CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// waitForWindow waits until a visible window whose title matches name is mapped and
+// returns its X id.
+func waitForWindow(t testing.TB, name string, within time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		out, err := xdotool(t, "search", "--onlyvisible", "--name", name)
+		if err == nil && out != "" {
+			ids := strings.Fields(out)
+			return ids[len(ids)-1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no window titled %q appeared within %s", name, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// windowGone waits until no visible window's title matches name.
+func windowGone(t testing.TB, name string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		out, _ := xdotool(t, "search", "--onlyvisible", "--name", name)
+		if out == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the window titled %q is still open after %s", name, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// screenshot saves the whole display as dir/name.png for a person to look at.
+func screenshot(t testing.TB, dir, name string) {
+	t.Helper()
+	path := filepath.Join(dir, name+".png")
+	out, err := exec.Command("import", "-window", "root", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("screenshot %s: %v: %s", path, err, out)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// memory is what /proc says of a process's resident memory, in KiB.
+type memory struct {
+	RSS, Anon, File, Shmem int
+}
+
+func (m memory) String() string {
+	return fmt.Sprintf("RSS %.1f MB (anonymous %.1f MB, file-backed %.1f MB, shared memory %.1f MB)",
+		float64(m.RSS)/1024, float64(m.Anon)/1024, float64(m.File)/1024, float64(m.Shmem)/1024)
+}
+
+// readMemory reads pid's resident memory from /proc/PID/status.
+func readMemory(t testing.TB, pid int) memory {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("reading the memory of pid %d: %v", pid, err)
+	}
+	defer f.Close()
+	var m memory
+	fields := map[string]*int{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File, "RssShmem:": &m.Shmem}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.Fields(sc.Text())
+		if len(parts) >= 2 {
+			if p, ok := fields[parts[0]]; ok {
+				*p, _ = strconv.Atoi(parts[1])
+			}
+		}
+	}
+	return m
+}
