@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/wire"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
-	"github.com/segwi/segwi/settings/token"
 )
 
 // stopAllSlack is added to runs.stopGrace to bound StopAll when segwi quits: the polite
@@ -77,11 +77,7 @@ func newCore(cfg coreConfig) (*core, error) {
 	c.report = loadReport(cfg.ConfigPath)
 	s := c.report.InForce
 
-	srv, err := approvals.NewServer(approvals.Config{
-		Timeout: s.Approvals.Timeout,
-		Trusted: s.Approvals.Trusted,
-		Decider: cfg.Decider,
-	})
+	srv, err := approvals.NewServer(wire.Approvals(s, cfg.Decider))
 	if err != nil {
 		return nil, fmt.Errorf("starting the approvals server: %w", err)
 	}
@@ -89,9 +85,9 @@ func newCore(cfg coreConfig) (*core, error) {
 
 	secrets := cfg.Secrets
 	if secrets == nil {
-		secrets = keyringSecrets
+		secrets = wire.KeyringSecrets
 	}
-	mgr, err := runs.NewManager(runsConfig(s, cfg.StateDir, secrets, srv, cfg.Env))
+	mgr, err := runs.NewManager(wire.Runs(s, cfg.StateDir, secrets, srv, cfg.Env))
 	if err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("starting the runs manager: %w", err)
@@ -134,35 +130,6 @@ func loadReport(path string) SettingsReport {
 	return rep
 }
 
-// runsConfig turns settings into the manager's Config.
-func runsConfig(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
-	return runs.Config{
-		ClaudePath:      s.Claude.Path,
-		Model:           s.Claude.Model,
-		MaxConcurrent:   s.Runs.MaxConcurrent,
-		MaxDuration:     s.Runs.MaxDuration,
-		IdleTimeout:     s.Runs.IdleTimeout,
-		StopGrace:       s.Runs.StopGrace,
-		PassForgeTokens: s.Runs.PassForgeTokens,
-		StateDir:        stateDir,
-		Secrets:         secrets,
-		Approvals:       srv,
-		Env:             env,
-	}
-}
-
-// keyringSecrets returns the GitHub token from the keyring, so that a run's record never
-// holds it; none when it is not set or the keyring cannot be read.
-func keyringSecrets() []string {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	tok, err := token.Get(ctx)
-	if err != nil || tok == "" {
-		return nil
-	}
-	return []string{tok}
-}
-
 // apply takes in an edit of the settings file: good settings go to the manager and the
 // server; a bad edit keeps them and is reported. On the Watcher's goroutine.
 func (c *core) apply(ch settings.Change, secrets func() []string, env []string, logf func(string, ...any)) {
@@ -171,7 +138,7 @@ func (c *core) apply(ch settings.Change, secrets func() []string, env []string, 
 		rep.File = ch.Result.File
 	}
 	if ch.Err == nil {
-		c.mgr.SetConfig(runsConfig(ch.Settings, c.stateDir, secrets, c.server, env))
+		c.mgr.SetConfig(wire.Runs(ch.Settings, c.stateDir, secrets, c.server, env))
 		if err := c.server.SetPolicy(ch.Settings.Approvals.Timeout, ch.Settings.Approvals.Trusted); err != nil {
 			// settings validated the list already; this is a disagreement between the two.
 			logf("segwi: approvals policy not applied: %v", err)

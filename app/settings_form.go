@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -99,14 +98,14 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	f.claudePath = entry(keyClaudePath, cur.Claude.Path, "claude")
 	f.claudeModel = entry(keyClaudeModel, cur.Claude.Model, "Claude Code's default")
 	f.maxConcurrent = entry(keyMaxConcurrent, strconv.Itoa(cur.Runs.MaxConcurrent), "4")
-	f.maxDuration = entry(keyMaxDuration, durationText(cur.Runs.MaxDuration), "2h")
-	f.idleTimeout = entry(keyIdleTimeout, durationText(cur.Runs.IdleTimeout), "30m")
-	f.grace = entry(keyStopGrace, durationText(cur.Runs.StopGrace), "10s")
+	f.maxDuration = entry(keyMaxDuration, settings.FormatDuration(cur.Runs.MaxDuration), "2h")
+	f.idleTimeout = entry(keyIdleTimeout, settings.FormatDuration(cur.Runs.IdleTimeout), "30m")
+	f.grace = entry(keyStopGrace, settings.FormatDuration(cur.Runs.StopGrace), "10s")
 	f.passForgeTokens = widget.NewCheck("Pass GH_TOKEN and GITHUB_TOKEN to runs", nil)
 	f.passForgeTokens.SetChecked(cur.Runs.PassForgeTokens)
 	f.passForgeTokens.OnChanged = func(bool) { f.changed() }
 	f.errs[keyPassForgeTokens] = newSettingsErrorLabel()
-	f.approvalsTimeout = entry(keyApprovalsTimeout, durationText(cur.Approvals.Timeout), "10m")
+	f.approvalsTimeout = entry(keyApprovalsTimeout, settings.FormatDuration(cur.Approvals.Timeout), "10m")
 	f.trusted = widget.NewMultiLineEntry()
 	f.trusted.SetText(strings.Join(cur.Approvals.Trusted, "\n"))
 	f.trusted.SetPlaceHolder("one command prefix a line, e.g. go test")
@@ -308,19 +307,7 @@ func settingsHeading(text string) *widget.Label {
 	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 }
 
-// shortDuration prints a duration as a person writes it: 2h, 1h30m, 90s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// tildePath shows a path under the home directory as ~/..., as a person writes it.
+// displayPath shows a path under the home directory as ~/..., as a person writes it.
 func displayPath(p string) string {
 	home, err := os.UserHomeDir()
 	if err != nil || p == "" || !filepath.IsAbs(p) {

@@ -192,7 +192,7 @@ func (e *editor) str(key, value, def string) {
 }
 
 func (e *editor) duration(key string, value, def time.Duration) {
-	e.scalar(key, "!!str", short(value), value == def, func(v string) bool {
+	e.scalar(key, "!!str", FormatDuration(value), value == def, func(v string) bool {
 		d, err := time.ParseDuration(strings.TrimSpace(v))
 		return err == nil && d == value
 	})

@@ -149,14 +149,15 @@ func (l *loader) duration(key string, def, lo, hi time.Duration) time.Duration {
 		return def
 	}
 	if d < lo || d > hi {
-		l.problem(key, fmt.Sprintf("must be between %s and %s, got %s", short(lo), short(hi), short(d)))
+		l.problem(key, fmt.Sprintf("must be between %s and %s, got %s", FormatDuration(lo), FormatDuration(hi), FormatDuration(d)))
 		return def
 	}
 	return d
 }
 
-// short prints a duration without trailing zero units: 2h, 1h30m, 90s.
-func short(d time.Duration) string {
+// FormatDuration prints a duration as a person writes it in the settings file, without
+// trailing zero units: 2h, 1h30m, 90s.
+func FormatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

@@ -3,18 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/wire"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
-	"github.com/segwi/segwi/settings/token"
 )
-
-// keyringWait bounds the one keyring read a command makes for redaction: a locked keyring
-// must not hold up a run.
-const keyringWait = 3 * time.Second
 
 // core is segwi's core as one headless command uses it: the runs manager, wired to an
 // approvals server whose requests go to the person at the controlling terminal.
@@ -36,26 +31,11 @@ func newCore(env *Env, s settings.Settings) (*core, error) {
 	// is looked up when a request is shown, by which time mgr is set.
 	var mgr *runs.Manager
 	decider := approvals.NewTerminalDecider(func(text string) string { return mgr.Redactor().String(text) })
-	srv, err := approvals.NewServer(approvals.Config{
-		Timeout: s.Approvals.Timeout,
-		Trusted: s.Approvals.Trusted,
-		Decider: decider,
-	})
+	srv, err := approvals.NewServer(wire.Approvals(s, decider))
 	if err != nil {
 		return nil, fmt.Errorf("starting the approvals server: %w", err)
 	}
-	mgr, err = runs.NewManager(runs.Config{
-		ClaudePath:      s.Claude.Path,
-		Model:           s.Claude.Model,
-		MaxConcurrent:   s.Runs.MaxConcurrent,
-		MaxDuration:     s.Runs.MaxDuration,
-		IdleTimeout:     s.Runs.IdleTimeout,
-		StopGrace:       s.Runs.StopGrace,
-		PassForgeTokens: s.Runs.PassForgeTokens,
-		StateDir:        stateDir,
-		Secrets:         keyringSecrets(),
-		Approvals:       srv,
-	})
+	mgr, err = runs.NewManager(wire.Runs(s, stateDir, wire.KeyringSecrets, srv, nil))
 	if mgr == nil {
 		srv.Close()
 		return nil, fmt.Errorf("starting the runs manager: %w", err)
@@ -73,23 +53,4 @@ func (c *core) close() {
 	defer cancel()
 	c.mgr.StopAll(ctx) //nolint:errcheck // it kills what is left; nothing more to do
 	c.server.Close()
-}
-
-// keyringSecrets returns the Secrets function of a run: the GitHub token from the keyring,
-// read once, so that no record of the run holds it. No token, or no keyring, means nothing
-// to redact: a run never fails for want of a token.
-func keyringSecrets() func() []string {
-	var once sync.Once
-	var secrets []string
-	return func() []string {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), keyringWait)
-			defer cancel()
-			tok, err := token.Get(ctx)
-			if err == nil && tok != "" {
-				secrets = []string{tok}
-			}
-		})
-		return secrets
-	}
 }

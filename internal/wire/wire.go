@@ -1,0 +1,57 @@
+// Package wire turns settings into the configuration of segwi's core (the runs manager and
+// the approvals server), so that the command line and the tray app start the same core
+// the same way.
+package wire
+
+import (
+	"context"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// keyringWait bounds the keyring read at a run's start: a locked keyring must not hold up
+// a run.
+const keyringWait = 3 * time.Second
+
+// Runs returns the runs manager's configuration for s. secrets gives the strings to redact
+// beyond the common secret shapes (KeyringSecrets in production); srv is the approvals
+// server (nil runs without the approval tool); env is the runs' base environment (nil:
+// segwi's own).
+func Runs(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
+	return runs.Config{
+		ClaudePath:      s.Claude.Path,
+		Model:           s.Claude.Model,
+		MaxConcurrent:   s.Runs.MaxConcurrent,
+		MaxDuration:     s.Runs.MaxDuration,
+		IdleTimeout:     s.Runs.IdleTimeout,
+		StopGrace:       s.Runs.StopGrace,
+		PassForgeTokens: s.Runs.PassForgeTokens,
+		StateDir:        stateDir,
+		Secrets:         secrets,
+		Approvals:       srv,
+		Env:             env,
+	}
+}
+
+// Approvals returns the approvals server's configuration for s, with d answering for the
+// person.
+func Approvals(s settings.Settings, d approvals.Decider) approvals.Config {
+	return approvals.Config{Timeout: s.Approvals.Timeout, Trusted: s.Approvals.Trusted, Decider: d}
+}
+
+// KeyringSecrets returns the GitHub token from the keyring, so that no record of a run
+// holds it; nothing when no token is set or the keyring cannot be read: a run never fails
+// for want of a token. It is asked at each run's start, so a token set since is covered.
+func KeyringSecrets() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), keyringWait)
+	defer cancel()
+	tok, err := token.Get(ctx)
+	if err != nil || tok == "" {
+		return nil
+	}
+	return []string{tok}
+}
