@@ -8,9 +8,11 @@ import (
 
 	"github.com/segwi/segwi/app"
 	"github.com/segwi/segwi/internal/cli"
+	"github.com/segwi/segwi/internal/fynelocale"
 )
 
 func main() {
+	fynelocale.Restore()
 	os.Exit(cli.Main(os.Args[1:], cli.Options{
 		Tray:   tray,
 		Stdin:  os.Stdin,
