@@ -169,3 +169,12 @@ func closeDialog(d *newRunDialog) {
 		d.win.Close()
 	}
 }
+
+func TestNewRunDialogLooks(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: gitCheckout(t)}}}
+	d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	test.Type(d.prompt, "Fix the login form")
+	test.AssertRendersToMarkup(t, "newrun_dialog.xml", d.win.Canvas())
+}

@@ -195,6 +195,17 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	screenshot(t, shots, "run-window")
 	figure("tray with one run window open: %s", readMemory(t, app.Process.Pid))
 
+	t.Run("Quit with a run going asks first", func(t *testing.T) {
+		tr.click(t, "Quit")
+		waitForWindow(t, "segwi: quit\\?", 20*time.Second)
+		screenshot(t, shots, "quit-confirm")
+		select {
+		case <-exited:
+			t.Fatal("segwi quit without asking, with a run going")
+		default:
+		}
+	})
+
 	t.Run("SIGTERM stops the run and quits, leaving no agent behind", func(t *testing.T) {
 		app.Process.Signal(syscall.SIGTERM)
 		select {
