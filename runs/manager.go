@@ -317,8 +317,13 @@ func (m *Manager) StopAll(ctx context.Context) error {
 	return nil
 }
 
-// markInterrupted marks interrupted each run under stateDir left in a live state by a
-// segwi that is gone (no process holds its folder lock).
+// MarkInterrupted marks interrupted each run under stateDir left in a live state by a
+// segwi that is gone (no process holds its folder lock), as NewManager does: for commands
+// that read the records without a Manager, such as segwi runs and segwi push, so a run
+// whose segwi died reads as what it is. Runs of a live segwi are left alone.
+func MarkInterrupted(stateDir string) error { return markInterrupted(stateDir) }
+
+// markInterrupted is MarkInterrupted.
 func markInterrupted(stateDir string) error {
 	infos, listErr := List(stateDir)
 	var errs []error

@@ -67,6 +67,9 @@ func runsList(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := runs.MarkInterrupted(dir); err != nil {
+		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
+	}
 	infos, listErr := runs.List(dir)
 	if len(infos) == 0 && listErr == nil {
 		fmt.Fprintf(env.Stdout, "no runs recorded in %s yet; start one with segwi run\n", runs.RunsDir(dir))

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/segwi/segwi/runs"
 )
@@ -88,4 +90,22 @@ func TestRunsListShowAndEvents(t *testing.T) {
 			t.Errorf("runs show without an id: got exit %d, want 2", r.code)
 		}
 	})
+}
+
+func TestRunsListMarksARunWhoseSegwiDiedInterrupted(t *testing.T) {
+	home := isolate(t)
+	dir := filepath.Join(home, "state", "segwi", "runs", "20260101-000000-dead")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	left := runs.Info{ID: "20260101-000000-dead", Kind: runs.KindBuild, Checkout: home, State: runs.StateRunning,
+		Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	b, _ := json.Marshal(left)
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := segwi(t, "", "runs")
+	if r.code != 0 || !strings.Contains(r.stdout, "interrupted") || strings.Contains(r.stdout, "running") {
+		t.Errorf("got exit %d, stdout:\n%s\nwant the run listed as interrupted", r.code, r.stdout)
+	}
 }
