@@ -56,13 +56,26 @@ func windowGone(t testing.TB, name string, within time.Duration) {
 	}
 }
 
-// screenshot saves the whole display as dir/name.png for a person to look at.
+// screenshot saves the whole display as dir/name.png for a person to look at. A window
+// that was just mapped may not be painted yet, so it retakes the picture for a few seconds
+// while the display is still all black.
 func screenshot(t testing.TB, dir, name string) {
 	t.Helper()
 	path := filepath.Join(dir, name+".png")
-	out, err := exec.Command("import", "-window", "root", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("screenshot %s: %v: %s", path, err, out)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, err := exec.Command("import", "-window", "root", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("screenshot %s: %v: %s", path, err, out)
+		}
+		mean, err := exec.Command("convert", path, "-format", "%[fx:mean]", "info:").Output()
+		if err != nil {
+			t.Fatalf("reading screenshot %s: %v", path, err)
+		}
+		if v, _ := strconv.ParseFloat(strings.TrimSpace(string(mean)), 64); v > 0.005 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("screenshot: %s", path)
 }
