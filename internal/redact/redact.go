@@ -306,11 +306,13 @@ func indexFold(b []byte, word string, yield func(int)) {
 func findAuthorization(b []byte, spans []span) []span {
 	indexFold(b, "authorization", func(start int) {
 		i := start + len("authorization")
-		i = skip(b, i, "\"' \t")
+		// A backslash too: in a stream-json line, a JSON document the agent read or wrote
+		// sits inside a JSON string, its quotes escaped (\"Authorization\": \"Basic X\").
+		i = skip(b, i, "\\\"' \t")
 		if i >= len(b) || (b[i] != ':' && b[i] != '=') {
 			return
 		}
-		i = skip(b, i+1, "\"' \t")
+		i = skip(b, i+1, "\\\"' \t")
 		end := run(b, i, isCredentialByte)
 		if end == i {
 			return

@@ -171,6 +171,19 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
 			t.Remote, vcs, t.Remote)
 	}
+	// The agent can write the checkout's own config: a proxy, a CA or a credential setting
+	// there would hand the token's connection to whoever it names. Only the person's own
+	// config (global, system) may shape how the token travels.
+	if found, err := g.output(ctx, "config", "--show-scope", "--get-regexp", `^(http\..*|remote\..*\.proxy|credential\..*)$`); err == nil {
+		for _, line := range strings.Split(found, "\n") {
+			scope, rest, _ := strings.Cut(line, "\t")
+			key, _, _ := strings.Cut(rest, " ")
+			if scope == "local" || scope == "worktree" {
+				return *t, refuse(ReasonRemoteSetup, "the checkout's own git config sets %s, which could send the token elsewhere; segwi pushes only with your global git settings: remove it (git config --unset %s) or push yourself",
+					key, key)
+			}
+		}
+	}
 	u, refusal := checkRemoteURL(t.Remote, list[0], req.AllowLoopbackHTTP, req.TokenHosts)
 	if refusal != nil {
 		return *t, refusal
