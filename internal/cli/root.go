@@ -39,10 +39,15 @@ type Options struct {
 }
 
 // Main runs segwi with args (without the program name) and returns the exit status.
-// SIGINT and SIGTERM cancel the context commands run with. It returns when the command
+// SIGINT, SIGTERM and SIGHUP cancel the context commands run with. It returns when the command
 // is done.
 func Main(args []string, opts Options) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) ends segwi as Ctrl-C does, stopping its runs and recording
+	// them. A closed pipe on stdout (segwi run | head) must not kill it mid-run: with
+	// SIGPIPE notified (not ignored, which the agents it starts would inherit), a write
+	// to the closed pipe just fails.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return run(ctx, args, opts)
 }

@@ -67,7 +67,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	// The signals are watched from here on, so that none is missed between the polite stop
 	// and the kill; Main's context sees the same ones.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
 	c, err := newCore(env, res.Settings)
