@@ -248,11 +248,13 @@ func (m *Manager) Get(id string) *Run {
 	return nil
 }
 
-// Runs returns the runs that have not ended (queued and active), oldest first.
+// Runs returns the runs that have not ended (queued and active), oldest first. A run's
+// final state is published a moment before the run leaves the Manager's list; Runs leaves
+// it out already, so a subscriber that lists the runs on that event sees it gone.
 func (m *Manager) Runs() []*Run {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Clone(m.live)
+	return slices.DeleteFunc(slices.Clone(m.live), func(r *Run) bool { return r.State().Final() })
 }
 
 // Subscribe returns a channel of every run's state events (Event.Type EventState, with

@@ -548,14 +548,15 @@ func (r *Run) check(cfg Config, now time.Time) {
 		}
 		return
 	}
-	if r.pending > 0 {
-		r.touch() // waiting for a person is not being idle
-		return
-	}
+	// maxDuration is wall clock: a request waiting for a person does not extend it.
 	if now.Sub(r.info.Start) >= cfg.MaxDuration {
 		r.mu.Unlock()
 		r.stop(StateTimedOut, fmt.Sprintf("ran longer than %s (runs.maxDuration)", cfg.MaxDuration))
 		r.mu.Lock()
+		return
+	}
+	if r.pending > 0 {
+		r.touch() // waiting for a person is not being idle
 		return
 	}
 	idle := now.Sub(time.Unix(0, r.lastActivity.Load()))
@@ -566,11 +567,17 @@ func (r *Run) check(cfg Config, now time.Time) {
 			r.closeInputLocked()
 			return
 		}
+		reason := fmt.Sprintf("no output for %s (runs.idleTimeout)", cfg.IdleTimeout)
 		if r.inputClosed && r.results >= r.sent {
-			return // already ending
+			// Ending: Claude Code exits once its input is closed. One that has not, a
+			// stop grace after the idle timeout, is stopped like any idle run.
+			if idle < cfg.IdleTimeout+cfg.StopGrace {
+				return
+			}
+			reason = fmt.Sprintf("did not exit within %s of its last output, after its input was closed", cfg.IdleTimeout+cfg.StopGrace)
 		}
 		r.mu.Unlock()
-		r.stop(StateTimedOut, fmt.Sprintf("no output for %s (runs.idleTimeout)", cfg.IdleTimeout))
+		r.stop(StateTimedOut, reason)
 		r.mu.Lock()
 	}
 }
