@@ -87,7 +87,7 @@ func Run(ctx context.Context, opts Options) error {
 	ui.startTray(ctx)
 	a.Lifecycle().SetOnStarted(func() { ui.settingsLoaded(c.Report(), AtStartup) })
 	c.OnReport(func(rep SettingsReport) {
-		fyne.Do(func() { ui.settingsLoaded(rep, AfterEdit) })
+		onUI(func() { ui.settingsLoaded(rep, AfterEdit) })
 	})
 
 	ended := make(chan struct{})
@@ -98,11 +98,13 @@ func Run(ctx context.Context, opts Options) error {
 			// quits on SIGINT and SIGTERM by itself too, so this must be the driver's
 			// Quit, which does nothing the second time: the app's Quit would close
 			// windows that GLFW has already let go of, and panic.
+			uiQuitting.Store(true)
 			fyne.Do(a.Driver().Quit)
 		case <-ended:
 		}
 	}()
 	a.Run()
+	uiQuitting.Store(true) // Fyne may also have quit by itself, on SIGINT or SIGTERM
 	close(ended)
 	cancel() // the tray stops following the runs
 	ui.detachAll()
@@ -121,6 +123,7 @@ type desktopUI struct {
 	runWins   map[string]*runWindow
 	history   *historyWindow
 	quitWin   fyne.Window
+	stopping  bool // Quit's "Stop the runs and quit" was pressed: the app quits once they are stopped
 	canaryWin fyne.Window
 }
 

@@ -59,6 +59,16 @@ type SettingsReport struct {
 	InForce settings.Settings
 }
 
+// FileSettings returns what the settings file says, a bad value reset to its default: what
+// the settings window shows and saves. After a bad start the settings in force are the
+// defaults, and saving those would drop the person's repositories and trusted commands.
+func (r SettingsReport) FileSettings() settings.Settings {
+	if r.Result != nil {
+		return r.Result.Settings
+	}
+	return r.InForce
+}
+
 // Problems returns the validation problems of the last load, if any.
 func (r SettingsReport) Problems() []settings.Problem {
 	if r.Result == nil {

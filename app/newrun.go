@@ -252,7 +252,7 @@ func (d *newRunDialog) startRun() {
 	d.problem.SetText("Starting…")
 	go func() {
 		run, err := d.starter.Start(spec)
-		fyne.Do(func() {
+		onUI(func() {
 			defer d.answered.Add(1)
 			d.starting = false
 			if err != nil {

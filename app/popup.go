@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -83,6 +84,10 @@ func (d *PopupDecider) RaiseAll() {
 	}
 }
 
+// errQuitting is Decide's error when segwi is quitting: no popup can open any more, and
+// the broker denies the request, saying so.
+var errQuitting = errors.New("segwi is quitting, so no approval window can open")
+
 // Decide opens a popup for req and blocks until the person answers it with a click, closes
 // its window (a deny), or ctx is done, in which case the popup closes and Decide returns
 // ctx.Err(). It must not be called on Fyne's goroutine: it waits for that goroutine to open
@@ -92,7 +97,9 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 		return approvals.Answer{}, err
 	}
 	var p *popup
-	fyne.DoAndWait(func() { p = d.openPopup(req) })
+	if !onUIWait(func() { p = d.openPopup(req) }) {
+		return approvals.Answer{}, errQuitting
+	}
 	// Off Fyne's goroutine: on Linux this is a D-Bus call that waits for its reply.
 	d.app.SendNotification(fyne.NewNotification(notificationHead, p.view.notice))
 
@@ -103,10 +110,10 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 		case a := <-p.answers:
 			return a, nil
 		case <-ctx.Done():
-			fyne.Do(p.withdraw)
+			onUI(p.withdraw)
 			return approvals.Answer{}, ctx.Err()
 		case <-tick:
-			fyne.Do(p.showTimeLeft)
+			onUI(p.showTimeLeft)
 		}
 	}
 }

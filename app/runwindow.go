@@ -26,6 +26,8 @@ type liveRun interface {
 	Info() runs.Info
 	Subscribe() (events <-chan runs.Event, cancel func())
 	Send(text string) error
+	// CloseInput ends the run once its current turn is done: no more follow-ups.
+	CloseInput()
 	Stop()
 }
 
@@ -67,10 +69,10 @@ type runWindow struct {
 	raw        []string
 	ahead      int
 
-	title, task, where, status, note *widget.Label
-	list, rawList                    *widget.List
-	followUp                         *widget.Entry
-	send, stop, openDir, push        *widget.Button
+	title, task, where, status, note  *widget.Label
+	list, rawList                     *widget.List
+	followUp                          *widget.Entry
+	send, finish, stop, openDir, push *widget.Button
 
 	stopPressed bool
 	sending     bool
@@ -143,6 +145,7 @@ func (w *runWindow) build() {
 	w.followUp.SetPlaceHolder("A follow-up message for the run")
 	w.followUp.OnSubmitted = func(string) { w.sendFollowUp() }
 	w.send = widget.NewButton("Send", w.sendFollowUp)
+	w.finish = widget.NewButton("Finish", w.pressFinish)
 	w.stop = widget.NewButton("Stop", w.pressStop)
 	w.stop.Importance = widget.DangerImportance
 	w.openDir = widget.NewButton("Open folder", w.openFolder)
@@ -151,11 +154,12 @@ func (w *runWindow) build() {
 	if w.run == nil {
 		w.followUp.Disable()
 		w.send.Disable()
+		w.finish.Disable()
 		w.stop.Disable()
 	}
 
 	top := container.NewVBox(w.title, w.task, w.where, w.status)
-	buttons := container.NewHBox(w.stop, layout.NewSpacer(), w.openDir)
+	buttons := container.NewHBox(w.finish, w.stop, layout.NewSpacer(), w.openDir)
 	if w.deps.pusher != nil {
 		buttons.Add(w.push)
 	}
@@ -168,7 +172,15 @@ func (w *runWindow) build() {
 	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, tabs))
 	w.win.Resize(fyne.NewSize(820, 600))
 	w.win.SetOnClosed(func() {
-		w.closed.Store(true)
+		if w.closed.Swap(true) {
+			return // closed already
+		}
+		// Closing the window says the person is done with the run: it ends once its
+		// current turn is done, rather than holding its slot and its checkout until the
+		// idle timeout. Stop ends it at once.
+		if w.run != nil && !w.ended {
+			w.run.CloseInput()
+		}
 		close(w.quit)
 		w.unsubscribe()
 		if w.deps.onClosed != nil {
@@ -234,12 +246,14 @@ func (w *runWindow) follow() {
 	}
 	_ = tail.read()
 	raw := tail.lines()
-	fyne.DoAndWait(func() {
+	if !onUIWait(func() {
 		w.branchText = branch
 		w.tl = past
 		w.raw = raw
 		w.apply(nil, w.infoNow(), false)
-	})
+	}) {
+		return
+	}
 	if w.run == nil {
 		w.checkPush()
 		return
@@ -273,7 +287,7 @@ func (w *runWindow) follow() {
 		if w.detached.Load() {
 			return
 		}
-		fyne.DoAndWait(func() {
+		onUIWait(func() {
 			if w.closed.Load() {
 				return
 			}
@@ -317,6 +331,7 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 		w.ended = true
 		w.followUp.Disable()
 		w.send.Disable()
+		w.finish.Disable()
 		w.stop.Disable()
 		go w.checkPush()
 	}
@@ -406,10 +421,9 @@ func (w *runWindow) tickClock() {
 			if w.detached.Load() {
 				return
 			}
-			done := false
-			fyne.DoAndWait(func() {
+			done := true // and so when segwi is quitting
+			onUIWait(func() {
 				if w.closed.Load() {
-					done = true
 					return
 				}
 				w.showHeader()
@@ -420,6 +434,18 @@ func (w *runWindow) tickClock() {
 			}
 		}
 	}
+}
+
+// pressFinish ends the run once its current turn is done: no more follow-ups.
+func (w *runWindow) pressFinish() {
+	if w.run == nil || w.ended {
+		return
+	}
+	w.run.CloseInput()
+	w.finish.Disable()
+	w.followUp.Disable()
+	w.send.Disable()
+	w.note.SetText("No more follow-ups: the run ends when its current turn is done.")
 }
 
 // pressStop stops the run: the first press politely, the next ones by force.
@@ -450,7 +476,7 @@ func (w *runWindow) sendFollowUp() {
 	run := w.run
 	go func() {
 		err := run.Send(text)
-		fyne.Do(func() {
+		onUI(func() {
 			defer w.settled.Add(1)
 			w.sending = false
 			if !w.ended {
@@ -500,7 +526,7 @@ func (w *runWindow) checkPush() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := w.deps.pusher.Check(ctx, w.info.Checkout)
-	fyne.Do(func() {
+	onUI(func() {
 		w.pushChecked, w.pushOK = true, err == nil
 		if err == nil {
 			w.push.Enable()
@@ -524,7 +550,7 @@ func (w *runWindow) pushBranch() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		words, err := w.deps.pusher.Push(ctx, id, checkout)
-		fyne.Do(func() {
+		onUI(func() {
 			w.pushing = false
 			w.push.Enable()
 			if err != nil {

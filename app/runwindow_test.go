@@ -31,6 +31,7 @@ type fakeRun struct {
 	sent      []string
 	allowStop bool
 	stops     int
+	closes    int // CloseInput calls
 	subs      int
 }
 
@@ -79,6 +80,18 @@ func (r *fakeRun) Stop() {
 		r.t.Error("unexpected Stop")
 	}
 	r.stops++
+}
+
+func (r *fakeRun) CloseInput() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closes++
+}
+
+func (r *fakeRun) closeCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closes
 }
 
 func (r *fakeRun) sentTexts() []string {
@@ -159,7 +172,11 @@ func newRunHarness(t *testing.T, buffer int) *runHarness {
 	h.w = newRunWindow(deps, h.run, runs.Info{})
 	h.w.win.Resize(fyne.NewSize(820, 600))
 	h.w.win.Show()
-	t.Cleanup(h.w.win.Close)
+	t.Cleanup(func() {
+		if !h.w.closed.Load() { // Fyne's test driver panics on a second Close
+			h.w.win.Close()
+		}
+	})
 	popupWaitFor(t, "the window to subscribe", func() bool {
 		h.run.mu.Lock()
 		defer h.run.mu.Unlock()
@@ -285,6 +302,24 @@ func TestRunWindowStopTurnsIntoForceStop(t *testing.T) {
 	popupWaitFor(t, "the end to show", func() bool { return h.w.refreshes.Load() > before })
 	if !h.w.stop.Disabled() || !h.w.send.Disabled() {
 		t.Errorf("after the end: stop disabled %v, send disabled %v; want both disabled", h.w.stop.Disabled(), h.w.send.Disabled())
+	}
+}
+
+func TestRunWindowFinishAndCloseEndTheRunAfterItsTurn(t *testing.T) {
+	h := newRunHarness(t, 4)
+	test.Tap(h.w.finish)
+	if n := h.run.closeCount(); n != 1 {
+		t.Fatalf("Finish closed the run's input %d times, want 1", n)
+	}
+	if !h.w.finish.Disabled() || !h.w.send.Disabled() || h.w.stop.Disabled() {
+		t.Errorf("after Finish: finish disabled %v, send disabled %v, stop disabled %v; want Stop alone left",
+			h.w.finish.Disabled(), h.w.send.Disabled(), h.w.stop.Disabled())
+	}
+
+	other := newRunHarness(t, 4)
+	other.w.win.Close() // the person is done with it
+	if n := other.run.closeCount(); n != 1 {
+		t.Errorf("closing the window of a live run closed its input %d times, want 1", n)
 	}
 }
 

@@ -85,7 +85,7 @@ func (t *tray) watch(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // the app is quitting: the Fyne loop may be gone
 		}
-		fyne.Do(t.refresh)
+		onUI(t.refresh)
 	}
 }
 

@@ -21,7 +21,7 @@ const canaryTimeout = 10 * time.Minute
 // openSettings opens the settings window, or raises the one already open.
 func (u *desktopUI) openSettings() {
 	rep := u.core.Report()
-	OpenSettings(u.app, SettingsWindowConfig{Path: rep.File, Current: rep.InForce, LoadErr: rep.Err})
+	OpenSettings(u.app, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err})
 }
 
 // settingsLoaded tells the person what a load of the settings file found: what is wrong
@@ -40,6 +40,9 @@ func (u *desktopUI) settingsLoaded(rep SettingsReport, when ProblemsMoment) {
 
 // quit leaves segwi. With runs going it asks first, then stops them in two steps.
 func (u *desktopUI) quit() {
+	if u.stopping {
+		return // the runs are being stopped; the app quits when they are
+	}
 	n := len(u.core.Live())
 	if n == 0 {
 		u.detachAll()
@@ -63,6 +66,7 @@ func (u *desktopUI) quit() {
 	keep := widget.NewButton("Keep running", w.Close)
 	var stop *widget.Button
 	stop = widget.NewButton("Stop the runs and quit", func() {
+		u.stopping = true
 		stop.Disable()
 		keep.Disable()
 		msg.SetText("Stopping the runs…")
@@ -71,6 +75,7 @@ func (u *desktopUI) quit() {
 			if err := u.core.StopAll(); err != nil {
 				log.Printf("segwi: %v", err)
 			}
+			uiQuitting.Store(true)
 			fyne.Do(u.app.Quit)
 		}()
 	})
@@ -113,7 +118,7 @@ func (u *desktopUI) runCanary() {
 	w.Show()
 	go func() {
 		out, err := u.opts.Canary(ctx)
-		fyne.Do(func() {
+		onUI(func() {
 			text := strings.TrimSpace(out)
 			if err != nil {
 				text += "\n\nThe canary failed: " + err.Error()

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// A settings file with one bad value makes segwi start with the defaults. The settings
+// window must show the file's own values, so that fixing the bad field and pressing Save
+// keeps the person's good keys.
+func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
+	home := settingsHome(t)
+	path := filepath.Join(home, ".config", "segwi", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, "segwi:\n  repositories:\n    - name: web\n      path: ~/src/web\n"+
+		"  approvals:\n    trusted: [go test]\n  runs:\n    maxDuration: two hours\n")
+	rep := loadReport(path)
+	if rep.Err == nil {
+		t.Fatal("the sample should have a bad maxDuration")
+	}
+	// As desktopUI.openSettings does.
+	_, w := openTestSettings(t, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err})
+	test.Tap(settingsButton(t, w.win, "Save"))
+	after, err := settings.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Settings.Repositories) != 1 || len(after.Settings.Approvals.Trusted) != 1 {
+		data, _ := os.ReadFile(path)
+		t.Errorf("after Save: repositories %v, trusted %v; want web and [go test] kept. File:\n%s",
+			after.Settings.Repositories, after.Settings.Approvals.Trusted, data)
+	}
+}
+
+// A desktop run keeps its input open for follow-ups. Closing its window says the person is
+// done: the run ends after its turn instead of holding its checkout until the idle
+// timeout, and a new run in that checkout starts at once.
+func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "claude")
+	writeFile(t, bin, "#!/bin/sh\nread line\n"+
+		`echo '{"type":"system","subtype":"init","session_id":"s","model":"m","permissionMode":"auto"}'`+"\n"+
+		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n"+
+		"while read line; do :; done\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(bin)
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n", false)
+	checkout := t.TempDir()
+	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	popupWaitFor(t, "the result", func() bool { return r.Info().CostUSD > 0 })
+
+	a := test.NewTempApp(t)
+	w := newRunWindow(runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}, r, runs.Info{})
+	w.Show()
+	w.win.Close() // the person is done with it
+
+	popupWaitFor(t, "the run to end once its window closed", func() bool { return r.Info().State.Final() })
+	if st := r.Info().State; st != runs.StateSucceeded {
+		t.Errorf("the run ended %s, want succeeded", st)
+	}
+	r2, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "q", KeepOpen: true})
+	if err != nil {
+		t.Fatalf("second Start: %v", err)
+	}
+	popupWaitFor(t, "a new run in the same checkout to start", func() bool { return r2.Info().State != runs.StateQueued })
+}
+
+// A run's final state is published a moment before the run leaves the Manager's list, and
+// the tray rebuilds once per state event: the rebuild on that event must already leave the
+// run out, or it stays in the menu until the next 30 s tick.
+func TestTrayDropsAnEndedRunAtOnce(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "claude")
+	writeFile(t, bin, "#!/bin/sh\nread line\n"+
+		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(bin)
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n", false)
+	test.NewTempApp(t)
+	tr := &tray{core: c, pending: func() int { return 0 }, now: time.Now, acts: trayActions{}}
+	menus := make(chan int, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		states, stop := c.SubscribeStates()
+		defer stop()
+		for range states {
+			drain(states)
+			tr.refresh()
+			menus <- len(tr.snapshot().Runs)
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	popupWaitFor(t, "the run to end", func() bool { return r.Info().State.Final() })
+	// The rebuild on the run's final state must already leave it out: no later event
+	// would come to drop it.
+	popupWaitFor(t, "a tray rebuild without the ended run", func() bool {
+		select {
+		case n := <-menus:
+			return n == 0
+		default:
+			return false
+		}
+	})
+}
