@@ -71,6 +71,7 @@ type Run struct {
 	stopReason  string
 	stopAt      time.Time
 	killed      bool
+	exited      bool // the process has exited: the run is ending, whatever a Stop says now
 	subs        map[*subscriber]struct{}
 	backlog     []Event
 	backlogSize int
@@ -175,7 +176,7 @@ func (r *Run) stop(as State, reason string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.info.State.Final() || r.ended {
+	if r.info.State.Final() || r.ended || r.exited {
 		return
 	}
 	r.stops++
@@ -423,6 +424,9 @@ func (r *Run) launch() {
 	}
 
 	waitErr := proc.cmd.Wait()
+	r.mu.Lock()
+	r.exited = true // a Stop from now on is too late to change how the run ended
+	r.mu.Unlock()
 	exit := exitInfo(proc.cmd.ProcessState)
 	// No process of the run outlives it: whatever is left of the group goes now.
 	proc.signal(syscall.SIGKILL)
