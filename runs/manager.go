@@ -33,6 +33,7 @@ type Manager struct {
 	queue      []*Run          // queued runs, in order
 	active     int             // runs holding a slot
 	checkouts  map[string]*Run // checkout -> the build or ready run holding it
+	retry      *time.Timer     // a schedule to come, for runs queued behind another segwi
 	closed     bool
 
 	subMu sync.Mutex
@@ -191,9 +192,23 @@ func (m *Manager) schedule() {
 	defer m.mu.Unlock()
 	for i := 0; i < len(m.queue) && m.active < m.cfg.MaxConcurrent; {
 		r := m.queue[i]
-		if r.spec.Kind.holdsCheckout() && m.checkouts[r.checkout] != nil {
-			i++
-			continue
+		if r.spec.Kind.holdsCheckout() {
+			if m.checkouts[r.checkout] != nil {
+				i++
+				continue
+			}
+			lock, err := lockCheckout(m.cfg.StateDir, r.checkout)
+			if errors.Is(err, errCheckoutBusy) {
+				r.queuedBehindAnotherSegwi()
+				m.scheduleLaterLocked()
+				i++
+				continue
+			}
+			if err != nil {
+				// The lock file cannot be made: this process's own map still holds.
+				r.emit(Event{Type: EventStatus, Subtype: "checkout-lock", Text: err.Error()}, true)
+			}
+			r.checkoutLock = lock
 		}
 		m.queue = slices.Delete(m.queue, i, i+1)
 		m.active++
@@ -206,6 +221,20 @@ func (m *Manager) schedule() {
 		r.mu.Unlock()
 		go r.launch()
 	}
+}
+
+// scheduleLaterLocked looks at the queue again in a while, for a run that waits for
+// another segwi process to let go of its checkout. With m.mu held.
+func (m *Manager) scheduleLaterLocked() {
+	if m.retry != nil || m.closed {
+		return
+	}
+	m.retry = time.AfterFunc(checkoutRetry, func() {
+		m.mu.Lock()
+		m.retry = nil
+		m.mu.Unlock()
+		m.schedule()
+	})
 }
 
 // dequeue takes r off the queue and says whether it was there.
@@ -231,6 +260,10 @@ func (m *Manager) ended(r *Run) {
 	}
 	if m.checkouts[r.checkout] == r {
 		delete(m.checkouts, r.checkout)
+	}
+	if r.checkoutLock != nil {
+		r.checkoutLock.Close()
+		r.checkoutLock = nil
 	}
 	m.mu.Unlock()
 	m.schedule()

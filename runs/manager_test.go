@@ -358,3 +358,38 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 		}
 	}
 }
+
+// The tray app and a segwi run are two processes, each with its own Manager: they must not
+// write in one checkout at once either.
+func TestOneWritingRunPerCheckoutAcrossManagers(t *testing.T) {
+	m1, recDir := testManager(t, nil)
+	m2, err := NewManager(m1.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m2.StopAll(context.Background()) })
+	shared := t.TempDir()
+	holdA, openA := release(t)
+	holdB, openB := release(t)
+	a := start(t, m1, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdA})
+	waitStart(t, recDir, a.ID())
+	b := start(t, m2, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdB})
+	waitFor(t, "the second run to say what it waits for", func() bool {
+		found := false
+		ReadEvents(m2.cfg.StateDir, b.ID(), func(e Event) error {
+			found = found || (e.Type == EventStatus && strings.Contains(e.Text, "another segwi"))
+			return nil
+		})
+		return found
+	})
+	if got := b.State(); got != StateQueued {
+		t.Fatalf("a build run in a checkout another segwi's build run writes in is %s, want queued", got)
+	}
+	openA()
+	wait(t, a)
+	waitStart(t, recDir, b.ID())
+	openB()
+	if info := wait(t, b); info.State != StateSucceeded || info.Start.Before(a.Info().End) {
+		t.Errorf("second run: %s starting %s, want succeeded after the first ended at %s", info.State, info.Start, a.Info().End)
+	}
+}

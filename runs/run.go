@@ -52,6 +52,9 @@ type Run struct {
 	done     chan struct{}
 	took     bool // holds one of the Manager's slots; guarded by Manager.mu
 
+	checkoutLock   *os.File // the checkout's lock across segwi processes; guarded by Manager.mu
+	waitsElsewhere bool     // said it waits for another segwi's run; guarded by Manager.mu
+
 	lastActivity atomic.Int64 // unix nanoseconds of the last output or approval activity
 
 	writeMu sync.Mutex // orders writes to the input
@@ -686,4 +689,14 @@ func (r *Run) handleLine(p *parser, line []byte) {
 			r.closeInputLocked()
 		}
 	})
+}
+
+// queuedBehindAnotherSegwi says, once, why a queued run does not start although this
+// process has room for it. With Manager.mu held.
+func (r *Run) queuedBehindAnotherSegwi() {
+	if r.waitsElsewhere {
+		return
+	}
+	r.waitsElsewhere = true
+	r.emit(Event{Type: EventStatus, Subtype: "queued", Text: "waiting: " + errCheckoutBusy.Error()}, true)
 }
