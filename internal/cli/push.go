@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/internal/wire"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
-	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -72,21 +69,11 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 		return err
 	}
 	s := res.Settings
-	remote := remoteFor(s, info.Checkout)
-
 	var recordErr error
-	a, err := push.Push(ctx, push.Request{
-		Checkout:          info.Checkout,
-		Remote:            remote,
-		RunActive:         !info.State.Final(),
-		Token:             token.Get,
-		TokenNotFound:     token.ErrNotFound,
-		TokenHosts:        tokenHosts(s.GitHub.APIURL),
-		AllowLoopbackHTTP: allowLoopbackHTTP,
-		Record: func(a push.Attempt) {
-			_, recordErr = runs.AppendEvent(dir, info.ID, runs.Event{Type: runs.EventPush, Text: a.Message, Push: &a})
-		},
-	})
+	req := wire.Push(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
+	req.RunActive = !info.State.Final()
+	req.AllowLoopbackHTTP = allowLoopbackHTTP
+	a, err := push.Push(ctx, req)
 	if recordErr != nil {
 		fmt.Fprintf(env.Stderr, "warning: this attempt is not on the run's record: %v\n", recordErr)
 	}
@@ -125,41 +112,6 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	}
 	fmt.Fprintf(env.Stdout, "opened pull request #%d: %s\n", opened.Number, opened.URL)
 	return nil
-}
-
-// remoteFor returns the remote of the repository whose path is checkout, else origin.
-func remoteFor(s settings.Settings, checkout string) string {
-	for _, r := range s.Repositories {
-		if r.Remote != "" && samePath(r.Path, checkout) {
-			return r.Remote
-		}
-	}
-	return push.DefaultRemote
-}
-
-func samePath(a, b string) bool {
-	clean := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return filepath.Clean(p)
-	}
-	if clean(a) == clean(b) {
-		return true
-	}
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
-// tokenHosts returns the hosts the token may go to: github.com for GitHub's own API, the
-// API's host for GitHub Enterprise (https://HOST/api/v3).
-func tokenHosts(apiURL string) []string {
-	u, err := url.Parse(apiURL)
-	if err != nil || u.Host == "" || strings.EqualFold(u.Hostname(), "api.github.com") {
-		return []string{push.DefaultTokenHost}
-	}
-	return []string{u.Host}
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }

@@ -1,0 +1,70 @@
+package wire
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/push"
+	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// Push returns the push request for the run runID in checkout under s: the remote of the
+// repository entry whose path is the checkout (default origin), the keyring's token, the
+// hosts that token may go to, and a Record that appends each attempt to the run's
+// events.jsonl under stateDir, calling recordFailed when it cannot. The caller sets
+// RunActive.
+func Push(s settings.Settings, stateDir, runID, checkout string, recordFailed func(error)) push.Request {
+	return push.Request{
+		Checkout:      checkout,
+		Remote:        remoteFor(s, checkout),
+		Token:         token.Get,
+		TokenNotFound: token.ErrNotFound,
+		TokenHosts:    tokenHosts(s.GitHub.APIURL),
+		Record: func(a push.Attempt) {
+			_, err := runs.AppendEvent(stateDir, runID, runs.Event{Type: runs.EventPush, Text: a.Message, Push: &a})
+			if err != nil && recordFailed != nil {
+				recordFailed(err)
+			}
+		},
+	}
+}
+
+// remoteFor is the remote of the repository entry whose path is checkout.
+func remoteFor(s settings.Settings, checkout string) string {
+	for _, r := range s.Repositories {
+		if r.Remote != "" && samePath(r.Path, checkout) {
+			return r.Remote
+		}
+	}
+	return push.DefaultRemote
+}
+
+// samePath reports whether a and b name the same folder, through symlinks too.
+func samePath(a, b string) bool {
+	clean := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	if clean(a) == clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// tokenHosts returns the hosts the token may go to: github.com for GitHub's own API, the
+// API's host for GitHub Enterprise (https://HOST/api/v3).
+func tokenHosts(apiURL string) []string {
+	u, err := url.Parse(apiURL)
+	if err != nil || u.Host == "" || strings.EqualFold(u.Hostname(), "api.github.com") {
+		return []string{push.DefaultTokenHost}
+	}
+	return []string{u.Host}
+}
