@@ -27,6 +27,7 @@ import (
 
 	"github.com/segwi/segwi/internal/claudetest"
 	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/runs"
 )
 
 // need skips (or, under SEGWI_TEST_STRICT=1, fails) when the desktop is not there.
@@ -146,7 +147,9 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		}
 	})
 
-	// Idle: the tray alone, no window yet. Let start-up settle as a person's session would.
+	// Idle: the tray alone, no window yet. The figure is taken at a fixed point, 3 s after
+	// the tray item registered, so that figures compare from run to run; this wait is the
+	// measurement's clock, not a wait for a condition.
 	time.Sleep(3 * time.Second)
 	figure("idle tray, no window: %s", readMemory(t, app.Process.Pid))
 
@@ -190,8 +193,20 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	if runWin == "" {
 		t.Fatal("no run window to measure")
 	}
+	// The picture is of the run's whole turn: wait for its result on the record.
+	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
+	waitFor(t, "the run's result on its record", 30*time.Second, func() bool {
+		infos, _ := runs.List(stateDir)
+		found := false
+		for _, info := range infos {
+			runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error {
+				found = found || e.Type == runs.EventResult
+				return nil
+			})
+		}
+		return found
+	})
 	xdotool(t, "windowraise", runWin)
-	time.Sleep(time.Second) // let the window draw what the run did before the picture
 	screenshot(t, shots, "run-window")
 	figure("tray with one run window open: %s", readMemory(t, app.Process.Pid))
 

@@ -212,7 +212,12 @@ func (p *proc) wait() int {
 
 // processesOf returns the processes (pid: command line) whose environment has HOME=home:
 // what segwi, Claude Code and the agent's tools started in a scenario.
-func processesOf(home string) []string {
+func processesOf(home string) []string { return processesWith("HOME="+home, "") }
+
+// processesWith returns the live processes (pid: command line, zombies left out) whose
+// environment holds the variable kv ("NAME=value") and whose raw command line (arguments
+// NUL-separated) contains cmdline.
+func processesWith(kv, cmdline string) []string {
 	entries, _ := os.ReadDir("/proc")
 	var found []string
 	for _, e := range entries {
@@ -221,14 +226,16 @@ func processesOf(home string) []string {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
-		if err != nil || !strings.Contains("\x00"+string(env), "\x00HOME="+home+"\x00") {
+		if err != nil || !strings.Contains("\x00"+string(env), "\x00"+kv+"\x00") {
 			continue
 		}
 		if st, _ := os.ReadFile(filepath.Join("/proc", pid, "stat")); strings.Contains(string(st), ") Z ") {
 			continue // a zombie is gone already
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		found = append(found, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		if strings.Contains(string(cmd), cmdline) {
+			found = append(found, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
 	}
 	return found
 }

@@ -198,30 +198,9 @@ func TestCtrlCStopsALongToolCallAndLeavesNoProcess(t *testing.T) {
 	}
 }
 
-// runProcesses returns the processes (pid: command line) whose environment says they
-// belong to run id and whose command line contains cmdline.
-func runProcesses(id, cmdline string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var found []string
-	for _, e := range entries {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
-		if err != nil || !strings.Contains("\x00"+string(env), "\x00SEGWI_RUN_ID="+id+"\x00") {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		if st, _ := os.ReadFile(filepath.Join("/proc", pid, "stat")); strings.Contains(string(st), ") Z ") {
-			continue // a zombie waiting for its parent's wait is gone already
-		}
-		if strings.Contains(string(cmd), cmdline) {
-			found = append(found, pid+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
-		}
-	}
-	return found
-}
+// runProcesses returns the processes (pid: command line) of run id, by the SEGWI_RUN_ID
+// segwi gives them, whose command line contains cmdline.
+func runProcesses(id, cmdline string) []string { return processesWith("SEGWI_RUN_ID="+id, cmdline) }
 
 func hasArgs(argv []string, flag, value string) bool {
 	for i := 0; i+1 < len(argv); i++ {
