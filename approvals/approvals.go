@@ -6,11 +6,11 @@
 // by a person (through a Decider: a desktop popup or a terminal prompt), or by a timeout,
 // which denies and says so. No HTTP or MCP route answers a request.
 //
-// The parts: a Server (the MCP endpoint and its refusals: Host, Origin, token, size)
-// hands each call to a Broker, which applies the Trusted commands, keeps each run's
-// pending requests, puts the rest in front of a Decider until the approval timeout, and
-// records every request and answer on the Run. TerminalDecider is the Decider of headless
-// `segwi run`; the desktop popup lives in the app package.
+// The parts: a Server (the MCP endpoint and its refusals: Host, Origin, token, size,
+// deadlines, a cap on connections) hands each call to a Broker, which applies the Trusted
+// commands, keeps each run's pending requests, puts the rest in front of a Decider until
+// the approval timeout, and records every request and answer on the Run. TerminalDecider
+// is the Decider of headless `segwi run`; the desktop popup lives in the app package.
 package approvals
 
 import (

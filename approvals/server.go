@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,6 +13,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +24,18 @@ import (
 
 // MaxBodyBytes is the largest request body the server reads; larger ones get 413.
 const MaxBodyBytes = 1 << 20
+
+// limits bound what a connection may hold of the server.
+type limits struct {
+	header time.Duration // to read a request's headers
+	body   time.Duration // to read the body of a request with a run's token
+	fresh  int           // connections at once that have not shown a run's token
+	conns  int           // connections at once in all
+}
+
+// defaultLimits are the server's limits. Claude Code sends a request whole at once, on
+// loopback; it then waits up to approvals.timeout for the answer, which no limit cuts.
+var defaultLimits = limits{header: 10 * time.Second, body: 10 * time.Second, fresh: 64, conns: 1024}
 
 // Config configures a Server.
 type Config struct {
@@ -36,10 +50,14 @@ type Config struct {
 // which tells the server which run a request belongs to. Before any MCP handling the
 // server refuses a request whose Host is not its own loopback name and port (403), whose
 // Origin is not its own (403), whose token is missing or unknown (401), or whose body is
-// over MaxBodyBytes (413). No route answers a request: answers come only from the trusted
+// over MaxBodyBytes (413) or not sent within 10 s (408). All but the last are decided from
+// the headers, before any of the body is read, and every refusal closes its connection.
+// The server holds at most 64 connections that have not shown a run's token (closing the
+// oldest for a newcomer) and 1,024 in all. No route answers a request: answers come only from the trusted
 // commands, the Decider, or the timeout.
 type Server struct {
 	broker   *Broker
+	limits   limits
 	listener net.Listener
 	http     *http.Server
 	mcp      *mcp.StreamableHTTPHandler
@@ -66,6 +84,10 @@ type requestContextKey struct{}
 // NewServer starts a Server on 127.0.0.1 with an ephemeral port. It fails when the
 // configuration is not valid or the port cannot be opened.
 func NewServer(cfg Config) (*Server, error) {
+	return newServer(cfg, defaultLimits)
+}
+
+func newServer(cfg Config, lim limits) (*Server, error) {
 	if cfg.Decider == nil {
 		return nil, errors.New("approvals: new server: no Decider")
 	}
@@ -84,7 +106,8 @@ func NewServer(cfg Config) (*Server, error) {
 
 	s := &Server{
 		broker:   NewBroker(cfg.Decider, cfg.MaxPending),
-		listener: ln,
+		limits:   lim,
+		listener: newConnLimiter(ln, lim.fresh, lim.conns),
 		url:      "http://127.0.0.1:" + port + "/mcp",
 		hosts:    [2]string{"127.0.0.1:" + port, "localhost:" + port},
 		origins:  [2]string{"http://127.0.0.1:" + port, "http://localhost:" + port},
@@ -103,12 +126,15 @@ func NewServer(cfg Config) (*Server, error) {
 	mux.Handle("/mcp", s.mcp)
 	s.http = &http.Server{
 		Handler:           s.guard(mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          log.New(io.Discard, "", 0),
+		ReadHeaderTimeout: lim.header,
+		// No ReadTimeout or WriteTimeout: a tools/call waits for a person. The guard
+		// gives each body its own deadline instead.
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ConnContext:    withConn,
+		ErrorLog:       log.New(io.Discard, "", 0),
 	}
-	go s.http.Serve(ln) //nolint:errcheck // returns http.ErrServerClosed on Close
+	go s.http.Serve(s.listener) //nolint:errcheck // returns http.ErrServerClosed on Close
 	return s, nil
 }
 
@@ -201,29 +227,34 @@ func (s *Server) Close() error {
 }
 
 // guard refuses, before any MCP handling, what does not come from a run on this machine:
-// a foreign Host or Origin, a missing or unknown token, an oversized body.
+// a foreign Host or Origin, a missing or unknown token, an oversized body, a body that
+// does not come. It decides from the headers before reading any body, and reads the body
+// of a run's request whole within the body deadline, so that no request without a token,
+// and no stalled one, holds a connection.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.ownHost(r.Host) {
-			http.Error(w, "forbidden: Host is not this server", http.StatusForbidden)
+			refuse(w, http.StatusForbidden, "forbidden: Host is not this server")
 			return
 		}
 		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !s.ownOrigin(origin[0])) {
-			http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
+			refuse(w, http.StatusForbidden, "forbidden: cross-origin request")
 			return
 		}
 		reg := s.lookup(r.Header.Get("Authorization"))
 		if reg == nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="segwi"`)
-			http.Error(w, "unauthorized: missing or unknown token", http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, "unauthorized: missing or unknown token")
 			return
 		}
+		showedToken(r)
 		if r.ContentLength > MaxBodyBytes {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			refuse(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if code, err := s.readBody(w, r); err != nil {
+			refuse(w, code, err.Error())
+			return
 		}
 		ctx := context.WithValue(r.Context(), registrationKey{}, reg)
 		// The SDK detaches its handlers from the request; this lets the tool see the
@@ -231,6 +262,45 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, requestContextKey{}, r.Context())
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// readBody reads r's body whole, at most MaxBodyBytes, within the body deadline, and puts
+// it back as r.Body. It then lifts the deadline: the answer may wait for a person, and
+// the connection must stay readable meanwhile for the server to see the caller hang up.
+// On failure it returns the status to refuse the request with.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (int, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return 0, nil
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(s.limits.body)); err != nil {
+		return http.StatusInternalServerError, fmt.Errorf("reading the request body: %w", err)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, errors.New("request body too large")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout, fmt.Errorf("request body not received within %s", s.limits.body)
+	case err != nil:
+		return http.StatusBadRequest, fmt.Errorf("reading the request body: %w", err)
+	}
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		return http.StatusInternalServerError, fmt.Errorf("reading the request body: %w", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return 0, nil
+}
+
+// refuse answers a request the server will not serve, and closes its connection without
+// reading the rest of its body: Go's server would otherwise wait for that body, before
+// the answer and after it, for as long as the caller cares not to send it.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	// Fails only where the connection cannot take deadlines, and then there is nothing to drain.
+	http.NewResponseController(w).SetReadDeadline(time.Now()) //nolint:errcheck
+	http.Error(w, msg, code)
 }
 
 func (s *Server) ownHost(host string) bool {
