@@ -40,6 +40,15 @@ type Run interface {
 	// called on a goroutine of its own once the deny is decided, and may come around or
 	// just after Unregister; it must not wait for the run to end.
 	Stop()
+	// Connected tells the run that a request with its token arrived: Claude Code has read
+	// the run's MCP configuration, so the file holding the token can go. It is called once,
+	// on the request's goroutine, and may come around or just after Unregister.
+	Connected()
+	// ToolCallRunning reports whether Claude Code is making the tool call toolUseID: the
+	// call appeared on the run's output and has no result yet. A request may arrive before
+	// the run has read the line that announces its call, so it waits for the call to
+	// appear; it returns false when ctx is done first (the broker bounds the wait).
+	ToolCallRunning(ctx context.Context, toolUseID string) bool
 }
 
 // Request is one call of the approval tool.
@@ -58,14 +67,15 @@ type Answerer string
 
 // The answerers a request's record can name.
 const (
-	ByPerson     Answerer = "person"
-	ByTrusted    Answerer = "trusted"     // a trusted-command rule (Answer.Rule names it)
-	ByTimeout    Answerer = "timeout"     // nobody answered within approvals.timeout
-	ByRunEnded   Answerer = "run-ended"   // the run ended while the request waited
-	ByNoTerminal Answerer = "no-terminal" // headless, and no person at a terminal
-	ByLimit      Answerer = "limit"       // too many requests of the run were pending
-	ByFailure    Answerer = "failure"     // the Decider failed, so nobody could be asked
-	ByCancelled  Answerer = "cancelled"   // Claude Code withdrew the request before an answer
+	ByPerson      Answerer = "person"
+	ByTrusted     Answerer = "trusted"      // a trusted-command rule (Answer.Rule names it)
+	ByTimeout     Answerer = "timeout"      // nobody answered within approvals.timeout
+	ByRunEnded    Answerer = "run-ended"    // the run ended while the request waited
+	ByNoTerminal  Answerer = "no-terminal"  // headless, and no person at a terminal
+	ByLimit       Answerer = "limit"        // too many requests of the run were pending
+	ByFailure     Answerer = "failure"      // the Decider failed, so nobody could be asked
+	ByCancelled   Answerer = "cancelled"    // Claude Code withdrew the request before an answer
+	ByUnknownCall Answerer = "unknown-call" // it named no tool call the run's Claude Code is making
 )
 
 // Answer is the answer to a request.
@@ -116,7 +126,8 @@ const (
 )
 
 // MCPConfig returns the --mcp-config document that points Claude Code at the server with
-// the run's token. It holds the token: write it only to a 0600 file in the run's folder.
+// the run's token. It holds the token: write it only to a 0600 file in the run's folder,
+// and remove that file when Run.Connected is called.
 func (r Registration) MCPConfig() []byte {
 	doc := map[string]any{
 		"mcpServers": map[string]any{

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -54,6 +55,10 @@ type discardRun struct{}
 func (discardRun) RecordApproval(Record) {}
 func (discardRun) SetPending(int)        {}
 func (discardRun) Stop()                 {}
+func (discardRun) Connected()            {}
+
+// ToolCallRunning says yes: the benchmark's client makes up its tool calls.
+func (discardRun) ToolCallRunning(context.Context, string) bool { return true }
 
 func TestTwoHundredRunsWaitAtOnce(t *testing.T) {
 	if testing.Short() {

@@ -15,6 +15,10 @@ import (
 const (
 	DefaultTimeout    = 10 * time.Minute // approvals.timeout when it is not set
 	DefaultMaxPending = 16               // requests of one run that may wait for a person
+
+	// ToolCallWait bounds how long a request waits for its tool call to appear on the
+	// run's output. Claude Code 2.1.328 prints the call 50 to 150 ms before it asks.
+	ToolCallWait = 5 * time.Second
 )
 
 // The causes a Decider finds with context.Cause once its request's context is done.
@@ -38,10 +42,11 @@ type Call struct {
 // a person or the timeout. Runs are independent: each has its own pending requests and
 // its own limit. A Broker is safe for concurrent use.
 type Broker struct {
-	decider    Decider
-	maxPending int
-	now        func() time.Time
-	nextID     atomic.Uint64
+	decider      Decider
+	maxPending   int
+	toolCallWait time.Duration
+	now          func() time.Time
+	nextID       atomic.Uint64
 
 	mu      sync.Mutex
 	timeout time.Duration
@@ -52,6 +57,8 @@ type Broker struct {
 type brokerRun struct {
 	info RunInfo
 	run  Run
+	gone context.Context // done once the run is removed
+	end  context.CancelFunc
 
 	mu      sync.Mutex
 	ended   bool
@@ -68,11 +75,12 @@ func NewBroker(decider Decider, maxPending int) *Broker {
 		maxPending = DefaultMaxPending
 	}
 	return &Broker{
-		decider:    decider,
-		maxPending: maxPending,
-		now:        time.Now,
-		timeout:    DefaultTimeout,
-		runs:       make(map[string]*brokerRun),
+		decider:      decider,
+		maxPending:   maxPending,
+		toolCallWait: ToolCallWait,
+		now:          time.Now,
+		timeout:      DefaultTimeout,
+		runs:         make(map[string]*brokerRun),
 	}
 }
 
@@ -95,7 +103,8 @@ func (b *Broker) AddRun(info RunInfo, run Run) error {
 	if _, ok := b.runs[info.ID]; ok {
 		return fmt.Errorf("approvals: run %s is already registered", info.ID)
 	}
-	b.runs[info.ID] = &brokerRun{info: info, run: run, pending: make(map[string]context.CancelCauseFunc)}
+	gone, end := context.WithCancel(context.Background())
+	b.runs[info.ID] = &brokerRun{info: info, run: run, gone: gone, end: end, pending: make(map[string]context.CancelCauseFunc)}
 	return nil
 }
 
@@ -114,6 +123,7 @@ func (b *Broker) RemoveRun(runID string) {
 	}
 	br.mu.Lock()
 	br.ended = true
+	br.end()
 	for _, cancel := range br.pending {
 		cancel(ErrRunEnded)
 	}
@@ -121,9 +131,11 @@ func (b *Broker) RemoveRun(runID string) {
 	br.active.Wait()
 }
 
-// Ask answers one call of run runID. A trusted Bash command is allowed at once; anything
-// else waits for the Decider until it answers, the approval timeout passes, the run is
-// removed, or ctx is done, whichever comes first. Every request and its answer are
+// Ask answers one call of run runID. A call whose tool use the run's Claude Code is not
+// making (see Run.ToolCallRunning, waited for at most ToolCallWait) is denied without
+// asking anyone. A trusted Bash command is allowed at once; anything else waits for the
+// Decider until it answers, the approval timeout passes, the run is removed, or ctx is
+// done, whichever comes first. Every request and its answer are
 // recorded on the run. Ask always returns an answer: a deny is a result, not an error.
 // When the person chose to deny and stop the run, Ask calls the run's Stop on its own
 // goroutine after recording the answer, so that the answer still reaches Claude Code.
@@ -156,13 +168,47 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 	}
 	br.run.RecordApproval(Record{Request: req})
 
-	answer := b.answer(ctx, br, req, trusted, timeout)
+	var answer Answer
+	if b.callIsRunning(ctx, br, req.ToolUseID) {
+		answer = b.answer(ctx, br, req, trusted, timeout)
+	} else {
+		answer = notRunningAnswer(ctx, br)
+	}
 	answer.Waited = b.now().Sub(asked)
 	br.run.RecordApproval(Record{Request: req, Answer: &answer})
 	if answer.Interrupt {
 		go br.run.Stop()
 	}
 	return answer
+}
+
+// callIsRunning asks the run whether its Claude Code is making the tool call toolUseID,
+// waiting no longer than the broker's tool-call wait, the run, or the caller.
+func (b *Broker) callIsRunning(ctx context.Context, br *brokerRun, toolUseID string) bool {
+	if toolUseID == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.toolCallWait)
+	defer cancel()
+	stop := context.AfterFunc(br.gone, cancel)
+	defer stop()
+	return br.run.ToolCallRunning(ctx, toolUseID)
+}
+
+// notRunningAnswer is the answer to a request whose tool call was not found: run-ended or
+// withdrawn when the wait was cut short by the run or the caller, otherwise unknown-call.
+func notRunningAnswer(ctx context.Context, br *brokerRun) Answer {
+	switch {
+	case br.gone.Err() != nil:
+		return runEndedAnswer()
+	case ctx.Err() != nil:
+		return withdrawnAnswer(context.Cause(ctx), 0)
+	}
+	return Answer{
+		By: ByUnknownCall,
+		Message: "denied: this request names no tool call that the run's Claude Code is making, " +
+			"so segwi did not put it to a person",
+	}
 }
 
 // answer decides req: by rule, by the limit, or by the Decider within the deadline.

@@ -9,16 +9,45 @@ import (
 	"time"
 )
 
-// fakeRun is a Run that keeps what the approvals code tells it.
+// fakeRun is a Run that keeps what the approvals code tells it. Its Claude Code is making
+// every tool call asked about, unless the test sets toolCalls.
 type fakeRun struct {
-	mu      sync.Mutex
-	records []Record
-	pending []int
-	stops   int
-	stopped chan struct{} // closed on the first Stop
+	// toolCalls answers ToolCallRunning when set.
+	toolCalls func(ctx context.Context, toolUseID string) bool
+
+	mu         sync.Mutex
+	records    []Record
+	pending    []int
+	stops      int
+	stopped    chan struct{} // closed on the first Stop
+	connected  int
+	callsAsked []string
 }
 
 func newFakeRun() *fakeRun { return &fakeRun{stopped: make(chan struct{})} }
+
+func (r *fakeRun) Connected() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.connected++
+}
+
+func (r *fakeRun) ToolCallRunning(ctx context.Context, toolUseID string) bool {
+	r.mu.Lock()
+	r.callsAsked = append(r.callsAsked, toolUseID)
+	r.mu.Unlock()
+	if r.toolCalls != nil {
+		return r.toolCalls(ctx, toolUseID)
+	}
+	return true
+}
+
+// Connections returns how many times Connected was called.
+func (r *fakeRun) Connections() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.connected
+}
 
 func (r *fakeRun) RecordApproval(rec Record) {
 	r.mu.Lock()

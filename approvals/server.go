@@ -72,9 +72,11 @@ type Server struct {
 }
 
 type registration struct {
-	info   RunInfo
-	digest [sha256.Size]byte
-	mcp    *mcp.Server // serves this run's approval tool
+	info      RunInfo
+	run       Run
+	digest    [sha256.Size]byte
+	mcp       *mcp.Server // serves this run's approval tool
+	connected sync.Once   // tells the run of its first request with the token
 }
 
 type registrationKey struct{}
@@ -142,7 +144,8 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 func (s *Server) URL() string { return s.url }
 
 // Register gives a run its bearer token. Requests with that token belong to the run until
-// Unregister; the run's requests and answers are recorded on run.
+// Unregister; the run's requests and answers are recorded on run, and the first of them
+// calls run.Connected.
 func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
 	if info.ID == "" {
 		return Registration{}, errors.New("approvals: register: empty run id")
@@ -152,7 +155,7 @@ func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
 		return Registration{}, fmt.Errorf("approvals: register run %s: %w", info.ID, err)
 	}
 	token := hex.EncodeToString(secret[:])
-	reg := &registration{info: info, digest: sha256.Sum256([]byte(token))}
+	reg := &registration{info: info, run: run, digest: sha256.Sum256([]byte(token))}
 	reg.mcp = s.newRunServer(info.ID)
 
 	s.mu.Lock()
@@ -248,6 +251,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		showedToken(r)
+		reg.connected.Do(reg.run.Connected)
 		if r.ContentLength > MaxBodyBytes {
 			refuse(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return

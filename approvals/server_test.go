@@ -224,3 +224,22 @@ func TestServerClosedRefusesRegistrations(t *testing.T) {
 		t.Errorf("second Close: got %v, want nil", err)
 	}
 }
+
+func TestServerTellsTheRunOnceWhenItsTokenIsFirstUsed(t *testing.T) {
+	s := newTestServer(t, Config{Decider: nobody{t}})
+	reg, run := register(t, s, "r1")
+	other, _ := register(t, s, "r2")
+	do(t, mcpRequest(t, s, other.Token, strings.NewReader(initializeBody)))
+	do(t, mcpRequest(t, s, "", strings.NewReader(initializeBody)))
+	if n := run.Connections(); n != 0 {
+		t.Fatalf("Connected calls before any request with the run's token: got %d, want 0", n)
+	}
+	for range 3 {
+		if got, _ := do(t, mcpRequest(t, s, reg.Token, strings.NewReader(initializeBody))); got != 200 {
+			t.Fatalf("initialize with the run's token: got %d, want 200", got)
+		}
+	}
+	if n := run.Connections(); n != 1 {
+		t.Errorf("Connected calls after three requests with the run's token: got %d, want 1", n)
+	}
+}

@@ -24,7 +24,8 @@ type Config struct {
 }
 
 // Approvals is what a run needs of the approvals server: a registration per run, which
-// gives the URL and token written to the run's mcp.json, withdrawn when the run ends.
+// gives the URL and token written to the run's mcp.json (removed once Claude Code has
+// connected), withdrawn when the run ends.
 type Approvals interface {
 	Register(info approvals.RunInfo, run approvals.Run) (approvals.Registration, error)
 	Unregister(runID string)

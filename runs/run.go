@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,6 +57,7 @@ type Run struct {
 	waitsElsewhere bool     // said it waits for another segwi's run; guarded by Manager.mu
 
 	lastActivity atomic.Int64 // unix nanoseconds of the last output or approval activity
+	calls        toolCalls    // the tool calls Claude Code is making, from its output
 
 	writeMu sync.Mutex // orders writes to the input
 
@@ -225,6 +227,17 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 	}
 	r.touch()
 	r.emit(ev, true)
+}
+
+// Connected removes the run's mcp.json: Claude Code read it before connecting and does
+// not read it again, not even to reconnect, and the token in it must not stay where the
+// agent or another local program can read it. The approvals server calls it.
+func (r *Run) Connected() {
+	path := filepath.Join(r.dir, mcpFile)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.emit(Event{Type: EventStatus, Subtype: "mcp-config",
+			Text: fmt.Sprintf("could not remove %s, which holds the run's approvals token: %v", path, err)}, false)
+	}
 }
 
 // SetPending tells the run how many of its approval requests wait for a person: the run
@@ -495,6 +508,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	r.mu.Unlock()
 	if token != "" && cfg.Approvals != nil {
 		cfg.Approvals.Unregister(r.id)
+		os.Remove(filepath.Join(r.dir, mcpFile)) // still there if Claude Code never connected
 	}
 
 	r.mu.Lock()
@@ -673,6 +687,10 @@ func (r *Run) handleLine(p *parser, line []byte) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		switch e.Type {
+		case EventToolCall:
+			r.calls.started(e.ToolUseID)
+		case EventToolResult, EventRefusal:
+			r.calls.finished(e.ToolUseID)
 		case EventInit:
 			r.info.SessionID = e.SessionID
 		case EventResult:

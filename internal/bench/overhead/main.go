@@ -258,6 +258,11 @@ type benchRun struct{}
 func (benchRun) RecordApproval(approvals.Record) {}
 func (benchRun) SetPending(int)                  {}
 func (benchRun) Stop()                           {}
+func (benchRun) Connected()                      {}
+
+// ToolCallRunning says yes: this variant does not read Claude Code's output, where the
+// calls it makes appear.
+func (benchRun) ToolCallRunning(context.Context, string) bool { return true }
 
 // setUp makes the sealed folders, the checkout and segwi's settings under root.
 func setUp(root, url, claude, segwi string, timeout time.Duration) (*bench, error) {

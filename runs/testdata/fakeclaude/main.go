@@ -182,6 +182,16 @@ func main() {
 		}
 		result("success", false, 0)
 		followUps(in)
+	case "toolcall":
+		// A Bash call toolu_7, announced once ARG.call exists, with its result once
+		// ARG.result exists.
+		record(extra)
+		waitFile(arg + ".call")
+		toolUse("toolu_7", "Bash", map[string]any{"command": "make"})
+		waitFile(arg + ".result")
+		toolResult("toolu_7", "built", false, nil)
+		result("success", false, 0)
+		followUps(in)
 	case "longline":
 		record(extra)
 		out.WriteString(strings.Repeat("x", 17<<20) + " " + Token + "\n")
@@ -228,3 +238,13 @@ func readMessage(in *bufio.Reader) (string, error) {
 }
 
 func must(s string, _ error) string { return s }
+
+// waitFile waits until path exists.
+func waitFile(path string) {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

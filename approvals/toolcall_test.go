@@ -1,0 +1,121 @@
+package approvals
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var unknownCall = Answer{
+	By:      ByUnknownCall,
+	Message: "denied: this request names no tool call that the run's Claude Code is making, so segwi did not put it to a person",
+}
+
+// Found by an attack on segwi: with the run's token, a local program put requests of its
+// own in front of the person. A request is answered only when the run's Claude Code is
+// making the tool call it names.
+func TestBrokerDeniesACallClaudeCodeIsNotMaking(t *testing.T) {
+	tests := []struct {
+		name      string
+		call      Call
+		wantAsked []string // tool use ids the run was asked about
+	}{
+		{"a tool use id the run does not know is denied", bashCall("rm -rf build", "toolu_forged"), []string{"toolu_forged"}},
+		{"a trusted command under an unknown id is denied too", bashCall("git status", "toolu_forged"), []string{"toolu_forged"}},
+		{"a request without a tool use id is denied without asking the run", bashCall("rm -rf build", ""), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTestBroker(t, nobody{t}, time.Minute, "git status")
+			run := newFakeRun()
+			run.toolCalls = func(context.Context, string) bool { return false }
+			b.AddRun(RunInfo{ID: "r1"}, run)
+
+			got := b.Ask(context.Background(), "r1", tt.call)
+			if diff := cmp.Diff(unknownCall, got, cmpIgnoreWaited); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+			recs := run.Records()
+			if len(recs) != 2 || recs[0].Answer != nil || recs[1].Answer == nil || recs[1].Answer.By != ByUnknownCall {
+				t.Errorf("records: got %+v, want the request then its deny by unknown-call", recs)
+			}
+			if got := run.Pending(); len(got) != 0 {
+				t.Errorf("SetPending calls: got %v, want none: nobody was asked", got)
+			}
+			if !slices.Equal(run.callsAsked, tt.wantAsked) {
+				t.Errorf("tool calls asked of the run: got %v, want %v", run.callsAsked, tt.wantAsked)
+			}
+		})
+	}
+}
+
+// The run may read the line announcing a call after the call's request arrives: the
+// broker waits for it, and puts the request to the person once it appears.
+func TestBrokerWaitsForTheToolCallToAppear(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, time.Minute)
+	run := newFakeRun()
+	appeared := make(chan struct{})
+	run.toolCalls = func(ctx context.Context, id string) bool {
+		select {
+		case <-appeared:
+			return id == "toolu_1"
+		case <-ctx.Done():
+			return false
+		}
+	}
+	b.AddRun(RunInfo{ID: "r1"}, run)
+
+	answer := ask(b, "r1", bashCall("make", "toolu_1"))
+	waitFor(t, "the broker asks the run about toolu_1", func() bool {
+		run.mu.Lock()
+		defer run.mu.Unlock()
+		return len(run.callsAsked) == 1
+	})
+	close(appeared)
+	p.nextAsked(t)
+	p.answer("toolu_1", Answer{Allow: true, By: ByPerson})
+	if got := recv(t, answer); !got.Allow || got.By != ByPerson {
+		t.Errorf("answer: got %+v, want the person's allow", got)
+	}
+}
+
+// The wait for a call is bounded: by ToolCallWait, and by the run's end.
+func TestBrokerWaitForAToolCallIsBounded(t *testing.T) {
+	neverAppears := func(ctx context.Context, _ string) bool { <-ctx.Done(); return false }
+
+	t.Run("a call that never appears is denied once the wait is over", func(t *testing.T) {
+		b := newTestBroker(t, nobody{t}, time.Minute)
+		b.toolCallWait = 50 * time.Millisecond
+		run := newFakeRun()
+		run.toolCalls = neverAppears
+		b.AddRun(RunInfo{ID: "r1"}, run)
+		got := b.Ask(context.Background(), "r1", bashCall("make", "toolu_late"))
+		if diff := cmp.Diff(unknownCall, got, cmpIgnoreWaited); diff != "" {
+			t.Errorf("answer (-want +got):\n%s", diff)
+		}
+		if got.Waited < b.toolCallWait {
+			t.Errorf("answered after %s, before the wait of %s was over", got.Waited, b.toolCallWait)
+		}
+	})
+	t.Run("a run that ends during the wait ends it at once", func(t *testing.T) {
+		b := newTestBroker(t, nobody{t}, time.Minute)
+		b.toolCallWait = time.Hour
+		run := newFakeRun()
+		run.toolCalls = neverAppears
+		b.AddRun(RunInfo{ID: "r1"}, run)
+		answer := ask(b, "r1", bashCall("make", "toolu_late"))
+		waitFor(t, "the broker asks the run about the call", func() bool {
+			run.mu.Lock()
+			defer run.mu.Unlock()
+			return len(run.callsAsked) == 1
+		})
+		b.RemoveRun("r1") // returns once the answer is recorded
+		if got := recv(t, answer); got.By != ByRunEnded {
+			t.Errorf("answer: got %+v, want a deny by run-ended", got)
+		}
+	})
+}
