@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/spf13/viper"
@@ -57,18 +56,25 @@ func (p Problem) Error() string { return p.File + ": " + p.Key + ": " + p.Messag
 // The error is non-nil only when the file exists but cannot be read or parsed (it names the
 // file); values that fail validation are reported in Result.Problems instead, so a caller
 // such as "segwi config check" can show every problem, unknown key and retired key at once.
+// A path that is not a regular file (a named pipe, a device) or a file larger than
+// MaxFileBytes is an error, found without waiting on the file.
 func Load(path string) (*Result, error) {
-	res := &Result{Settings: Default(), File: path}
 	typ, err := format(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading settings: %w", err)
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readFile(path)
+	return loadData(path, typ, data, err)
+}
+
+// loadData is Load on what readFile returned for the file.
+func loadData(path, typ string, data []byte, readErr error) (*Result, error) {
+	res := &Result{Settings: Default(), File: path}
+	if errors.Is(readErr, fs.ErrNotExist) {
 		return res, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading settings: %w", err)
+	if readErr != nil {
+		return nil, fmt.Errorf("reading settings: %w", readErr)
 	}
 	res.Found = true
 	return res, res.parse(typ, data)

@@ -28,7 +28,7 @@ func Save(path string, s Settings) error {
 	} else if typ != "yaml" {
 		return fmt.Errorf("saving settings: %s: only YAML files can be written; edit this %s file by hand", path, strings.ToUpper(typ))
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	mode := fs.FileMode(0o600)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

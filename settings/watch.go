@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -35,6 +34,7 @@ type Change struct {
 // view, not the unknown and retired keys and the checks Load adds.
 type Watcher struct {
 	file     string
+	typ      string // the file's format
 	onChange func(Change)
 	fsw      *fsnotify.Watcher
 	done     chan struct{}
@@ -56,7 +56,8 @@ const settleTime = 100 * time.Millisecond
 // Watcher's own goroutine, one call at a time, for every edit that changes the file's
 // contents; it must not call Close. The file's directory must exist.
 func Watch(path string, current Settings, onChange func(Change)) (*Watcher, error) {
-	if _, err := format(path); err != nil {
+	typ, err := format(path)
+	if err != nil {
 		return nil, fmt.Errorf("watching settings: %w", err)
 	}
 	fsw, err := fsnotify.NewWatcher()
@@ -65,6 +66,7 @@ func Watch(path string, current Settings, onChange func(Change)) (*Watcher, erro
 	}
 	w := &Watcher{
 		file:     filepath.Clean(path),
+		typ:      typ,
 		onChange: onChange,
 		fsw:      fsw,
 		done:     make(chan struct{}),
@@ -76,7 +78,7 @@ func Watch(path string, current Settings, onChange func(Change)) (*Watcher, erro
 		fsw.Close()
 		return nil, fmt.Errorf("watching settings: %s: %w: create the directory first", dir, err)
 	}
-	if data, err := os.ReadFile(w.file); err == nil {
+	if data, err := readFile(w.file); err == nil {
 		w.last, w.loaded = data, true
 	}
 	w.wg.Add(1)
@@ -133,16 +135,16 @@ func (w *Watcher) loop() {
 }
 
 // reload loads the file again and reports the outcome, unless its contents are unchanged.
+// It reads the file as Load does, so a named pipe or a device put in its place is refused
+// at once rather than blocking the watch.
 func (w *Watcher) reload() {
-	data, err := os.ReadFile(w.file)
-	if errors.Is(err, fs.ErrNotExist) {
-		data, err = nil, nil
-	}
-	if err == nil && w.loaded && bytes.Equal(data, w.last) {
+	data, readErr := readFile(w.file)
+	read := readErr == nil || errors.Is(readErr, fs.ErrNotExist) // a missing file reads as empty
+	if read && w.loaded && bytes.Equal(data, w.last) {
 		return
 	}
-	w.last, w.loaded = data, err == nil
-	res, err := Load(w.file)
+	w.last, w.loaded = data, read
+	res, err := loadData(w.file, w.typ, data, readErr)
 	if err == nil {
 		err = res.Err()
 	}
