@@ -83,6 +83,10 @@ func loadData(path, typ string, data []byte, readErr error) (*Result, error) {
 // parse fills res from the file's contents.
 func (res *Result) parse(typ string, data []byte) error {
 	raw, err := decodeRaw(typ, data)
+	var tooMuch *boundsError
+	if errors.As(err, &tooMuch) {
+		return fmt.Errorf("reading settings: %s: %w", res.File, err)
+	}
 	if err != nil {
 		return fmt.Errorf("reading settings: %s: %v: fix the %s syntax", res.File, err, strings.ToUpper(typ))
 	}

@@ -26,15 +26,27 @@ func format(path string) (string, error) {
 }
 
 // decodeRaw decodes the file as written, keeping the person's spelling of every key.
-// Maps come back as map[string]any and lists as []any. An empty file is an empty map.
+// Maps come back as map[string]any and lists as []any. An empty file is an empty map. A
+// file beyond the bounds (see maxValues) is a *boundsError, found before it is decoded
+// where decoding it could take long.
 func decodeRaw(typ string, data []byte) (map[string]any, error) {
 	var v any
 	switch typ {
 	case "yaml":
-		if err := yaml.Unmarshal(data, &v); err != nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, err
+		}
+		if err := checkYAML(&doc); err != nil {
+			return nil, err
+		}
+		if err := doc.Decode(&v); err != nil {
 			return nil, err
 		}
 	case "toml":
+		if err := checkTOML(data); err != nil {
+			return nil, err
+		}
 		m := map[string]any{}
 		if err := toml.Unmarshal(data, &m); err != nil {
 			return nil, err
@@ -45,6 +57,9 @@ func decodeRaw(typ string, data []byte) (map[string]any, error) {
 			return map[string]any{}, nil
 		}
 		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		if _, err := treeSize(v, 0); err != nil {
 			return nil, err
 		}
 	}
