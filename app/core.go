@@ -30,6 +30,9 @@ type core struct {
 	server  *approvals.Server
 	watcher *settings.Watcher // nil when the settings folder could not be watched
 
+	// policyMu orders the changes of the approvals policy: reloads of the settings file,
+	// saves from the settings window, and the person's answers to a TrustedChange.
+	policyMu sync.Mutex
 	mu       sync.Mutex
 	report   SettingsReport
 	onReport []func(SettingsReport)
@@ -51,20 +54,33 @@ type coreConfig struct {
 // SettingsReport is what segwi found in its settings file, for the windows that show it
 // (the settings window, the warnings): the file, the last load, and what is wrong. Err is
 // nil when the settings in force are the file's; otherwise the settings in force are the
-// defaults (at start-up) or the last good ones (after a bad edit), and Err says why.
+// defaults (at start-up) or the last good ones (after a bad edit), and Err says why. The
+// trusted commands in force are the file's only once the person accepted them (see
+// TrustedChange).
 type SettingsReport struct {
 	File    string
 	Result  *settings.Result // the last load; nil when the file could not be read or parsed
 	Err     error            // a parse error, or the validation problems joined
 	InForce settings.Settings
+	// AcceptedTrusted are the trusted commands the person accepted: the file's at start-up,
+	// then each edit's that added none, each list they confirmed, each one saved from the
+	// settings window. They are in force whenever the file's other settings are.
+	AcceptedTrusted []string
+	// TrustedChange is an edit of the file's trusted commands that adds some and waits
+	// for the person, or that they declined; nil when there is none.
+	TrustedChange *TrustedChange
 }
 
 // FileSettings returns what the settings file says, a bad value reset to its default: what
 // the settings window shows and saves. After a bad start the settings in force are the
 // defaults, and saving those would drop the person's repositories and trusted commands.
+// Its trusted commands are the accepted ones: saving the window must not slip in an
+// addition the person has not confirmed.
 func (r SettingsReport) FileSettings() settings.Settings {
 	if r.Result != nil {
-		return r.Result.Settings
+		s := r.Result.Settings
+		s.Approvals.Trusted = r.AcceptedTrusted
+		return s
 	}
 	return r.InForce
 }
@@ -132,6 +148,7 @@ func loadReport(path string) SettingsReport {
 		return rep
 	}
 	rep.Result, rep.File = res, res.File
+	rep.AcceptedTrusted = res.Settings.Approvals.Trusted
 	if err := res.Err(); err != nil {
 		rep.Err = err
 		return rep
@@ -141,15 +158,23 @@ func loadReport(path string) SettingsReport {
 }
 
 // apply takes in an edit of the settings file: good settings go to the manager and the
-// server; a bad edit keeps them and is reported. On the Watcher's goroutine.
+// server, except trusted commands the person has yet to confirm (see TrustedChange); a
+// bad edit keeps them and is reported. On the Watcher's goroutine.
 func (c *core) apply(ch settings.Change, secrets func() []string, env []string, logf func(string, ...any)) {
-	rep := SettingsReport{File: c.configPath, Result: ch.Result, Err: ch.Err, InForce: ch.Settings}
+	c.policyMu.Lock()
+	prev := c.Report()
+	rep := SettingsReport{File: c.configPath, Result: ch.Result, Err: ch.Err, InForce: prev.InForce,
+		AcceptedTrusted: prev.AcceptedTrusted, TrustedChange: prev.TrustedChange}
 	if ch.Result != nil {
 		rep.File = ch.Result.File
 	}
 	if ch.Err == nil {
-		c.mgr.SetConfig(wire.Runs(ch.Settings, c.stateDir, secrets, c.server, env))
-		if err := c.server.SetPolicy(ch.Settings.Approvals.Timeout, ch.Settings.Approvals.Trusted); err != nil {
+		s := ch.Settings
+		rep.AcceptedTrusted, rep.TrustedChange = prev.trustedAfterEdit(s.Approvals.Trusted)
+		s.Approvals.Trusted = rep.AcceptedTrusted
+		rep.InForce = s
+		c.mgr.SetConfig(wire.Runs(s, c.stateDir, secrets, c.server, env))
+		if err := c.server.SetPolicy(s.Approvals.Timeout, s.Approvals.Trusted); err != nil {
 			// settings validated the list already; this is a disagreement between the two.
 			logf("segwi: approvals policy not applied: %v", err)
 			rep.Err = err
@@ -159,6 +184,7 @@ func (c *core) apply(ch settings.Change, secrets func() []string, env []string, 
 	c.report = rep
 	fns := append([]func(SettingsReport){}, c.onReport...)
 	c.mu.Unlock()
+	c.policyMu.Unlock()
 	for _, f := range fns {
 		f(rep)
 	}

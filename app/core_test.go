@@ -24,8 +24,14 @@ func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (appro
 }
 
 // testCore builds a core over the settings file text (none when empty), keeping every
-// run under a temp state folder and away from the keyring.
+// run under a temp state folder and away from the keyring. No approval is expected.
 func testCore(t *testing.T, file string, watch bool) (*core, string) {
+	t.Helper()
+	return testCoreDeciding(t, file, watch, refusingDecider{t})
+}
+
+// testCoreDeciding is testCore with the person who answers approvals.
+func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.Decider) (*core, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
 	if file != "" {
@@ -37,7 +43,7 @@ func testCore(t *testing.T, file string, watch bool) (*core, string) {
 	c, err := newCore(coreConfig{
 		ConfigPath: path,
 		StateDir:   t.TempDir(),
-		Decider:    refusingDecider{t},
+		Decider:    decider,
 		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
 		Secrets:    func() []string { return nil },
 		Watch:      watch,

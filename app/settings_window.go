@@ -27,6 +27,9 @@ type SettingsWindowConfig struct {
 	LoadErr error
 	// Token keeps the GitHub token; nil means the OS keyring (package settings/token).
 	Token tokenStore
+	// Save writes the settings to the file; nil means settings.Save. The app passes the
+	// core's SaveSettings, which also puts the trusted commands saved in force at once.
+	Save func(path string, s settings.Settings) error
 	// OnSaved, when not nil, is called on the UI goroutine with the settings just written.
 	OnSaved func(settings.Settings)
 
@@ -80,6 +83,9 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	}
 	if cfg.Token == nil {
 		cfg.Token = keyringToken{}
+	}
+	if cfg.Save == nil {
+		cfg.Save = settings.Save
 	}
 	ext := strings.ToLower(filepath.Ext(cfg.Path))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -250,7 +256,7 @@ func (w *settingsWindow) doSave() {
 		return
 	}
 	s := w.form.checked
-	if err := settings.Save(w.cfg.Path, s); err != nil {
+	if err := w.cfg.Save(w.cfg.Path, s); err != nil {
 		w.setNote("Not saved: "+err.Error(), widget.DangerImportance)
 		return
 	}

@@ -21,12 +21,14 @@ const canaryTimeout = 10 * time.Minute
 // openSettings opens the settings window, or raises the one already open.
 func (u *desktopUI) openSettings() {
 	rep := u.core.Report()
-	OpenSettings(u.app, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err})
+	OpenSettings(u.app, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err,
+		Save: u.core.SaveSettings})
 }
 
 // settingsLoaded tells the person what a load of the settings file found: what is wrong
 // with it (segwi then runs with the defaults at start-up, or keeps the last good settings
-// after an edit), and each retired key not yet warned about in this app run.
+// after an edit), each retired key not yet warned about in this app run, and an addition
+// to the trusted commands that waits for them.
 func (u *desktopUI) settingsLoaded(rep SettingsReport, when ProblemsMoment) {
 	if rep.Err != nil {
 		ShowSettingsProblems(u.app, rep.File, rep.Err, when, u.openSettings)
@@ -35,6 +37,16 @@ func (u *desktopUI) settingsLoaded(rep SettingsReport, when ProblemsMoment) {
 	}
 	if rep.Result != nil {
 		ShowRetired(u.app, rep.File, u.opts.Warner.Fresh(rep.Result.Retired))
+	}
+	if ch := rep.TrustedChange; ch != nil && !ch.Declined {
+		change := *ch
+		ShowTrustedChange(u.app, rep.File, change, func() {
+			if err := u.core.ApplyTrusted(change); err != nil {
+				u.message("segwi: trusted commands", "The new list was not applied: "+err.Error())
+			}
+		}, func() { u.core.KeepTrusted(change) })
+	} else {
+		CloseTrustedChange(u.app)
 	}
 }
 
