@@ -2,6 +2,7 @@ package push
 
 import (
 	"bufio"
+	"crypto/subtle"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +14,14 @@ import (
 const credentialUsername = "x-access-token"
 
 // credentialHelper is the credential helper git runs through sh as `f ACTION`. It holds no
-// secret. For get and erase it copies git's request, ended by a blank line, to fd 4; for get
-// it then copies segwi's answer from fd 3 to git. Other actions (store) read and drop their
+// secret. For get and erase it copies git's request, ended by a blank line, to fd 4 (an
+// erase request names the refused password; it goes only back to segwi, which gave it);
+// for get it then copies segwi's answer from fd 3 to git. Other actions (store) read and drop their
 // input. See the package doc.
 const credentialHelper = `!f() { ` +
 	`case "$1" in ` +
 	`get) { echo "action=get"; cat; echo; } >&4; exec cat <&3 ;; ` +
-	`erase) cat >/dev/null; printf 'action=erase\n\n' >&4 ;; ` +
+	`erase) { echo "action=erase"; cat; echo; } >&4 ;; ` +
 	`*) cat >/dev/null ;; ` +
 	`esac; }; f`
 
@@ -29,19 +31,29 @@ type credentialChannel struct {
 	protocol string // the only protocol answered
 	host     string // the only host (with port, as git sends it) answered
 	token    string
+	// guard, when set, is asked right before the token is given; an error withholds it.
+	guard func() error
 
 	answerR, answerW   *os.File // segwi writes answers; git's helper reads fd 3
 	requestR, requestW *os.File // git's helper writes requests on fd 4; segwi reads
 
 	mu       sync.Mutex
-	answered bool   // the token was given once; never again
-	rejected bool   // git said the server refused the token
-	refused  string // the protocol://host git asked about when it was not the remote's
-	done     chan struct{}
+	answered bool // the answer pipe is closed: the token was given, or withheld, once
+	gave     bool // the token was given
+	channelOutcome
+	done chan struct{}
 }
 
-// newCredentialChannel opens the pipes for a push to protocol://host.
-func newCredentialChannel(protocol, host, token string) (*credentialChannel, error) {
+// channelOutcome is what the channel learnt from git's requests.
+type channelOutcome struct {
+	rejected  bool   // git said the server refused the token segwi gave
+	otherHost string // the protocol://host git asked about when it was not the remote's
+	changed   error  // the guard's reason to withhold the token
+}
+
+// newCredentialChannel opens the pipes for a push to protocol://host. guard, when not nil,
+// is called before the token is given, and withholds it by returning an error.
+func newCredentialChannel(protocol, host, token string, guard func() error) (*credentialChannel, error) {
 	ar, aw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("opening credential pipe: %w", err)
@@ -53,7 +65,7 @@ func newCredentialChannel(protocol, host, token string) (*credentialChannel, err
 		return nil, fmt.Errorf("opening credential pipe: %w", err)
 	}
 	return &credentialChannel{
-		protocol: protocol, host: host, token: token,
+		protocol: protocol, host: host, token: token, guard: guard,
 		answerR: ar, answerW: aw, requestR: rr, requestW: rw,
 		done: make(chan struct{}),
 	}, nil
@@ -109,18 +121,30 @@ func (c *credentialChannel) handle(req map[string]string) {
 	defer c.mu.Unlock()
 	switch req["action"] {
 	case "erase":
-		c.rejected = true
+		// git erases the credential the server refused; it is the token only when segwi
+		// gave it and git names it (a password from the URL itself is not segwi's).
+		if c.gave && subtle.ConstantTimeCompare([]byte(req["password"]), []byte(c.token)) == 1 {
+			c.rejected = true
+		}
 	case "get":
 		if c.answered {
 			return // the answer pipe is closed: the helper reads EOF and answers nothing
 		}
 		if !strings.EqualFold(req["protocol"], c.protocol) || !strings.EqualFold(req["host"], c.host) {
-			c.refused = req["protocol"] + "://" + req["host"]
+			c.otherHost = req["protocol"] + "://" + req["host"]
 			c.closeAnswer()
 			return
 		}
+		if c.guard != nil {
+			if err := c.guard(); err != nil {
+				c.changed = err
+				c.closeAnswer()
+				return
+			}
+		}
 		// The pipe holds far more than this, so the write does not wait for the helper.
 		_, _ = io.WriteString(c.answerW, "username="+credentialUsername+"\npassword="+c.token+"\n")
+		c.gave = true
 		c.closeAnswer()
 	}
 }
@@ -143,10 +167,9 @@ func readCredentialRequest(br *bufio.Reader) (map[string]string, error) {
 	}
 }
 
-// outcome reports, after serving ended, whether the server refused the token and which
-// host git asked about instead of the remote's, if any.
-func (c *credentialChannel) outcome() (rejected bool, refused string) {
+// outcome reports, after serving ended, what the channel learnt.
+func (c *credentialChannel) outcome() channelOutcome {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.rejected, c.refused
+	return c.channelOutcome
 }

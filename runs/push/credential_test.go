@@ -1,6 +1,7 @@
 package push
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func serveForTest(t *testing.T, ch *credentialChannel) (finish func()) {
 }
 
 func TestCredentialChannelAnswersTheRemotesHostOnce(t *testing.T) {
-	ch, err := newCredentialChannel("https", "github.com", testToken)
+	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +56,8 @@ func TestCredentialChannelAnswersTheRemotesHostOnce(t *testing.T) {
 		t.Errorf("store printed %q, want nothing", got)
 	}
 	finish()
-	if rejected, refused := ch.outcome(); rejected || refused != "" {
-		t.Errorf("outcome = (%v, %q), want no rejection and no other host", rejected, refused)
+	if o := ch.outcome(); o.rejected || o.otherHost != "" {
+		t.Errorf("outcome = %+v, want no rejection and no other host", o)
 	}
 }
 
@@ -70,7 +71,7 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, err := newCredentialChannel("https", "github.com", testToken)
+			ch, err := newCredentialChannel("https", "github.com", testToken, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,15 +84,15 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 				t.Errorf("get after a wrong host answered %q, want nothing", got)
 			}
 			finish()
-			if _, refused := ch.outcome(); refused != tt.wantRefused {
-				t.Errorf("refused host = %q, want %q", refused, tt.wantRefused)
+			if o := ch.outcome(); o.otherHost != tt.wantRefused {
+				t.Errorf("refused host = %q, want %q", o.otherHost, tt.wantRefused)
 			}
 		})
 	}
 }
 
 func TestCredentialChannelNoticesTheServerRefusedTheToken(t *testing.T) {
-	ch, err := newCredentialChannel("https", "github.com", testToken)
+	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,38 @@ func TestCredentialChannelNoticesTheServerRefusedTheToken(t *testing.T) {
 		t.Errorf("erase printed %q, want nothing", got)
 	}
 	finish()
-	if rejected, _ := ch.outcome(); !rejected {
+	if o := ch.outcome(); !o.rejected {
 		t.Error("outcome says the token was not rejected after git asked to erase it")
+	}
+}
+
+// A URL that carries its own password makes git use that password without asking, and
+// erase it when the server refuses it: that is not segwi's token being refused.
+func TestCredentialChannelTellsAnotherRefusedPasswordFromTheToken(t *testing.T) {
+	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := serveForTest(t, ch)
+	helperRun(t, ch, "erase", "protocol=https\nhost=github.com\nusername=someone\npassword=hunter2\n")
+	finish()
+	if o := ch.outcome(); o.rejected {
+		t.Error("outcome says the token was rejected, but segwi never gave it and git erased another password")
+	}
+}
+
+func TestCredentialChannelWithholdsTheTokenWhenTheGuardObjects(t *testing.T) {
+	changed := errors.New("the folder was changed")
+	ch, err := newCredentialChannel("https", "github.com", testToken, func() error { return changed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := serveForTest(t, ch)
+	if got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\n"); got != "" {
+		t.Errorf("get answered %q, want nothing while the guard objects", got)
+	}
+	finish()
+	if o := ch.outcome(); o.changed != changed {
+		t.Errorf("outcome = %+v, want the guard's reason", o)
 	}
 }

@@ -14,18 +14,18 @@
 // The token goes only to the `git push` child, and only through git's credential protocol:
 // never in an argv, a file, an environment variable or a log. The push runs as
 //
-//	git -c credential.helper= -c credential.helper='!f() { ... }; f' ... push REMOTE REFSPEC
+//	git -c credential.helper= -c credential.helper='!f() { ... }; f' ... push URL COMMIT:refs/heads/BRANCH
 //
-// The first -c empties the list of the person's credential helpers for this one command;
+// The first -c empties the list of credential helpers for this one command;
 // the second adds a short shell function that contains no secret. Two pipes are handed to
 // git as inherited file descriptors 3 and 4 (git and the helpers it starts keep them open).
 // When git needs a password, the helper copies git's request (protocol, host) to fd 4 and
 // then copies whatever arrives on fd 3 to git. segwi reads the request, answers on fd 3
 // with the username x-access-token and the token only if the protocol and host are those
 // of the remote it checked, answers at most once, and then closes fd 3 for good. When
-// the server refuses the token, git asks the helpers to erase it; the helper reports that on
-// fd 4, which is how Push tells a wrong token from other failures without reading git's
-// words. The pipes need a POSIX shell, so Push works on Linux and macOS, not on Windows.
+// the server refuses the token, git asks the helpers to erase it, naming it; the helper
+// reports that on fd 4, which is how Push tells a wrong token from other failures without
+// reading git's words. The pipes need a POSIX shell, so Push works on Linux and macOS, not on Windows.
 //
 // Other ways were weighed. GIT_ASKPASS answered by segwi's own executable needs the
 // binary, which a library and its tests cannot assume; a loopback socket needs a client
@@ -33,15 +33,38 @@
 // in the environment; a credential helper fed on stdin from a temporary file puts the
 // token in a file.
 //
-// Because the agent could have edited the checkout, the push also runs with the
-// checkout's hooks switched off (core.hooksPath=/dev/null and --no-verify: a hook would
-// inherit the pipes), interactive prompts off (GIT_TERMINAL_PROMPT=0, an empty
-// GIT_ASKPASS, GCM_INTERACTIVE=never), TLS verification on, signed pushes and submodule
-// pushes off, and without the GIT_* variables that trace, redirect or reconfigure git. A
-// redirect to another host (git follows the first one) gets no token: the host check
-// above refuses it. A remote with a foreign vcs helper (remote.NAME.vcs) or more than
-// one push URL is refused. git's output is redacted: the token, its Basic form and any
-// user:password@ part of a URL are removed.
+// # What the push reads
+//
+// The agent can write the checkout's .git/config, any file it includes, and the person's
+// ~/.gitconfig, and a process it left behind can keep rewriting them. So the checks read
+// the checkout, and then git push reads none of it: Push makes a bare repository of its
+// own in a fresh temp folder (0700), writes its config (hooks off, only https, and http
+// when [Request.AllowLoopbackHTTP] allows it, TLS verification on, no signing, no
+// submodules), lets it borrow the checkout's objects through objects/info/alternates
+// (and the checkout's shallow file), and from there pushes the exact commit the checks
+// found, COMMIT:refs/heads/BRANCH, to the push URL the checks found, without its user or
+// password. git runs with GIT_DIR and HOME pointing at that folder, GIT_CONFIG_GLOBAL
+// empty and GIT_CONFIG_NOSYSTEM set: no global, system or checkout config, no url.*.
+// insteadOf, no ~/.netrc. What still applies comes from the environment segwi runs in,
+// which the agent cannot change for a segwi already running: proxies (https_proxy,
+// http_proxy, all_proxy, no_proxy) and certificate authorities (GIT_SSL_CAINFO,
+// GIT_SSL_CAPATH and the system's store). After a push the checkout's remote-tracking
+// branch is moved to the pushed commit, with hooks off.
+//
+// The temp folder is private to the person, not to segwi: a program running as the person
+// could find and write it. Before it hands over the token, the credential channel checks
+// that the folder's entries and its config are as segwi left them (names, bytes, inode and
+// change time, which no program can set back; segwi waits for the file system's clock to
+// tick past its own writes, so that any later change shows). If anything changed, git gets
+// no token and the attempt says why.
+//
+// The push also runs with interactive prompts off (GIT_TERMINAL_PROMPT=0, an empty
+// GIT_ASKPASS, GCM_INTERACTIVE=never) and --no-verify, and without the GIT_* variables
+// that trace, redirect or reconfigure git. A redirect to another host (git follows the
+// first one) gets no token: the host check above refuses it. A remote with a foreign vcs
+// helper (remote.NAME.vcs) or more than one push URL is refused. A user or password in
+// the remote's URL is neither used nor sent; the attempt says so. git's output is
+// redacted: the token, its Basic form and any user:password@ part of a URL are removed.
 //
 // # The default branch
 //

@@ -28,14 +28,16 @@ type fixture struct {
 	t        *testing.T
 	env      []string // git's environment: its own HOME and config, no system config
 	home     string
+	tmp      string // TMPDIR, where pushes make their private repositories
 	checkout string
 	bare     string // the served bare repository
 	url      string // origin's URL
 	git      string // path of the real git
 
 	requests atomic.Int64 // requests the server saw
-	mu       sync.Mutex   // guards users and captured
+	mu       sync.Mutex   // guards users, tried and captured
 	users    []string     // usernames the server saw with the right token
+	tried    []string     // user:password of every request with Basic credentials
 	captured []string     // every output a person or a log could see
 	dirs     []string     // folders searched for the token
 }
@@ -55,7 +57,10 @@ func newFixture(t *testing.T) *fixture {
 	f.home = t.TempDir()
 	root := t.TempDir()
 	work := t.TempDir()
-	f.dirs = []string{f.home, root, work}
+	// The private repositories of the pushes go here, to be searched and found removed.
+	f.tmp = t.TempDir()
+	t.Setenv("TMPDIR", f.tmp)
+	f.dirs = []string{f.home, root, work, f.tmp}
 	f.env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + f.home,
@@ -84,6 +89,11 @@ func newFixture(t *testing.T) *fixture {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.requests.Add(1)
 		user, pass, ok := r.BasicAuth()
+		if ok {
+			f.mu.Lock()
+			f.tried = append(f.tried, user+":"+pass)
+			f.mu.Unlock()
+		}
 		if !ok || subtle.ConstantTimeCompare([]byte(pass), []byte(testToken)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="segwi test"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -108,7 +118,16 @@ func newFixture(t *testing.T) *fixture {
 	f.commit("the run's work")
 
 	t.Cleanup(f.assertNoTokenLeft)
+	t.Cleanup(f.assertNoPrivateRepositoryLeft)
 	return f
+}
+
+// assertNoPrivateRepositoryLeft fails the test if a push left its private repository.
+func (f *fixture) assertNoPrivateRepositoryLeft() {
+	left, _ := filepath.Glob(filepath.Join(f.tmp, privateRepoPrefix+"*"))
+	if len(left) > 0 {
+		f.t.Errorf("pushes left their private repositories behind: %v", left)
+	}
 }
 
 // run runs git in dir (the current folder when empty) and returns its trimmed output.

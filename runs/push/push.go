@@ -1,12 +1,12 @@
 package push
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -86,7 +86,8 @@ type Target struct {
 	// checkout has no refs/remotes/REMOTE/HEAD.
 	DefaultBranch string
 
-	url remoteURL
+	url       remoteURL
+	commonDir string // the checkout's git folder holding its objects, absolute
 }
 
 // Check runs every local check a push makes before it reads the token, without reading
@@ -124,12 +125,17 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	if _, err := exec.LookPath(g.path); err != nil {
 		return *t, fmt.Errorf("push: git is not installed or not on PATH (%w); install git and push again", err)
 	}
-	if _, err := g.output(ctx, "rev-parse", "--git-dir"); err != nil {
+	common, err := g.output(ctx, "rev-parse", "--git-common-dir")
+	if err != nil {
 		if exitCode(err) > 0 {
 			return *t, refuse(ReasonCheckoutGone, "%s is not a git checkout any more, so there is nothing to push", req.Checkout)
 		}
 		return *t, fmt.Errorf("push: reading checkout %s: %w", req.Checkout, err)
 	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(req.Checkout, common)
+	}
+	t.commonDir = common
 
 	ref, err := g.output(ctx, "symbolic-ref", "--quiet", "HEAD")
 	if err != nil {
@@ -171,19 +177,6 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
 			t.Remote, vcs, t.Remote)
 	}
-	// The agent can write the checkout's own config: a proxy, a CA or a credential setting
-	// there would hand the token's connection to whoever it names. Only the person's own
-	// config (global, system) may shape how the token travels.
-	if found, err := g.output(ctx, "config", "--show-scope", "--get-regexp", `^(http\..*|remote\..*\.proxy|credential\..*)$`); err == nil {
-		for _, line := range strings.Split(found, "\n") {
-			scope, rest, _ := strings.Cut(line, "\t")
-			key, _, _ := strings.Cut(rest, " ")
-			if scope == "local" || scope == "worktree" {
-				return *t, refuse(ReasonRemoteSetup, "the checkout's own git config sets %s, which could send the token elsewhere; segwi pushes only with your global git settings: remove it (git config --unset %s) or push yourself",
-					key, key)
-			}
-		}
-	}
 	u, refusal := checkRemoteURL(t.Remote, list[0], req.AllowLoopbackHTTP, req.TokenHosts)
 	if refusal != nil {
 		return *t, refusal
@@ -211,9 +204,10 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	return *t, nil
 }
 
-// Push pushes the current branch of req.Checkout to the same branch on req.Remote,
-// authenticating with the token from req.Token through git's credential protocol (see
-// the package doc). It returns the attempt, also handed to req.Record, and an error when
+// Push pushes the commit of the current branch of req.Checkout, as the checks found it, to
+// the same branch at req.Remote's push URL, authenticating with the token from req.Token
+// through git's credential protocol. git runs in a private repository segwi makes for the
+// push and reads no configuration the agent could have written (see the package doc). It returns the attempt, also handed to req.Record, and an error when
 // the branch was not pushed: a *[RefusedError] when segwi refused before any network
 // call, another error when git push failed. It returns when git push exits or ctx is done.
 func Push(ctx context.Context, req Request) (Attempt, error) {
@@ -262,111 +256,4 @@ func readToken(ctx context.Context, token func(context.Context) (string, error),
 		return "", refuse(ReasonKeyring, "could not read the GitHub token from the OS keyring: %v; unlock or start the keyring, then push again", err)
 	}
 	return strings.TrimSpace(tok), nil
-}
-
-// runPush runs git push with the credential channel and fills the attempt's outcome.
-func runPush(ctx context.Context, req Request, t Target, token string, a Attempt) (Attempt, error) {
-	red := newRedactor(credentialUsername, token)
-	ch, err := newCredentialChannel(strings.ToLower(t.url.u.Scheme), t.url.u.Host, token)
-	if err != nil {
-		a.Outcome, a.Message = Failed, "push: "+err.Error()
-		return a, fmt.Errorf("push: %w", err)
-	}
-	defer ch.close()
-
-	refspec := "refs/heads/" + t.Branch + ":refs/heads/" + t.Branch
-	args := []string{
-		"-c", "credential.helper=", // forget the person's helpers for this command
-		"-c", "credential.helper=" + credentialHelper,
-		"-c", "credential.username=" + credentialUsername,
-		"-c", "core.hooksPath=" + os.DevNull,
-		"-c", "http.sslVerify=true",
-		"-c", "push.gpgSign=false",
-	}
-	if !strings.Contains(t.URL, "=") {
-		// The most specific URL wins in http.<url>.* settings, whatever their order, so
-		// only this one beats an sslVerify=false the checkout's config could hold.
-		args = append(args, "-c", "http."+t.URL+".sslVerify=true")
-	}
-	args = append(args, "push", "--no-verify", "--recurse-submodules=no", "--porcelain", t.Remote, refspec)
-	gitPath := req.Git
-	if gitPath == "" {
-		gitPath = "git"
-	}
-	cmd := exec.CommandContext(ctx, gitPath, args...)
-	cmd.Dir = req.Checkout
-	cmd.Env = cleanEnv(envOrDefault(req.Env))
-	cmd.ExtraFiles = ch.childFiles()
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Start(); err != nil {
-		a.Outcome, a.Message = Failed, fmt.Sprintf("could not start git push: %v", err)
-		return a, fmt.Errorf("push: starting git push: %w", err)
-	}
-	ch.started()
-	runErr := cmd.Wait()
-	// Every holder of fd 4 has exited with git, so serving ends; the timer only guards
-	// against a process git left behind holding it.
-	select {
-	case <-ch.done:
-	case <-time.After(5 * time.Second):
-	}
-	rejected, refusedHost := ch.outcome()
-
-	a.GitOutput = capOutput(red.redact(out.String()))
-	switch {
-	case runErr == nil:
-		a.Outcome = Pushed
-		a.Message = fmt.Sprintf("pushed %s (%s) to %s (%s)", t.Branch, shortHash(t.Commit), t.Remote, t.URL)
-		return a, nil
-	case ctx.Err() != nil:
-		a.Outcome, a.Message = Failed, "the push was cancelled before it finished"
-		return a, fmt.Errorf("push: git push to %s: %w", t.Remote, ctx.Err())
-	case rejected:
-		a.Outcome = Failed
-		a.Message = fmt.Sprintf("%s refused the GitHub token for %s; set a token that may push to this repository with `segwi token set`, then push again",
-			t.url.u.Host, t.URL)
-	case refusedHost != "":
-		a.Outcome = Failed
-		a.Message = fmt.Sprintf("git asked for a password for %s instead of %s, so segwi did not hand it the token; check the remote's URL and git's url.*.insteadOf settings, then push again",
-			redactURLs(refusedHost), t.URL)
-	default:
-		a.Outcome = Failed
-		a.Message = fmt.Sprintf("git push of %s to %s failed: %s", t.Branch, t.Remote, lastLines(a.GitOutput, 6))
-	}
-	return a, errors.New("push: " + a.Message)
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// capOutput keeps the end of s, where git puts its verdict, within maxGitOutput bytes.
-func capOutput(s string) string {
-	if len(s) <= maxGitOutput {
-		return s
-	}
-	return "[...]\n" + s[len(s)-maxGitOutput:]
-}
-
-// lastLines returns the last n non-empty lines of s joined by "; ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 {
-		return "git printed nothing"
-	}
-	return strings.Join(lines, "; ")
 }

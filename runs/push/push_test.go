@@ -328,7 +328,7 @@ func TestCheckFindsWhatWouldBePushedWithoutReadingTheToken(t *testing.T) {
 		Remote: "origin", URL: f.url, Branch: "segwi/feature",
 		Commit: f.run(f.checkout, "rev-parse", "HEAD"), DefaultBranch: "main",
 	}
-	got.url = remoteURL{}
+	got.url, got.commonDir = remoteURL{}, ""
 	if got != want {
 		t.Errorf("Check = %+v, want %+v", got, want)
 	}
@@ -337,27 +337,56 @@ func TestCheckFindsWhatWouldBePushedWithoutReadingTheToken(t *testing.T) {
 	}
 }
 
-func TestPushRecordsRemoteURLsWithoutCredentials(t *testing.T) {
-	f := newFixture(t)
-	// A URL that carries someone's password: git uses it instead of asking the helper,
-	// the server refuses it, and nothing segwi shows may hold it.
+// A remote URL may carry a user and password of their own (https://user:pass@host/...).
+// segwi pushes with its token only: it neither uses nor sends the URL's, and says so. Its
+// records never show them, and a refused token is reported as such, not mixed up with
+// the URL's password being refused.
+func TestARemoteURLWithItsOwnPassword(t *testing.T) {
 	const secret = "hunter2-in-the-url"
-	withCreds := strings.Replace(f.url, "http://", "http://someone:"+secret+"@", 1)
-	f.run(f.checkout, "remote", "set-url", "origin", withCreds)
-	var calls int
-	var records []Attempt
-	a, err := Push(context.Background(), f.request(giveToken(testToken, &calls), &records))
-	f.captureAttempt(a, err)
-	if err == nil {
-		t.Fatalf("Push with a password in the URL succeeded: %+v", a)
+	const wrong = "ghp_wrongTOKEN9876543210zyxwvutsrqponmlk"
+	tests := []struct {
+		name    string
+		token   string
+		outcome Outcome
+		words   []string
+	}{
+		{"is pushed with the token, not with the URL's password", testToken, Pushed,
+			[]string{"pushed segwi/feature", "holds a user name or password of its own, which segwi neither used nor sent"}},
+		{"reports a wrong token as the token refused", wrong, Failed,
+			[]string{"refused the GitHub token", "segwi token set", "which segwi neither used nor sent"}},
 	}
-	if a.URL != f.url {
-		t.Errorf("attempt URL = %q, want %q", a.URL, f.url)
-	}
-	for _, s := range []string{a.URL, a.Message, a.GitOutput, err.Error()} {
-		if strings.Contains(s, secret) {
-			t.Errorf("output holds the URL's password: %q", s)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			withCreds := strings.Replace(f.url, "http://", "http://someone:"+secret+"@", 1)
+			f.run(f.checkout, "remote", "set-url", "origin", withCreds)
+			var calls int
+			a, err := Push(context.Background(), f.request(giveToken(tt.token, &calls), new([]Attempt)))
+			f.captureAttempt(a, err)
+			if a.Outcome != tt.outcome || (err == nil) != (tt.outcome == Pushed) {
+				t.Fatalf("Push = %v (%s: %s), want %s", err, a.Outcome, a.Message, tt.outcome)
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(a.Message, w) {
+					t.Errorf("message %q lacks %q", a.Message, w)
+				}
+			}
+			if a.URL != f.url {
+				t.Errorf("attempt URL = %q, want %q", a.URL, f.url)
+			}
+			for _, s := range []string{a.URL, a.Message, a.GitOutput, fmt.Sprint(err)} {
+				if strings.Contains(s, secret) {
+					t.Errorf("output holds the URL's password: %q", s)
+				}
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			for _, c := range f.tried {
+				if user, _, _ := strings.Cut(c, ":"); user != credentialUsername || strings.Contains(c, secret) {
+					t.Errorf("the server was sent the URL's own credentials (%s), want only %s and the token", user, credentialUsername)
+				}
+			}
+		})
 	}
 }
 
@@ -399,5 +428,38 @@ func TestPushGivesNoTokenToAHostTheRemoteRedirectsTo(t *testing.T) {
 		if h != "" {
 			t.Errorf("the other host got credentials: %q", h)
 		}
+	}
+}
+
+// A shallow clone lacks the parents of its oldest commits; the private repository the push
+// runs from borrows the checkout's objects and its list of shallow commits, so such a
+// checkout pushes as it would by hand.
+func TestAShallowCheckoutIsPushed(t *testing.T) {
+	f := newFixture(t)
+	f.run(f.checkout, "switch", "--quiet", "main")
+	f.commit("second on main")
+	f.run(f.checkout, "push", "--quiet", f.bare, "main")
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	f.run("", "clone", "--quiet", "--depth", "1", "file://"+f.bare, shallow)
+	// The server's main moves on, so the clone cannot stop its walk at a commit the
+	// server has: it walks down to its shallow boundary.
+	f.commit("third on main, after the clone")
+	f.run(f.checkout, "push", "--quiet", f.bare, "main")
+	f.checkout = shallow
+	f.run(shallow, "remote", "set-url", "origin", f.url)
+	f.run(shallow, "switch", "--quiet", "-c", "segwi/shallow")
+	want := f.commit("work in a shallow clone")
+	if _, err := os.Stat(filepath.Join(shallow, ".git", "shallow")); err != nil {
+		t.Fatalf("the clone is not shallow: %v", err)
+	}
+
+	var calls int
+	a, err := Push(context.Background(), f.request(giveToken(testToken, &calls), new([]Attempt)))
+	f.captureAttempt(a, err)
+	if err != nil {
+		t.Fatalf("Push: %v\ngit said: %s", err, a.GitOutput)
+	}
+	if got := f.bareHas("segwi/shallow"); got != want {
+		t.Errorf("the served repository has segwi/shallow at %q, want %q", got, want)
 	}
 }

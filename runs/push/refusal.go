@@ -14,7 +14,7 @@ const (
 	ReasonNoCommits     Reason = "no-commits"     // the branch has no commit yet
 	ReasonDefaultBranch Reason = "default-branch" // the branch is the remote's default branch
 	ReasonNoRemote      Reason = "no-remote"      // the remote is not configured
-	ReasonRemoteSetup   Reason = "remote-setup"   // several push URLs, a foreign vcs helper, or proxy, TLS or credential settings in the checkout
+	ReasonRemoteSetup   Reason = "remote-setup"   // several push URLs, or a foreign vcs helper
 	ReasonNotHTTPS      Reason = "not-https"      // the remote is ssh, git, a path, or plain http
 	ReasonTokenHost     Reason = "token-host"     // the remote's host is not one the token is for
 	ReasonNoToken       Reason = "no-token"       // no GitHub token is set
