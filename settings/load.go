@@ -58,17 +58,17 @@ func (p Problem) Error() string { return p.File + ": " + p.Key + ": " + p.Messag
 // such as "segwi config check" can show every problem, unknown key and retired key at once.
 // A path that is not a regular file (a named pipe, a device) or a file larger than
 // MaxFileBytes is an error, found without waiting on the file.
-func Load(path string) (*Result, error) {
+func Load(path string, opts ...Option) (*Result, error) {
 	typ, err := format(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading settings: %w", err)
 	}
 	data, err := readFile(path)
-	return loadData(path, typ, data, err)
+	return loadData(path, typ, data, err, opts...)
 }
 
 // loadData is Load on what readFile returned for the file.
-func loadData(path, typ string, data []byte, readErr error) (*Result, error) {
+func loadData(path, typ string, data []byte, readErr error, opts ...Option) (*Result, error) {
 	res := &Result{Settings: Default(), File: path}
 	if errors.Is(readErr, fs.ErrNotExist) {
 		return res, nil
@@ -77,11 +77,21 @@ func loadData(path, typ string, data []byte, readErr error) (*Result, error) {
 		return nil, fmt.Errorf("reading settings: %w", readErr)
 	}
 	res.Found = true
-	return res, res.parse(typ, data)
+	return res, res.parse(typ, data, opts...)
+}
+
+// Option changes how Load checks the file's values.
+type Option func(*loader)
+
+// AllowLoopbackHTTP makes Load accept a plain-HTTP segwi.github.apiURL on this machine
+// (127.0.0.1, ::1, localhost), as push and pull requests do with the same option. It is for
+// tests, whose servers have no certificate; without it the API URL must be HTTPS.
+func AllowLoopbackHTTP() Option {
+	return func(l *loader) { l.allowLoopbackHTTP = true }
 }
 
 // parse fills res from the file's contents.
-func (res *Result) parse(typ string, data []byte) error {
+func (res *Result) parse(typ string, data []byte, opts ...Option) error {
 	raw, err := decodeRaw(typ, data)
 	var tooMuch *boundsError
 	if errors.As(err, &tooMuch) {
@@ -101,6 +111,9 @@ func (res *Result) parse(typ string, data []byte) error {
 	res.Unknown = w.unknown
 	res.Problems = w.problems
 	l := &loader{v: v, file: res.File, written: w.written}
+	for _, o := range opts {
+		o(l)
+	}
 	res.Settings = l.settings()
 	res.Problems = append(res.Problems, l.problems...)
 	return nil

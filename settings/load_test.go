@@ -250,8 +250,13 @@ func TestValidationNamesTheFileTheKeyAndTheProblem(t *testing.T) {
 			[]string{"segwi.canary.guardDeny: " + filepath.Join(home, "guard.deny") + " does not exist: fix the path or create it"}},
 		{"a guard deny path that is a directory is refused", "segwi:\n  canary:\n    guardDeny: ~/web\n",
 			[]string{"segwi.canary.guardDeny: " + filepath.Join(home, "web") + " is a directory: write the path of a file"}},
-		{"a GitHub API URL must be http or https", "segwi:\n  github:\n    apiURL: api.github.com\n",
-			[]string{`segwi.github.apiURL: must be an http or https URL like https://api.github.com, got "api.github.com"`}},
+		{"a GitHub API URL must be a URL", "segwi:\n  github:\n    apiURL: api.github.com\n",
+			[]string{`segwi.github.apiURL: must be an https URL like https://api.github.com (or https://HOST/api/v3 for GitHub Enterprise), got "api.github.com"`}},
+		// The token is sent to the API URL, and push refuses plain HTTP: so does the check.
+		{"a plain-http GitHub API URL is refused", "segwi:\n  github:\n    apiURL: http://ghe.example.com/api/v3\n",
+			[]string{`segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://ghe.example.com/api/v3" (write https://ghe.example.com/api/v3)`}},
+		{"a plain-http GitHub API URL on loopback is refused too", "segwi:\n  github:\n    apiURL: http://127.0.0.1:8080/api/v3\n",
+			[]string{`segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://127.0.0.1:8080/api/v3" (write https://127.0.0.1:8080/api/v3)`}},
 		{"a section must be a mapping", "segwi:\n  runs: 4\n",
 			[]string{"segwi.runs: must be a mapping of settings, got a number"}},
 		{"a key written twice in two spellings is refused", "segwi:\n  runs:\n    maxConcurrent: 2\n    maxconcurrent: 3\n",
@@ -290,6 +295,31 @@ func TestValidationNamesTheFileTheKeyAndTheProblem(t *testing.T) {
 			t.Errorf("got maxDuration %s, want the good value 1h", got)
 		}
 	})
+}
+
+// Tests' servers on loopback have no certificate; push accepts plain HTTP to them only with
+// an explicit option, and so does Load.
+func TestLoopbackHTTPAPIURLOnlyWithTheTestOption(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		want int // problems
+	}{
+		{"http://127.0.0.1:8080/api/v3", 0},
+		{"http://localhost:8080/api/v3", 0},
+		{"http://ghe.example.com/api/v3", 1},
+	} {
+		p := writeConfig(t, "config.yaml", "segwi:\n  github:\n    apiURL: "+tt.url+"\n")
+		res, err := Load(p, AllowLoopbackHTTP())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Problems) != tt.want {
+			t.Errorf("%s with AllowLoopbackHTTP: problems %v, want %d", tt.url, res.Problems, tt.want)
+		}
+		if tt.want == 0 && res.Settings.GitHub.APIURL != tt.url {
+			t.Errorf("apiURL = %q, want %q", res.Settings.GitHub.APIURL, tt.url)
+		}
+	}
 }
 
 func TestRepositoryPathsExpandTheHomeDirectory(t *testing.T) {

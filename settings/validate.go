@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+
+	"github.com/segwi/segwi/internal/httpsurl"
 )
 
 // loader reads each known key through viper and checks it. A bad value is recorded as a
@@ -21,6 +23,8 @@ type loader struct {
 	file     string
 	written  map[string]string
 	problems []Problem
+
+	allowLoopbackHTTP bool // see AllowLoopbackHTTP
 }
 
 func (l *loader) settings() Settings {
@@ -346,7 +350,11 @@ func (l *loader) apiURL(def string) string {
 	s := strings.TrimSpace(l.str(key, def))
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		l.problem(key, fmt.Sprintf("must be an http or https URL like %s, got %q", def, s))
+		l.problem(key, fmt.Sprintf("must be an https URL like %s (or https://HOST/api/v3 for GitHub Enterprise), got %q", def, s))
+		return def
+	}
+	if !httpsurl.Allowed(u, l.allowLoopbackHTTP) {
+		l.problem(key, fmt.Sprintf("must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got %q (write https://%s)", s, strings.TrimPrefix(s, u.Scheme+"://")))
 		return def
 	}
 	return strings.TrimSuffix(s, "/")

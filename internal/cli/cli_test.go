@@ -67,6 +67,8 @@ func TestConfigCheck(t *testing.T) {
 		{"a clean file passes", "segwi:\n  runs:\n    maxConcurrent: 2\n", 0, []string{"FILE: ok"}},
 		{"an invalid value fails", "segwi:\n  runs:\n    maxConcurrent: 0\n", 1, []string{
 			"error: FILE: segwi.runs.maxConcurrent: must be between 1 and 64, got 0", "FILE: 1 error"}},
+		{"a plain-http GitHub API URL fails, naming the key", "segwi:\n  github:\n    apiURL: http://ghe.example.com/api/v3\n", 1, []string{
+			`error: FILE: segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://ghe.example.com/api/v3" (write https://ghe.example.com/api/v3)`, "FILE: 1 error"}},
 		{"an unknown key is listed but passes", "segwi:\n  runs:\n    maxConcurent: 2\n", 0, []string{
 			"unknown: FILE: segwi.runs.maxConcurent: " + unknownHint, "FILE: 1 unknown key"}},
 		{"a syntax error fails", "segwi:\n  runs: [\n", 1, []string{"error: reading settings: FILE: yaml: "}},

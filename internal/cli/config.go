@@ -48,7 +48,7 @@ func configCheck(env *Env) error {
 		return err
 	}
 	out := env.Stdout
-	res, err := settings.Load(path)
+	res, err := settings.Load(path, env.settingsOptions()...)
 	if err != nil {
 		fmt.Fprintf(out, "error: %v\n", err)
 		return &silentError{ExitError}

@@ -34,7 +34,7 @@ func (e *Env) LoadSettings() (*settings.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.Load(path)
+	res, err := settings.Load(path, e.settingsOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +46,14 @@ func (e *Env) LoadSettings() (*settings.Result, error) {
 		return res, fmt.Errorf("the settings have problems (segwi config check lists them all):\n%w", err)
 	}
 	return res, nil
+}
+
+// settingsOptions are how this segwi checks its settings file.
+func (e *Env) settingsOptions() []settings.Option {
+	if allowLoopbackHTTP {
+		return []settings.Option{settings.AllowLoopbackHTTP()}
+	}
+	return nil
 }
 
 const unknownHint = "segwi does not know this key and ignores it: check its spelling and that it sits under segwi:, or delete it"

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/segwi/segwi/internal/httpsurl"
 )
 
 // DefaultAPIBase is the GitHub REST API used when [PullRequest.APIBase] is empty. A
@@ -124,10 +126,7 @@ func apiBase(raw string, allowLoopbackHTTP bool) (string, error) {
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("open pull request: the GitHub API base %q is not a URL; set it to https://api.github.com or https://HOST/api/v3", raw)
 	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && allowLoopbackHTTP && isLoopbackHost(u.Hostname()):
-	default:
+	if !httpsurl.Allowed(u, allowLoopbackHTTP) {
 		return "", fmt.Errorf("open pull request: the GitHub API base %s is not HTTPS, and segwi sends its token only over HTTPS; set an https:// URL", stripUserinfo(u))
 	}
 	u.User = nil

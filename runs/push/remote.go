@@ -1,10 +1,11 @@
 package push
 
 import (
-	"net"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/segwi/segwi/internal/httpsurl"
 )
 
 // DefaultTokenHost is the host the GitHub token is sent to when [Request.TokenHosts] is
@@ -37,15 +38,6 @@ func describeRemote(raw string) string {
 	return "a local path"
 }
 
-// isLoopbackHost reports whether host (without port) is this machine.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // checkRemoteURL decides whether the token may be sent to raw, the push URL of the remote
 // named name. It returns the parsed URL or a refusal.
 func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []string) (remoteURL, *RefusedError) {
@@ -56,14 +48,10 @@ func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []strin
 			"remote %s is %s (%s); segwi pushes only over HTTPS with its GitHub token, so push this remote yourself (git push %s)",
 			name, shown, describeRemote(raw), name)
 	}
-	scheme := strings.ToLower(u.Scheme)
-	switch {
-	case scheme == "https":
-	case scheme == "http" && allowLoopbackHTTP && isLoopbackHost(u.Hostname()):
-	default:
+	if !httpsurl.Allowed(u, allowLoopbackHTTP) {
 		return remoteURL{}, refuse(ReasonNotHTTPS,
 			"remote %s is %s (%s); segwi pushes only over HTTPS with its GitHub token, so push this remote yourself (git push %s)",
-			name, shown, scheme, name)
+			name, shown, strings.ToLower(u.Scheme), name)
 	}
 	if len(tokenHosts) == 0 {
 		tokenHosts = []string{DefaultTokenHost}
