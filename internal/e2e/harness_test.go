@@ -74,6 +74,7 @@ type config struct {
 	claudePath      string // default: the pinned Claude Code
 	approvalTimeout string // default 60s
 	trusted         []string
+	apiURL          string // segwi.github.apiURL; default: not written
 }
 
 func newScenario(t *testing.T, script fakeapi.Script) *scenario {
@@ -103,6 +104,9 @@ func (s *scenario) writeConfig(c config) {
 		for _, p := range c.trusted {
 			fmt.Fprintf(&b, "      - %q\n", p)
 		}
+	}
+	if c.apiURL != "" {
+		fmt.Fprintf(&b, "  github:\n    apiURL: %q\n", c.apiURL)
 	}
 	path := filepath.Join(s.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -190,8 +194,19 @@ func (p *proc) run(t *testing.T) {
 	})
 }
 
-// wait waits for segwi to exit, at most two minutes, and returns its exit status.
+// wait waits for segwi to exit, at most two minutes, and returns its exit status. It fails
+// the test when processes started under the scenario's HOME are left.
 func (p *proc) wait() int {
+	p.t.Helper()
+	code := p.exit()
+	if left := processesOf(p.home); len(left) > 0 {
+		p.t.Errorf("processes started under the test's HOME outlived segwi: %v", left)
+	}
+	return code
+}
+
+// exit is wait without the check for processes left: for a test that left one on purpose.
+func (p *proc) exit() int {
 	p.t.Helper()
 	select {
 	case <-p.done:
@@ -203,9 +218,6 @@ func (p *proc) wait() int {
 	p.t.Logf("segwi exited %d; stdout:\n%s\nstderr:\n%s", p.code, p.stdout.String(), p.stderr.String())
 	if p.term != nil {
 		p.t.Logf("terminal:\n%s", p.term.String())
-	}
-	if left := processesOf(p.home); len(left) > 0 {
-		p.t.Errorf("processes started under the test's HOME outlived segwi: %v", left)
 	}
 	return p.code
 }
