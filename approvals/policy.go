@@ -105,18 +105,35 @@ func hasWordPrefix(words, prefix []string) bool {
 	return len(words) >= len(prefix) && slices.Equal(words[:len(prefix)], prefix)
 }
 
-// errNotPlain stops the walk over a script at its first construct that is not plain.
+// Bounds on the scripts the trusted commands are checked against. A Bash command beyond
+// any of them is never allowed by rule: it goes to a person. They bound the work and the
+// stack depth of the check, which would otherwise grow with the command: a pipeline of
+// 340,000 commands once overflowed Go's stack, a fatal error that no recover catches.
+const (
+	MaxScriptBytes    = 16 << 10 // bytes in the command
+	MaxScriptCommands = 256      // simple commands in it, joined by &&, ||, ;, | or newlines
+	// MaxScriptBrackets bounds the ( and { in the command, quoted or not: outside quotes
+	// each can open a construct that the shell parser reads by recursion.
+	MaxScriptBrackets = 64
+)
+
+// errNotPlain marks a script with a construct that is not plain.
 var errNotPlain = errors.New("not a plain script")
 
 // plainScript parses script with a real shell parser and returns the words of each of its
 // commands when it is a plain script: simple commands made of literal words (quoted or
 // not), joined by &&, ||, ;, | or newlines. Anything else (any $ or backquote, a
 // redirection, a subshell or block, a lone &, a comment, an assignment, a glob or brace,
-// a compound command) makes it not plain.
+// a compound command) makes it not plain, and so does a script beyond the bounds above.
 func plainScript(script string) ([][]string, bool) {
 	// No parameter, command or arithmetic expansion of any kind, even inside single quotes
 	// where it would be literal: a person reads those.
 	if strings.ContainsAny(script, "$`") {
+		return nil, false
+	}
+	// Bounded before parsing: the parser reads nested constructs by recursion, one level
+	// per bracket or keyword, so its depth is bounded by the brackets and the length.
+	if len(script) > MaxScriptBytes || strings.Count(script, "(")+strings.Count(script, "{") > MaxScriptBrackets {
 		return nil, false
 	}
 	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
@@ -124,14 +141,14 @@ func plainScript(script string) ([][]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if hasComment(file) {
+	cmds, err := collect(file.Stmts)
+	if err != nil {
 		return nil, false
 	}
-	var cmds [][]string
-	for _, stmt := range file.Stmts {
-		if err := collect(stmt, &cmds); err != nil {
-			return nil, false
-		}
+	// collect accepted only simple commands joined by operators, at most
+	// MaxScriptCommands of them: the walk below goes no deeper than that.
+	if hasComment(file) {
+		return nil, false
 	}
 	return cmds, true
 }
@@ -147,41 +164,47 @@ func hasComment(file *syntax.File) bool {
 	return found
 }
 
-// collect appends the words of each simple command of stmt to cmds, or returns
-// errNotPlain.
-func collect(stmt *syntax.Stmt, cmds *[][]string) error {
-	if stmt == nil || stmt.Negated || stmt.Background || stmt.Coprocess || stmt.Disown ||
-		len(stmt.Redirs) > 0 || len(stmt.Comments) > 0 {
-		return errNotPlain
-	}
-	switch cmd := stmt.Cmd.(type) {
-	case *syntax.CallExpr:
-		if len(cmd.Assigns) > 0 || len(cmd.Args) == 0 {
-			return errNotPlain
+// collect returns the words of each simple command of stmts, in order, or errNotPlain
+// when a statement is anything but simple commands joined by &&, || or |, or when there
+// are more than MaxScriptCommands of them. It keeps the statements still to visit on a
+// stack of its own rather than recursing, since a pipeline nests once per command.
+func collect(stmts []*syntax.Stmt) ([][]string, error) {
+	var cmds [][]string
+	todo := slices.Clone(stmts)
+	slices.Reverse(todo) // the next statement to visit is last
+	for len(todo) > 0 {
+		stmt := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if stmt == nil || stmt.Negated || stmt.Background || stmt.Coprocess || stmt.Disown ||
+			len(stmt.Redirs) > 0 || len(stmt.Comments) > 0 {
+			return nil, errNotPlain
 		}
-		words := make([]string, 0, len(cmd.Args))
-		for _, w := range cmd.Args {
-			v, ok := literalWord(w)
-			if !ok {
-				return errNotPlain
+		switch cmd := stmt.Cmd.(type) {
+		case *syntax.CallExpr:
+			if len(cmd.Assigns) > 0 || len(cmd.Args) == 0 || len(cmds) == MaxScriptCommands {
+				return nil, errNotPlain
 			}
-			words = append(words, v)
-		}
-		*cmds = append(*cmds, words)
-		return nil
-	case *syntax.BinaryCmd:
-		switch cmd.Op {
-		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe:
+			words := make([]string, 0, len(cmd.Args))
+			for _, w := range cmd.Args {
+				v, ok := literalWord(w)
+				if !ok {
+					return nil, errNotPlain
+				}
+				words = append(words, v)
+			}
+			cmds = append(cmds, words)
+		case *syntax.BinaryCmd:
+			switch cmd.Op {
+			case syntax.AndStmt, syntax.OrStmt, syntax.Pipe:
+			default:
+				return nil, errNotPlain // |& and anything else
+			}
+			todo = append(todo, cmd.Y, cmd.X)
 		default:
-			return errNotPlain // |& and anything else
+			return nil, errNotPlain // subshells, blocks, if/for/while, functions, [[ ]], (( )), declare, ...
 		}
-		if err := collect(cmd.X, cmds); err != nil {
-			return err
-		}
-		return collect(cmd.Y, cmds)
-	default:
-		return errNotPlain // subshells, blocks, if/for/while, functions, [[ ]], (( )), declare, ...
 	}
+	return cmds, nil
 }
 
 // literalWord returns the value the shell gives word when the word is made only of
