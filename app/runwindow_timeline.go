@@ -204,7 +204,7 @@ func answerText(e runs.Event) string {
 	who := map[string]string{
 		"person": "by you", "trusted": "by a trusted command", "timeout": "nobody answered in time",
 		"run-ended": "the run ended", "limit": "too many requests waiting", "failure": "the popup failed",
-		"cancelled": "Claude Code withdrew it",
+		"cancelled": "Claude Code withdrew it", "invalid": "the request could be read two ways",
 	}[a.By]
 	text := orDefault(e.ToolName, "the call")
 	if who != "" {

@@ -60,6 +60,10 @@ type Request struct {
 	ToolUseID string
 	Asked     time.Time
 	Deadline  time.Time // when it is denied for want of an answer
+	// Note tells the person what segwi noticed about the call, when anything: why the
+	// trusted commands could not check it (too long, a control character, an input that is
+	// not exactly the tool's). Empty for most requests.
+	Note string
 }
 
 // Answerer says who or what answered a request.
@@ -76,6 +80,7 @@ const (
 	ByFailure     Answerer = "failure"      // the Decider failed, so nobody could be asked
 	ByCancelled   Answerer = "cancelled"    // Claude Code withdrew the request before an answer
 	ByUnknownCall Answerer = "unknown-call" // it named no tool call the run's Claude Code is making
+	ByInvalid     Answerer = "invalid"      // the request's arguments could be read two ways
 )
 
 // Answer is the answer to a request.

@@ -36,6 +36,10 @@ type Call struct {
 	ToolName  string
 	Input     json.RawMessage
 	ToolUseID string
+	// Invalid says why the call's arguments could not be read one way only (a key twice,
+	// or in two cases); the broker then denies it at once. Claude Code never sends such a
+	// call.
+	Invalid string
 }
 
 // A Broker holds the requests of every registered run while they wait for a trusted rule,
@@ -131,11 +135,11 @@ func (b *Broker) RemoveRun(runID string) {
 	br.active.Wait()
 }
 
-// Ask answers one call of run runID. A call whose tool use the run's Claude Code is not
-// making (see Run.ToolCallRunning, waited for at most ToolCallWait) is denied without
-// asking anyone. A trusted Bash command is allowed at once; anything else waits for the
-// Decider until it answers, the approval timeout passes, the run is removed, or ctx is
-// done, whichever comes first. Every request and its answer are
+// Ask answers one call of run runID. A call whose arguments could be read two ways is
+// denied at once (ByInvalid), and so is a call whose tool use the run's Claude Code is not
+// making (see Run.ToolCallRunning, waited for at most ToolCallWait). A trusted Bash command
+// is allowed at once; anything else waits for the Decider until it answers, the approval
+// timeout passes, the run is removed, or ctx is done, whichever comes first. Every request and its answer are
 // recorded on the run. Ask always returns an answer: a deny is a result, not an error.
 // When the person chose to deny and stop the run, Ask calls the run's Stop on its own
 // goroutine after recording the answer, so that the answer still reaches Claude Code.
@@ -166,13 +170,23 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 		Asked:     asked,
 		Deadline:  asked.Add(timeout),
 	}
+	var verdict Verdict
+	if call.Invalid != "" {
+		req.Note = "Refused unread: its arguments could be read two ways (" + call.Invalid + "); the input shown is the whole arguments."
+	} else if verdict = trusted.Check(call.ToolName, call.Input); verdict.Unchecked != "" {
+		req.Note = "Not checked against your trusted commands: " + verdict.Unchecked + "."
+	}
 	br.run.RecordApproval(Record{Request: req})
 
 	var answer Answer
-	if b.callIsRunning(ctx, br, req.ToolUseID) {
-		answer = b.answer(ctx, br, req, trusted, timeout)
-	} else {
+	switch {
+	case call.Invalid != "":
+		answer = Answer{By: ByInvalid, Message: "denied: segwi could not read this approval request one way only: " +
+			call.Invalid + ". Claude Code does not send such requests."}
+	case !b.callIsRunning(ctx, br, req.ToolUseID):
 		answer = notRunningAnswer(ctx, br)
+	default:
+		answer = b.answer(ctx, br, req, verdict, timeout)
 	}
 	answer.Waited = b.now().Sub(asked)
 	br.run.RecordApproval(Record{Request: req, Answer: &answer})
@@ -212,9 +226,9 @@ func notRunningAnswer(ctx context.Context, br *brokerRun) Answer {
 }
 
 // answer decides req: by rule, by the limit, or by the Decider within the deadline.
-func (b *Broker) answer(ctx context.Context, br *brokerRun, req Request, trusted Trusted, timeout time.Duration) Answer {
-	if rule, ok := trusted.Allows(req.ToolName, req.Input); ok {
-		return Answer{Allow: true, By: ByTrusted, Rule: rule}
+func (b *Broker) answer(ctx context.Context, br *brokerRun, req Request, verdict Verdict, timeout time.Duration) Answer {
+	if verdict.Allowed {
+		return Answer{Allow: true, By: ByTrusted, Rule: verdict.Rule}
 	}
 
 	runCtx, cancelRun := context.WithCancelCause(ctx)

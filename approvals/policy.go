@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -39,8 +41,8 @@ func ParseTrusted(entries []string) (Trusted, error) {
 		if len(entry) > MaxTrustedBytes {
 			return Trusted{}, fmt.Errorf("approvals.trusted[%d]: %d bytes, at most %d allowed", i, len(entry), MaxTrustedBytes)
 		}
-		cmds, ok := plainScript(entry)
-		if !ok || len(cmds) != 1 {
+		cmds, err := plainScript(entry)
+		if err != nil || len(cmds) != 1 {
 			return Trusted{}, fmt.Errorf("approvals.trusted[%d] %q: not a plain command prefix (words only: no operators, $, backquotes, redirections or globs)", i, entry)
 		}
 		t.rules = append(t.rules, trustedRule{text: strings.TrimSpace(entry), words: cmds[0]})
@@ -57,31 +59,50 @@ func (t Trusted) Entries() []string {
 	return out
 }
 
-// Allows reports whether a call of toolName with input is allowed without asking a person,
-// and names the rule that allowed it. Only Bash calls are ever allowed by rule.
-func (t Trusted) Allows(toolName string, input json.RawMessage) (rule string, ok bool) {
+// A Verdict is what the trusted commands make of one call.
+type Verdict struct {
+	Allowed bool
+	Rule    string // the entries that allowed it, as Match names them
+	// Unchecked says why the call could not be checked against the trusted commands at
+	// all, for the person who is asked instead: a command beyond the bounds below, with a
+	// control character, or an input that is not exactly the Bash tool's. It is empty when
+	// the call was checked, and when no command is trusted.
+	Unchecked string
+}
+
+// Check says whether a call of toolName with input is allowed without asking a person,
+// and names the rule that allowed it. Only Bash calls are ever allowed by rule, and only
+// when their input is exactly what Claude Code's Bash tool takes.
+func (t Trusted) Check(toolName string, input json.RawMessage) Verdict {
 	if toolName != "Bash" || len(t.rules) == 0 {
-		return "", false
+		return Verdict{}
 	}
-	var bash struct {
-		Command *string `json:"command"`
+	command, err := bashCommand(input)
+	if err != nil {
+		return Verdict{Unchecked: "its input is not exactly what Claude Code's Bash tool takes: " + err.Error()}
 	}
-	if err := json.Unmarshal(input, &bash); err != nil || bash.Command == nil {
-		return "", false
-	}
-	return t.Match(*bash.Command)
+	return t.check(command)
 }
 
 // Match reports whether script is a plain script whose every command starts with a trusted
 // entry (as whole words). rule names the matching entries: the longest match for each
 // command, distinct, in order of first use, joined by ", ".
 func (t Trusted) Match(script string) (rule string, ok bool) {
+	v := t.check(script)
+	return v.Rule, v.Allowed
+}
+
+func (t Trusted) check(script string) Verdict {
 	if len(t.rules) == 0 {
-		return "", false
+		return Verdict{}
 	}
-	cmds, ok := plainScript(script)
-	if !ok || len(cmds) == 0 {
-		return "", false
+	cmds, err := plainScript(script)
+	var unchecked uncheckedError
+	if errors.As(err, &unchecked) {
+		return Verdict{Unchecked: string(unchecked)}
+	}
+	if err != nil || len(cmds) == 0 {
+		return Verdict{}
 	}
 	var used []string
 	for _, words := range cmds {
@@ -92,13 +113,13 @@ func (t Trusted) Match(script string) (rule string, ok bool) {
 			}
 		}
 		if best < 0 {
-			return "", false
+			return Verdict{}
 		}
 		if text := t.rules[best].text; !slices.Contains(used, text) {
 			used = append(used, text)
 		}
 	}
-	return strings.Join(used, ", "), true
+	return Verdict{Allowed: true, Rule: strings.Join(used, ", ")}
 }
 
 func hasWordPrefix(words, prefix []string) bool {
@@ -120,37 +141,69 @@ const (
 // errNotPlain marks a script with a construct that is not plain.
 var errNotPlain = errors.New("not a plain script")
 
+// uncheckedError says why a script is not checked at all, in words for the person asked.
+type uncheckedError string
+
+func (e uncheckedError) Error() string { return string(e) }
+
 // plainScript parses script with a real shell parser and returns the words of each of its
 // commands when it is a plain script: simple commands made of literal words (quoted or
 // not), joined by &&, ||, ;, | or newlines. Anything else (any $ or backquote, a
 // redirection, a subshell or block, a lone &, a comment, an assignment, a glob or brace,
-// a compound command) makes it not plain, and so does a script beyond the bounds above.
-func plainScript(script string) ([][]string, bool) {
+// a compound command) makes it not plain (errNotPlain). A script that is not read before
+// parsing at all (beyond the bounds above, with a control character) gives an
+// uncheckedError saying why.
+func plainScript(script string) ([][]string, error) {
+	if err := screen(script); err != nil {
+		return nil, err
+	}
 	// No parameter, command or arithmetic expansion of any kind, even inside single quotes
 	// where it would be literal: a person reads those.
 	if strings.ContainsAny(script, "$`") {
-		return nil, false
-	}
-	// Bounded before parsing: the parser reads nested constructs by recursion, one level
-	// per bracket or keyword, so its depth is bounded by the brackets and the length.
-	if len(script) > MaxScriptBytes || strings.Count(script, "(")+strings.Count(script, "{") > MaxScriptBrackets {
-		return nil, false
+		return nil, errNotPlain
 	}
 	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	file, err := parser.Parse(strings.NewReader(script), "")
 	if err != nil {
-		return nil, false
+		return nil, errNotPlain
 	}
 	cmds, err := collect(file.Stmts)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	// collect accepted only simple commands joined by operators, at most
 	// MaxScriptCommands of them: the walk below goes no deeper than that.
 	if hasComment(file) {
-		return nil, false
+		return nil, errNotPlain
 	}
-	return cmds, true
+	return cmds, nil
+}
+
+// screen refuses, before any parsing, a script that the parser should not read: one
+// beyond the bounds (the parser reads nested constructs by recursion, one level per
+// bracket or keyword, so the bounds bound its depth), or one that bash would read
+// otherwise than the parser. The parser takes a carriage return for a blank and drops a
+// NUL, where bash keeps both; so no control character but tab and newline is let through.
+func screen(script string) error {
+	if len(script) > MaxScriptBytes {
+		return uncheckedError(fmt.Sprintf("the command is %d bytes long, more than the %d segwi checks", len(script), MaxScriptBytes))
+	}
+	if !utf8.ValidString(script) {
+		return uncheckedError("the command is not valid UTF-8")
+	}
+	if i := strings.IndexFunc(script, isUnsafeControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(script[i:])
+		return uncheckedError(fmt.Sprintf("the command holds the control character %U at byte %d, which bash and segwi's shell parser read differently", r, i))
+	}
+	if n := strings.Count(script, "(") + strings.Count(script, "{"); n > MaxScriptBrackets {
+		return uncheckedError(fmt.Sprintf("the command has %d brackets ( and {, more than the %d segwi checks", n, MaxScriptBrackets))
+	}
+	return nil
+}
+
+// isUnsafeControl reports whether r is a control character other than tab and newline.
+func isUnsafeControl(r rune) bool {
+	return unicode.IsControl(r) && r != '\t' && r != '\n'
 }
 
 func hasComment(file *syntax.File) bool {
@@ -164,9 +217,9 @@ func hasComment(file *syntax.File) bool {
 	return found
 }
 
-// collect returns the words of each simple command of stmts, in order, or errNotPlain
-// when a statement is anything but simple commands joined by &&, || or |, or when there
-// are more than MaxScriptCommands of them. It keeps the statements still to visit on a
+// collect returns the words of each simple command of stmts, in order; errNotPlain when a
+// statement is anything but simple commands joined by &&, || or |, and an uncheckedError
+// when there are more than MaxScriptCommands of them. It keeps the statements still to visit on a
 // stack of its own rather than recursing, since a pipeline nests once per command.
 func collect(stmts []*syntax.Stmt) ([][]string, error) {
 	var cmds [][]string
@@ -181,8 +234,11 @@ func collect(stmts []*syntax.Stmt) ([][]string, error) {
 		}
 		switch cmd := stmt.Cmd.(type) {
 		case *syntax.CallExpr:
-			if len(cmd.Assigns) > 0 || len(cmd.Args) == 0 || len(cmds) == MaxScriptCommands {
+			if len(cmd.Assigns) > 0 || len(cmd.Args) == 0 {
 				return nil, errNotPlain
+			}
+			if len(cmds) == MaxScriptCommands {
+				return nil, uncheckedError(fmt.Sprintf("the command has more than the %d commands segwi checks", MaxScriptCommands))
 			}
 			words := make([]string, 0, len(cmd.Args))
 			for _, w := range cmd.Args {

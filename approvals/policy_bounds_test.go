@@ -32,8 +32,8 @@ func TestHugeScriptsGoToAPersonWithoutCrashing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rule, ok := trusted.Allows("Bash", input)
-		fmt.Printf("answered: allowed=%v rule=%q\n", ok, rule)
+		v := trusted.Check("Bash", input)
+		fmt.Printf("answered: allowed=%v rule=%q unchecked=%q\n", v.Allowed, v.Rule, v.Unchecked)
 		return
 	}
 	for name, script := range hugeScripts {

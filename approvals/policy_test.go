@@ -125,9 +125,8 @@ func TestTrustedAllowsOnlyBashCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := trusted.Allows(tt.toolName, json.RawMessage(tt.input))
-			if got != tt.want {
-				t.Errorf("Allows(%s, %s): got %v, want %v", tt.toolName, tt.input, got, tt.want)
+			if got := trusted.Check(tt.toolName, json.RawMessage(tt.input)).Allowed; got != tt.want {
+				t.Errorf("Check(%s, %s): allowed %v, want %v", tt.toolName, tt.input, got, tt.want)
 			}
 		})
 	}
@@ -183,6 +182,9 @@ func FuzzTrusted(f *testing.F) {
 		}
 		if ok && rule == "" {
 			t.Fatalf("Match(%q): allowed with no rule named", script)
+		}
+		if ok && strings.ContainsFunc(script, isUnsafeControl) {
+			t.Fatalf("Match(%q): allowed by %q a script with a control character", script, rule)
 		}
 	})
 }

@@ -39,12 +39,12 @@ func (s *Server) newRunServer(runID string) *mcp.Server {
 			"command rule they configured, or the approval timeout (which denies).",
 		InputSchema: approveSchema,
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
-		input := originalInput(req.Params.Arguments, in.Input)
+		call := callOf(req.Params.Arguments, in)
 		ctx, stop := whileCallerWaits(ctx)
 		defer stop()
-		answer := s.broker.Ask(ctx, runID, Call{ToolName: in.ToolName, Input: input, ToolUseID: in.ToolUseID})
+		answer := s.broker.Ask(ctx, runID, call)
 		return &mcp.CallToolResult{
-			Content: []mcp.Content{&mcp.TextContent{Text: string(AnswerJSON(answer, input))}},
+			Content: []mcp.Content{&mcp.TextContent{Text: string(AnswerJSON(answer, call.Input))}},
 		}, nil, nil
 	})
 	return server
@@ -61,19 +61,23 @@ func whileCallerWaits(ctx context.Context) (context.Context, func()) {
 	return ctx, func() { cancel(nil) }
 }
 
-// originalInput returns the tool input exactly as Claude Code sent it: the SDK hands the
-// handler arguments it has decoded and encoded again.
-func originalInput(arguments, decoded json.RawMessage) json.RawMessage {
-	var raw struct {
-		Input json.RawMessage `json:"input"`
+// callOf reads the call from the arguments exactly as Claude Code sent them: the SDK
+// hands the handler arguments it has decoded (keeping the last of a key given twice) and
+// encoded again. Arguments that two JSON readers could read differently (a key twice, or
+// in two cases) make a call the broker refuses; it then carries the whole arguments as its
+// input, for the record.
+func callOf(arguments json.RawMessage, decoded approveInput) Call {
+	members, err := jsonObject(arguments)
+	if err != nil {
+		return Call{ToolName: decoded.ToolName, Input: arguments, ToolUseID: decoded.ToolUseID, Invalid: err.Error()}
 	}
-	if err := json.Unmarshal(arguments, &raw); err == nil && len(raw.Input) > 0 {
-		return raw.Input
+	call := Call{ToolName: decoded.ToolName, ToolUseID: decoded.ToolUseID, Input: json.RawMessage(`{}`)}
+	for _, m := range members {
+		if m.key == "input" {
+			call.Input = m.value
+		}
 	}
-	if len(decoded) > 0 {
-		return decoded
-	}
-	return json.RawMessage(`{}`)
+	return call
 }
 
 // AnswerJSON returns the text the approval tool answers with, as Claude Code's permission

@@ -333,3 +333,49 @@ func TestAnswerJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestApproveRefusesArgumentsReadTwoWays sends approval requests whose own arguments a Go
+// decoder and a JavaScript one read differently: a key twice, or in two cases. Claude
+// Code never sends such a request; a client holding the run's token could. segwi judged
+// one reading (an INPUT key won over input): now it denies, and records why.
+func TestApproveRefusesArgumentsReadTwoWays(t *testing.T) {
+	tests := []struct {
+		name, args, why string
+	}{
+		{"an input key in two cases is refused",
+			`{"tool_name":"Bash","input":{"command":"rm -rf x"},"INPUT":{"command":"git status"},"tool_use_id":"toolu_1"}`,
+			`the keys \"input\" and \"INPUT\" differ only in case`},
+		{"a tool name given twice is refused",
+			`{"tool_name":"Write","tool_name":"Bash","input":{"command":"git status"},"tool_use_id":"toolu_1"}`,
+			`the key \"tool_name\" appears twice`},
+		{"a tool name key in two cases is refused",
+			`{"tool_name":"Bash","Tool_Name":"Write","input":{"command":"git status"},"tool_use_id":"toolu_1"}`,
+			`the keys \"tool_name\" and \"Tool_Name\" differ only in case`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, Config{Decider: nobody{t}, Trusted: []string{"git status"}})
+			reg, run := register(t, s, "r1")
+			cs := connect(t, s, reg.Token, "")
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(tt.args)})
+			if err != nil {
+				t.Fatalf("tools/call: %v", err)
+			}
+			text := ""
+			if len(res.Content) == 1 {
+				if c, ok := res.Content[0].(*mcp.TextContent); ok {
+					text = c.Text
+				}
+			}
+			if !strings.HasPrefix(text, `{"behavior":"deny","message":"denied: segwi could not read this approval request one way only: `) ||
+				!strings.Contains(text, tt.why) {
+				t.Errorf("answer: got %s, want a deny saying %s", text, tt.why)
+			}
+			answered := run.answered()
+			if len(answered) != 1 || answered[0].Answer.By != ByInvalid ||
+				!strings.Contains(answered[0].Request.Note, strings.ReplaceAll(tt.why, `\"`, `"`)) {
+				t.Errorf("recorded: got %+v, want one deny by invalid noting why", answered)
+			}
+		})
+	}
+}

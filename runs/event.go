@@ -116,6 +116,7 @@ type ExitInfo struct {
 type ApprovalInfo struct {
 	RequestID string    `json:"request"`
 	Deadline  time.Time `json:"deadline,omitzero"`
+	Note      string    `json:"note,omitempty"` // what segwi noticed about the request, e.g. why no trusted command could check it
 	Allow     bool      `json:"allow,omitempty"`
 	Interrupt bool      `json:"interrupt,omitempty"`
 	By        string    `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit

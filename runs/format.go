@@ -100,7 +100,11 @@ func describe(e Event) (label, detail string) {
 		}
 		return "exit", fmt.Sprintf("code %d", e.Exit.Code)
 	case EventApprovalRequest:
-		return "approve?", e.ToolName + ": " + inputSummary(e.Input)
+		d := e.ToolName + ": " + inputSummary(e.Input)
+		if e.Approval != nil && e.Approval.Note != "" {
+			d += " (" + e.Approval.Note + ")"
+		}
+		return "approve?", d
 	case EventApprovalAnswer:
 		a := e.Approval
 		if a == nil {

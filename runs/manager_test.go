@@ -324,7 +324,7 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 
 	ar := fa.run(r.ID())
 	ar.RecordApproval(approvals.Record{Request: approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_9",
-		Input: json.RawMessage(`{"command":"echo ` + token + `"}`)}})
+		Input: json.RawMessage(`{"command":"echo ` + token + `"}`), Note: "Not checked against your trusted commands: too long."}})
 	ar.SetPending(1)
 	if got := r.State(); got != StateWaiting {
 		t.Errorf("with a pending request: %s, want waiting", got)
@@ -345,7 +345,8 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 	evs := events(t, m, r.ID())
 	req, ok1 := find(evs, func(e Event) bool { return e.Type == EventApprovalRequest })
 	ans, ok2 := find(evs, func(e Event) bool { return e.Type == EventApprovalAnswer })
-	if !ok1 || !ok2 || req.ToolUseID != "toolu_9" || ans.Approval.By != "person" || ans.Approval.WaitedMS != 1500 {
+	if !ok1 || !ok2 || req.ToolUseID != "toolu_9" || req.Approval.Note != "Not checked against your trusted commands: too long." ||
+		ans.Approval.By != "person" || ans.Approval.WaitedMS != 1500 {
 		t.Errorf("approval events: request %+v, answer %+v", req, ans)
 	}
 	if got := states(evs); !slices.Contains(got, StateWaiting) {

@@ -215,7 +215,7 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 		ToolName:  req.ToolName,
 		ToolUseID: req.ToolUseID,
 		Input:     red.Bytes(req.Input),
-		Approval:  &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline},
+		Approval:  &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline, Note: red.String(req.Note)},
 	}
 	if a := rec.Answer; a != nil {
 		ev.Type = EventApprovalAnswer
