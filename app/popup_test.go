@@ -270,6 +270,20 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			hasWhyLine: true,
 		},
 		{
+			name: "a command segwi could not check says why, with hidden characters shown",
+			req: func() approvals.Request {
+				r := bashRequest("n1")
+				r.Input = json.RawMessage(`{"command":"ls \u202e# ~ fr-\r mr"}`)
+				r.Note = "Not checked against your trusted commands: the command holds the control character U+000D at byte 13, which bash and segwi's shell parser read differently."
+				return r
+			}(),
+			golden:   "popup_note.xml",
+			title:    "Approve Bash? · build run in web",
+			input:    `ls \u202e# ~ fr-\x0d mr`,
+			notice:   `The build run in web wants to use Bash: ls \u202e# ~ fr-\x0d mr`,
+			timeLeft: "Time left: 10m 00s, then it is denied",
+		},
+		{
 			name:     "a Write call shows its input as indented JSON",
 			req:      writeRequest("w1"),
 			golden:   "popup_write.xml",

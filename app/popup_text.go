@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/visible"
 )
 
 // maxShownInput caps how much of a tool's input a popup renders. A Write of a large file
@@ -36,6 +37,7 @@ type requestView struct {
 	description string // a Bash call's own description; empty for other tools
 	caption     string // what input is: the command, or the tool's input
 	input       string // the command, or the input as indented JSON, shown in monospace
+	note        string // what segwi noticed about the request; empty for most
 	notice      string // the notification's body
 }
 
@@ -45,7 +47,8 @@ type bashInput struct {
 	Description string  `json:"description"`
 }
 
-// viewOf works out what a popup shows for req.
+// viewOf works out what a popup shows for req. Every text is passed through
+// visible.Escape: what the person approves is what they read.
 func viewOf(req approvals.Request) requestView {
 	run := describeRun(req.Run)
 	v := requestView{
@@ -62,10 +65,14 @@ func viewOf(req approvals.Request) requestView {
 		v.caption = "Input:"
 		v.input = indentInput(req.Input)
 	}
-	v.input = capText(v.input, maxShownInput)
+	v.input = capText(visible.Escape(v.input), maxShownInput)
+	v.note = req.Note
 	v.notice = fmt.Sprintf("The %s wants to use %s", run, orDefault(req.ToolName, "a tool"))
 	if s := summaryOf(req, bash); s != "" {
 		v.notice += ": " + s
+	}
+	for _, text := range []*string{&v.title, &v.heading, &v.checkout, &v.description, &v.note, &v.notice} {
+		*text = visible.Escape(*text)
 	}
 	return v
 }

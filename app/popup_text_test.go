@@ -115,6 +115,34 @@ func TestViewOf(t *testing.T) {
 	}
 }
 
+// TestViewShowsHiddenCharactersEscaped checks every text of a popup for characters that
+// act or reorder instead of showing: a U+202E in a command shows the rest of its line
+// backwards, so "rm -rf ~" can read as something else.
+func TestViewShowsHiddenCharactersEscaped(t *testing.T) {
+	bash := viewOf(approvals.Request{
+		Run:      approvals.RunInfo{Kind: "build", Checkout: "/src/we\u202eb"},
+		ToolName: "Bash",
+		Input:    json.RawMessage(`{"command":"ls \u202e# ~ fr- mr\u202c\u001b[8m","description":"List\u200f\r files"}`),
+		Note:     "Not checked\u2067.",
+	})
+	other := viewOf(approvals.Request{ToolName: "mcp__db\u2066", Input: json.RawMessage(`{"sql":"drop\u202e"}`)})
+	for _, f := range []struct{ field, got, want string }{
+		{"input", bash.input, `ls \u202e# ~ fr- mr\u202c\x1b[8m`},
+		{"description", bash.description, `List\u200f\x0d files`},
+		{"checkout", bash.checkout, `Checkout: /src/we\u202eb`},
+		{"heading", bash.heading, `The build run in we\u202eb wants to use Bash`},
+		{"title", bash.title, `Approve Bash? · build run in we\u202eb`},
+		{"notice", bash.notice, `The build run in we\u202eb wants to use Bash: ls \u202e# ~ fr- mr\u202c\x1b[8m`},
+		{"note", bash.note, `Not checked\u2067.`},
+		{"another tool's name", other.heading, `The run wants to use mcp__db\u2066`},
+		{"another tool's input", other.input, "{\n  \"sql\": \"drop\\u202e\"\n}"},
+	} {
+		if f.got != f.want {
+			t.Errorf("%s = %q, want %q", f.field, f.got, f.want)
+		}
+	}
+}
+
 func TestLongInputIsCappedAndSaysSo(t *testing.T) {
 	long := strings.Repeat("é", maxShownInput) // two bytes a rune: twice the cap
 	req := approvals.Request{ToolName: "Bash", Input: popupJSON(t, map[string]string{"command": long})}

@@ -53,6 +53,11 @@ func newPopup(d *PopupDecider, req approvals.Request) *popup {
 		desc.Wrapping = fyne.TextWrapWord
 		top.Add(desc)
 	}
+	if p.view.note != "" {
+		note := widget.NewLabelWithStyle(p.view.note, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		note.Wrapping = fyne.TextWrapWord
+		top.Add(note)
+	}
 	top.Add(p.timeLeft)
 	top.Add(widget.NewLabel(p.view.caption))
 

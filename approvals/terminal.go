@@ -11,12 +11,15 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/segwi/segwi/internal/visible"
 )
 
 // TerminalDecider asks the person at the controlling terminal, for headless `segwi run`.
-// It shows the run, the tool and its full input, and asks "Allow? [y/N]" (or s to deny and
-// stop the run), then asks for an optional reason to pass on with a deny. With no
+// It shows the run, the tool and its full input (control and bidirectional formatting
+// characters escaped, see visible.Escape) and what segwi noticed about it, and asks
+// "Allow? [y/N]" (or s to deny and stop the run), then asks for an optional reason to
+// pass on with a deny. With no
 // controlling terminal it denies (ByNoTerminal), saying no person was there to ask.
 // Requests are shown one at a time, in turn; a request that times out or is withdrawn
 // while waiting for its turn or on screen is taken away, and the terminal says so.
@@ -147,11 +150,14 @@ func (d *TerminalDecider) show(req Request) string {
 	} else {
 		b.WriteString("  input:\n" + indentJSON(req.Input, "    ") + "\n")
 	}
+	if req.Note != "" {
+		b.WriteString("  " + req.Note + "\n")
+	}
 	if !req.Deadline.IsZero() {
 		left := req.Deadline.Sub(d.now()).Round(time.Second)
 		fmt.Fprintf(&b, "  Answer within %s, or segwi denies it (saying nobody answered).\n", left)
 	}
-	return sanitize(d.redact(b.String()))
+	return visible.Escape(d.redact(b.String()))
 }
 
 func indentJSON(raw json.RawMessage, prefix string) string {
@@ -160,20 +166,6 @@ func indentJSON(raw json.RawMessage, prefix string) string {
 		return prefix + string(raw)
 	}
 	return prefix + b.String()
-}
-
-// sanitize makes text safe to print on a terminal: control characters other than newline
-// and tab (escape sequences above all) are shown escaped instead of acted on.
-func sanitize(text string) string {
-	var b strings.Builder
-	for _, r := range text {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // prompt is one request's conversation with the terminal.

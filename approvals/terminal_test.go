@@ -201,6 +201,23 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 			want:     []string{`echo \x1b[2Jgone\x07`},
 			dontWant: []string{"\x1b", "\x07"},
 		},
+		{
+			// U+202E shows the rest of the line right to left: "rm -rf ~ #" would read
+			// "# ~ fr- mr" behind an innocent start.
+			name:     "bidirectional overrides and isolates are shown escaped",
+			req:      terminalRequest("Bash", `{"command":"ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c"}`),
+			want:     []string{`ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c`},
+			dontWant: []string{"\u202e", "\u202c", "\u2066", "\u2069", "\u200f", "\u061c"},
+		},
+		{
+			name: "what segwi noticed about the request is shown",
+			req: func() Request {
+				r := terminalRequest("Bash", `{"command":"ls"}`)
+				r.Note = "Not checked against your trusted commands: too long."
+				return r
+			}(),
+			want: []string{"  Not checked against your trusted commands: too long.\n"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

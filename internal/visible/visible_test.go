@@ -1,0 +1,49 @@
+package visible
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestEscape(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain text is kept", "git status --short", "git status --short"},
+		{"newlines and tabs are kept", "a\n\tb", "a\n\tb"},
+		{"other text in any script is kept", "ls café 東京 שלום", "ls café 東京 שלום"},
+		{"an escape sequence is shown", "\x1b[2J", `\x1b[2J`},
+		{"a carriage return is shown", "ok\rrm -rf ~", `ok\x0drm -rf ~`},
+		{"NUL, DEL and a C1 control are shown", "a\x00b\x7fc\u0085d", `a\x00b\x7fc\x85d`},
+		{"a right-to-left override is shown", "ls \u202e# ~ fr- mr", `ls \u202e# ~ fr- mr`},
+		{"every bidirectional formatting character is shown",
+			"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c",
+			`\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c`},
+		{"bytes that are not UTF-8 are shown", "a\xffb\xc3", `a\xffb\xc3`},
+		{"a replacement character that was in the text is kept", "a\ufffdb", "a\ufffdb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Escape(tt.in); got != tt.want {
+				t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"ls", "\x1b[0m", "\u202e", "a\xff", "\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Escape(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Escape(%q) = %q, not UTF-8", s, got)
+		}
+		for _, r := range got {
+			if r != utf8.RuneError && hidden(r) {
+				t.Fatalf("Escape(%q) = %q still holds %U", s, got, r)
+			}
+		}
+	})
+}
