@@ -188,7 +188,7 @@ func TestServerBodyDeadlineDoesNotCutAWaitForAPerson(t *testing.T) {
 	// The person answers once the body deadline has passed three times over.
 	<-time.After(3 * bodyDeadline)
 	p.answer("toolu_1", Answer{Allow: true, By: ByPerson})
-	if got, want := recv(t, text), `{"behavior":"allow","updatedInput":`+bashInput+`}`; got != want {
+	if got, want := recv(t, text), `{"behavior":"allow"}`; got != want {
 		t.Errorf("answer text:\n got %s\nwant %s", got, want)
 	}
 	if a := run.answered(); len(a) != 1 || a[0].Answer.By != ByPerson {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -44,7 +45,7 @@ func (s *Server) newRunServer(runID string) *mcp.Server {
 		defer stop()
 		answer := s.broker.Ask(ctx, runID, call)
 		return &mcp.CallToolResult{
-			Content: []mcp.Content{&mcp.TextContent{Text: string(AnswerJSON(answer, call.Input))}},
+			Content: []mcp.Content{&mcp.TextContent{Text: string(AnswerJSON(answer))}},
 		}, nil, nil
 	})
 	return server
@@ -80,19 +81,23 @@ func callOf(arguments json.RawMessage, decoded approveInput) Call {
 	return call
 }
 
+// maxMessageBytes caps the message of a deny. Claude Code 2.1.328 takes an MCP tool result
+// of over 2 x MAX_MCP_OUTPUT_TOKENS characters (50,000 by default) for one to shorten,
+// after which the answer no longer reads as one; a person's reason never needs that much.
+const maxMessageBytes = 8 << 10
+
 // AnswerJSON returns the text the approval tool answers with, as Claude Code's permission
-// prompt tool contract has it: {"behavior":"allow","updatedInput":INPUT} with the input
-// unchanged, {"behavior":"deny","message":"..."}, or the same with "interrupt":true.
-func AnswerJSON(a Answer, input json.RawMessage) []byte {
+// prompt tool contract has it: {"behavior":"allow"}, {"behavior":"deny","message":"..."},
+// or the same with "interrupt":true.
+//
+// An allow leaves out updatedInput, which Claude Code 2.1.328 takes as optional: it then
+// runs the input it asked about. Sending the input back, as segwi did, made the answer as
+// long as the input, and Claude Code refused an answer to a call of about 100 KB as "an
+// invalid result" (it shortens long MCP results); without it, an answer is short whatever
+// the call, and Claude Code runs exactly what it showed.
+func AnswerJSON(a Answer) []byte {
 	if a.Allow {
-		if len(bytes.TrimSpace(input)) == 0 || !json.Valid(input) {
-			input = json.RawMessage(`{}`)
-		}
-		var b bytes.Buffer
-		b.WriteString(`{"behavior":"allow","updatedInput":`)
-		b.Write(input)
-		b.WriteString(`}`)
-		return b.Bytes()
+		return []byte(`{"behavior":"allow"}`)
 	}
 	deny := struct {
 		Behavior  string `json:"behavior"`
@@ -101,6 +106,13 @@ func AnswerJSON(a Answer, input json.RawMessage) []byte {
 	}{"deny", a.Message, a.Interrupt}
 	if deny.Message == "" {
 		deny.Message = "denied by segwi"
+	}
+	if len(deny.Message) > maxMessageBytes {
+		cut := maxMessageBytes
+		for cut > 0 && !utf8.RuneStart(deny.Message[cut]) {
+			cut--
+		}
+		deny.Message = deny.Message[:cut] + " [… cut by segwi]"
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -94,7 +94,7 @@ func quote(s string) string {
 }
 
 // The input is sent with its keys out of the order encoding/json would give them, and
-// with characters it would escape: updatedInput must be the input exactly as sent.
+// with characters it would escape: the request shown must be the input exactly as sent.
 const bashInput = `{"description":"Remove the build","command":"rm -rf build && echo <done>"}`
 
 func TestApproveAnswersWithTheJSONClaudeCodeExpects(t *testing.T) {
@@ -105,9 +105,9 @@ func TestApproveAnswersWithTheJSONClaudeCodeExpects(t *testing.T) {
 		wantStop bool
 	}{
 		{
-			name:   "a person's allow sends the input back unchanged",
+			name:   "a person's allow lets Claude Code run the input it sent",
 			person: Answer{Allow: true, By: ByPerson},
-			want:   `{"behavior":"allow","updatedInput":{"description":"Remove the build","command":"rm -rf build && echo <done>"}}`,
+			want:   `{"behavior":"allow"}`,
 		},
 		{
 			name:   "a person's deny says who denied and why",
@@ -166,7 +166,7 @@ func TestApproveTrustedCommandIsAllowedWithoutAPerson(t *testing.T) {
 	cs := connect(t, s, reg.Token, "")
 	input := `{"command":"go test ./... && git status --short","timeout":600000}`
 	got := callApprove(t, cs, "Bash", input, "toolu_1")
-	if want := `{"behavior":"allow","updatedInput":` + input + `}`; got != want {
+	if want := `{"behavior":"allow"}`; got != want {
 		t.Errorf("answer text:\n got %s\nwant %s", got, want)
 	}
 	answered := run.answered()
@@ -255,7 +255,7 @@ func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
 	}
 
 	p.answer("toolu_b", Answer{Allow: true, By: ByPerson})
-	if got, want := recv(t, textB), `{"behavior":"allow","updatedInput":{"command":"make b"}}`; got != want {
+	if got, want := recv(t, textB), `{"behavior":"allow"}`; got != want {
 		t.Errorf("run b's answer: got %s, want %s", got, want)
 	}
 	p.answer("toolu_a", Answer{By: ByPerson, Message: "not a"})
@@ -315,20 +315,22 @@ func TestApproveRefusesCallsWithoutToolName(t *testing.T) {
 }
 
 func TestAnswerJSON(t *testing.T) {
+	long := strings.Repeat("é", maxMessageBytes) // two bytes a rune: twice the cap
 	tests := []struct {
 		name   string
 		answer Answer
-		input  string
 		want   string
 	}{
-		{"an allow without input sends an empty object", Answer{Allow: true}, ``, `{"behavior":"allow","updatedInput":{}}`},
-		{"a deny without a message still carries one", Answer{}, `{}`, `{"behavior":"deny","message":"denied by segwi"}`},
-		{"a deny message is not HTML-escaped", Answer{Message: "a <b> & c"}, `{}`, `{"behavior":"deny","message":"a <b> & c"}`},
+		{"an allow leaves the input out", Answer{Allow: true}, `{"behavior":"allow"}`},
+		{"a deny without a message still carries one", Answer{}, `{"behavior":"deny","message":"denied by segwi"}`},
+		{"a deny message is not HTML-escaped", Answer{Message: "a <b> & c"}, `{"behavior":"deny","message":"a <b> & c"}`},
+		{"a long deny message is cut, on a rune", Answer{Message: long},
+			`{"behavior":"deny","message":"` + long[:maxMessageBytes] + ` [… cut by segwi]"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(AnswerJSON(tt.answer, json.RawMessage(tt.input))); got != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
+			if got := string(AnswerJSON(tt.answer)); got != tt.want {
+				t.Errorf("got %.200s, want %.200s", got, tt.want)
 			}
 		})
 	}
