@@ -48,3 +48,36 @@ func TestLongCallsThatAreAllowedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepPipelineGoesToThePerson runs the call that crashed segwi: a Bash pipeline of
+// 340,000 ls (1 MB), escalated by an ask rule of Bash, with ls trusted. segwi's check
+// of the trusted commands overflowed Go's stack, which ended segwi and the run. Now the
+// call is too long to check: it goes to the person (here, with no terminal, it is denied
+// saying so), the run finishes, and the record says why it was not checked.
+func TestDeepPipelineGoesToThePerson(t *testing.T) {
+	command := "ls" + strings.Repeat("|ls", 340_000-1)
+	pipeline := fakeapi.ToolUse("Bash", fakeapi.Input{"command": command})
+	s := newScenario(t, fakeapi.Turns(fakeapi.Say(pipeline), fakeapi.Say(fakeapi.Text("Nobody allowed it."))))
+	s.env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash"}}})
+	s.writeConfig(config{trusted: []string{"git status", "ls"}})
+
+	p := s.start("run", "List the files many times")
+	id := p.runID()
+	wantExit(t, p, 0)
+
+	if got := s.toolResult(pipeline); !got.IsError || !strings.Contains(got.Text, "no person was at the terminal") {
+		t.Errorf("the model got %.300q, want a deny saying nobody was at the terminal", got.Text)
+	}
+	rec := s.loadRecord(id)
+	if rec.info.State != runs.StateSucceeded {
+		t.Errorf("run.json: state %s (%s), want succeeded", rec.info.State, rec.info.Reason)
+	}
+	req, ok := rec.has(runs.EventApprovalRequest, pipeline.ID)
+	wantNote := "Not checked against your trusted commands: the command is 1019999 bytes long, more than the 16384 segwi checks."
+	if !ok || req.Approval == nil || req.Approval.Note != wantNote {
+		t.Errorf("request recorded %v: %+v; want the note %q", ok, req.Approval, wantNote)
+	}
+	if ans, ok := rec.has(runs.EventApprovalAnswer, pipeline.ID); !ok || ans.Approval.Allow || ans.Approval.By != string(approvals.ByNoTerminal) {
+		t.Errorf("answer recorded %v: %+v; want a deny by no-terminal", ok, ans.Approval)
+	}
+}
