@@ -20,6 +20,7 @@ func TestFormatEvent(t *testing.T) {
 		{"a result shows cost and turns", Event{Type: EventResult, Subtype: "success", Result: &ResultInfo{NumTurns: 2, CostUSD: 0.0123, Denials: []Denial{{ToolName: "Write"}}}}, "result    success after 2 turns, $0.0123, 1 refused"},
 		{"a state change shows its reason", Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
 		{"an exit by signal names it", Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
+		{"an approval request shows what segwi noticed", Event{Type: EventApprovalRequest, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls|ls"}`), Approval: &ApprovalInfo{Note: "Not checked: too long."}}, "approve?  Bash: ls|ls (Not checked: too long.)"},
 		{"an approval answer says who and how long", Event{Type: EventApprovalAnswer, Approval: &ApprovalInfo{By: "timeout", WaitedMS: 1500, Message: "no answer"}}, "approval  denied by timeout after 1.5s: no answer"},
 		{"an init line summarises the session", Event{Type: EventInit, Init: &InitInfo{Model: "m", PermissionMode: "auto", Tools: []string{"a", "b"}, MCPServers: []MCPServer{{"segwi", "connected"}}}}, "session   started: model m, auto mode, 2 tools, MCP segwi connected"},
 		{"an escape is made visible", Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
