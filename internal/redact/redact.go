@@ -1,15 +1,25 @@
 // Package redact removes secrets from text before segwi writes, shows or publishes it.
 //
 // A Redactor knows two kinds of secret: exact strings it was given (the GitHub token from
-// the keyring, every run's bearer token) and common secret shapes it finds on its own
-// (GitHub tokens ghp_/gho_/ghs_/ghu_/ghr_ and github_pat_, Anthropic keys sk-ant-, AWS
-// access key ids AKIA/ASIA, the credentials of an Authorization header or of a bearer
-// token, and PEM private key blocks). Each one found is replaced by Mask.
+// the keyring, every run's bearer token) and common secret shapes it finds on its own:
+//   - GitHub tokens (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_), Anthropic keys (sk-ant-),
+//     Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-), JSON Web Tokens;
+//   - AWS access key ids (AKIA, ASIA) and AWS secret access keys after their name
+//     (aws_secret_access_key = X, AWS_SECRET_ACCESS_KEY=X, "SecretAccessKey": "X");
+//   - the credentials of an Authorization header or of a bearer token;
+//   - the password in a URL (scheme://user:PASSWORD@host, the user kept) and a token
+//     used as a URL's user (scheme://TOKEN@host);
+//   - PEM private key blocks.
+//
+// Each one found is replaced by Mask. A secret with no recognisable shape or name (a
+// password in prose, an AWS secret key printed alone) is not found.
 //
 // The scan looks for literal anchors with bytes.Index rather than running a regular
 // expression over every byte, so it keeps up with a run's output (hundreds of MB/s).
-// Redaction keeps JSON valid: a replacement never contains a quote or a backslash, and
-// no match extends over one.
+// Redaction keeps JSON valid, including JSON held in a JSON string (\"key\": \"X\"): a
+// replacement never contains a quote or a backslash, no match extends over one, and a
+// match never masks half of an escape sequence. Lines redacts a stream, and cuts a line
+// too long to hold whole where no secret is split (Lines.AppendPiece).
 package redact
 
 import (
@@ -127,26 +137,89 @@ func (r *Redactor) AppendBytes(dst, b []byte) []byte {
 	return out
 }
 
-// span is a half-open range of the input to replace with its mask.
+// span is a half-open range of the input to replace with its mask. ctx <= start is
+// where the evidence that made it a secret begins: the word "Bearer" before a token, the
+// key name before an AWS secret key. Text cut between ctx and end would let each part
+// pass as harmless (see Lines.AppendPiece).
 type span struct {
-	start, end int
-	mask       string
+	ctx, start, end int
+	mask            string
+}
+
+// masked returns the span [start, end) masked with Mask, its evidence starting at start.
+func masked(start, end int) span { return span{start, start, end, Mask} }
+
+// find appends the spans of every secret in b to spans.
+func (r *Redactor) find(b []byte, spans []span) []span {
+	for _, s := range *r.secrets.Load() {
+		spans = findAll(b, s, spans)
+	}
+	spans = findGitHub(b, spans)
+	spans = findPrefixed(b, []byte("github_pat_"), len("github"), isTokenWordByte, 20, spans)
+	spans = findPrefixed(b, []byte("sk-ant-"), len("sk"), isKeyByte, 16, spans)
+	spans = findAWS(b, spans)
+	spans = findAWSSecretKeys(b, spans)
+	spans = findAuthorization(b, spans)
+	spans = findBearer(b, spans)
+	spans = findURLCredentials(b, spans)
+	spans = findSlack(b, spans)
+	spans = findJWT(b, spans)
+	spans, _ = findPrivateKeys(b, false, spans)
+	for i := range spans {
+		spans[i].start = escapeStart(b, spans[i].start)
+		spans[i].end = escapeEnd(b, spans[i].end)
+	}
+	return spans
+}
+
+// escapeAt returns the end of the JSON escape (\n, \", \uXXXX) that covers position p
+// from before it, and where that escape starts; ok is false when p is not strictly
+// inside one. A finder may start or stop a match inside an escape (the hex digits of
+// \u0026 look like a credential's bytes); masking half an escape would leave invalid JSON.
+func escapeAt(b []byte, p int) (start, end int, ok bool) {
+	for q := p - 1; q >= 0 && q >= p-5; q-- {
+		if b[q] != '\\' {
+			continue
+		}
+		n := 1 // backslashes in the run ending at q: b[q] starts an escape when n is odd
+		for q-n >= 0 && b[q-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			continue
+		}
+		size := 2
+		if q+1 < len(b) && b[q+1] == 'u' {
+			size = 6
+		}
+		if p < q+size {
+			return q, min(q+size, len(b)), true
+		}
+		return 0, 0, false // the nearest escape ends before p
+	}
+	return 0, 0, false
+}
+
+// escapeStart moves a match's start back to the start of the escape it is inside.
+func escapeStart(b []byte, p int) int {
+	if q, _, ok := escapeAt(b, p); ok {
+		return q
+	}
+	return p
+}
+
+// escapeEnd moves a match's end on to the end of the escape it is inside.
+func escapeEnd(b []byte, p int) int {
+	if _, e, ok := escapeAt(b, p); ok {
+		return e
+	}
+	return p
 }
 
 // redact finds every secret in b. When none is found it returns b, false. Otherwise it
 // appends the redacted text to dst and returns it, true.
 func (r *Redactor) redact(b, dst []byte) ([]byte, bool) {
-	var spans []span
-	for _, s := range *r.secrets.Load() {
-		spans = findAll(b, s, spans)
-	}
-	spans = findGitHub(b, spans)
-	spans = findPrefixed(b, []byte("github_pat_"), isTokenWordByte, 20, spans)
-	spans = findPrefixed(b, []byte("sk-ant-"), isKeyByte, 16, spans)
-	spans = findAWS(b, spans)
-	spans = findAuthorization(b, spans)
-	spans = findBearer(b, spans)
-	spans, _ = findPrivateKeys(b, false, spans)
+	spans := r.find(b, nil)
 	if len(spans) == 0 {
 		return b, false
 	}
@@ -190,7 +263,7 @@ func findAll(b, s []byte, spans []span) []span {
 			return spans
 		}
 		start := off + i
-		spans = append(spans, span{start, start + len(s), Mask})
+		spans = append(spans, masked(start, start+len(s)))
 		off = start + len(s)
 	}
 }
@@ -233,28 +306,33 @@ func findGitHub(b []byte, spans []span) []span {
 		}
 		end := run(b, start+4, isAlnum)
 		if end-(start+4) >= 20 {
-			spans = append(spans, span{start, end, Mask})
+			spans = append(spans, masked(start, end))
 			off = end
 		}
 	}
 }
 
-// findPrefixed finds prefix followed by at least min bytes that satisfy ok.
-func findPrefixed(b, prefix []byte, ok func(byte) bool, min int, spans []span) []span {
-	for off := 0; ; {
-		i := bytes.Index(b[off:], prefix)
+// findPrefixed finds prefix followed by at least min bytes that satisfy ok. It looks for
+// prefix[at:] and checks prefix[:at] before it: a rarer byte to look for makes the scan
+// faster ('_' is rarer than 'g' in a run's output).
+func findPrefixed(b, prefix []byte, at int, ok func(byte) bool, min int, spans []span) []span {
+	anchor := prefix[at:]
+	for off := at; off < len(b); {
+		i := bytes.Index(b[off:], anchor)
 		if i < 0 {
 			return spans
 		}
-		start := off + i
-		end := run(b, start+len(prefix), ok)
-		if end-(start+len(prefix)) >= min {
-			spans = append(spans, span{start, end, Mask})
+		start := off + i - at
+		off = start + len(prefix)
+		if !bytes.Equal(b[start:start+at], prefix[:at]) {
+			continue
+		}
+		if end := run(b, off, ok); end-off >= min {
+			spans = append(spans, masked(start, end))
 			off = end
-		} else {
-			off = start + len(prefix)
 		}
 	}
+	return spans
 }
 
 // findAWS finds AWS access key ids: AKIA or ASIA and 16 upper-case letters or digits.
@@ -273,27 +351,28 @@ func findAWS(b []byte, spans []span) []span {
 			}
 			end := run(b, start+4, upper)
 			if end-start == 20 {
-				spans = append(spans, span{start, end, Mask})
+				spans = append(spans, masked(start, end))
 			}
 		}
 	}
 	return spans
 }
 
-// indexFold returns the indexes of word in b, matched without regard to ASCII case; word
-// must be lower case.
-func indexFold(b []byte, word string, yield func(int)) {
-	// Look for the word's tail in both cases, then check its first letter.
-	tailLower, tailUpper := word[1:], strings.ToUpper(word[1:])
-	for _, tail := range []string{tailLower, tailUpper} {
-		for off := 1; off < len(b); {
-			i := bytes.Index(b[off:], []byte(tail))
+// indexFold calls yield with the index of each match of word in b, its first letter in
+// either case and the rest all lower or all upper case; word must be lower case. It
+// looks for word[at:] (at >= 1), a part of the word with rarer letters, and checks the
+// rest of the word before it.
+func indexFold(b []byte, word string, at int, yield func(int)) {
+	for _, w := range []string{word, strings.ToUpper(word)} {
+		anchor, before := []byte(w[at:]), w[1:at]
+		for off := at; off < len(b); {
+			i := bytes.Index(b[off:], anchor)
 			if i < 0 {
 				break
 			}
-			start := off + i - 1
+			start := off + i - at
 			off = off + i + 1
-			if b[start]|0x20 == word[0] {
+			if b[start]|0x20 == word[0] && string(b[start+1:start+at]) == before {
 				yield(start)
 			}
 		}
@@ -304,7 +383,7 @@ func indexFold(b []byte, word string, yield func(int)) {
 // it shows up in: `Authorization: Bearer X`, `"Authorization":"Basic X"`, `authorization=X`.
 // A scheme word (Bearer, Basic, token, ...) is kept; what follows it is masked.
 func findAuthorization(b []byte, spans []span) []span {
-	indexFold(b, "authorization", func(start int) {
+	indexFold(b, "authorization", len("authori"), func(start int) {
 		i := start + len("authorization")
 		// A backslash too: in a stream-json line, a JSON document the agent read or wrote
 		// sits inside a JSON string, its quotes escaped (\"Authorization\": \"Basic X\").
@@ -325,7 +404,7 @@ func findAuthorization(b []byte, spans []span) []span {
 				return
 			}
 		}
-		spans = append(spans, span{i, end, Mask})
+		spans = append(spans, span{start, i, end, Mask})
 	})
 	return spans
 }
@@ -350,7 +429,7 @@ func skip(b []byte, i int, set string) int {
 // 16 credential bytes with a digit or a symbol in them, so that prose ("bearer tokens are
 // checked") is left alone.
 func findBearer(b []byte, spans []span) []span {
-	indexFold(b, "bearer", func(start int) {
+	indexFold(b, "bearer", 1, func(start int) {
 		i := start + len("bearer")
 		j := skip(b, i, " \t")
 		if j == i {
@@ -364,7 +443,7 @@ func findBearer(b []byte, spans []span) []span {
 		if bytes.IndexFunc(tok, func(r rune) bool { return r < 'A' || r > 'z' || (r > 'Z' && r < 'a') }) < 0 {
 			return // letters only: a word, not a token
 		}
-		spans = append(spans, span{j, end, Mask})
+		spans = append(spans, span{start, j, end, Mask})
 	})
 	return spans
 }
@@ -417,46 +496,14 @@ func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
 			if nl := bytes.IndexByte(b[start:limit], '\n'); nl >= 0 {
 				stop = start + nl
 			}
-			spans = append(spans, span{start, stop, maskKey})
+			spans = append(spans, span{start, start, stop, maskKey})
 			if stop == limit && limit < len(b) {
 				off = limit
 				continue
 			}
 			return spans, true
 		}
-		spans = append(spans, span{start, end, maskKey})
+		spans = append(spans, span{start, start, end, maskKey})
 		off = end
 	}
-}
-
-// Lines redacts a stream line by line, carrying the one piece of state that crosses
-// lines: being inside a private key block whose BEGIN line came earlier. Use one Lines
-// per stream, from one goroutine.
-type Lines struct {
-	r     *Redactor
-	inKey bool
-}
-
-// Lines returns a line redactor for one stream.
-func (r *Redactor) Lines() *Lines { return &Lines{r: r} }
-
-// Append appends line, redacted, to dst and returns the extended slice. The line may
-// carry its newline; a line that lies wholly inside a private key block is dropped, the
-// block having been masked where it began.
-func (l *Lines) Append(dst, line []byte) []byte {
-	if l.inKey {
-		var spans []span
-		spans, l.inKey = findPrivateKeys(line, true, nil)
-		if l.inKey && len(spans) == 1 {
-			return dst // the whole line is inside the block
-		}
-		l.inKey = false
-		return l.Append(dst, line[spans[0].end:])
-	}
-	out, changed := l.r.redact(line, dst)
-	if !changed {
-		return append(dst, line...)
-	}
-	_, l.inKey = findPrivateKeys(line, false, nil)
-	return out
 }

@@ -123,6 +123,8 @@ func FuzzRedactKeepsJSONValid(f *testing.F) {
 	f.Add("Authorization: Bearer abc", ghp)
 	f.Add(pemBody, "sk-ant-"+strings.Repeat("a", 20))
 	f.Add("-----BEGIN PRIVATE KEY-----", "0") // an unterminated block must not eat the quotes
+	f.Add(`{"SecretAccessKey": "`+awsSecret+`"}`, "https://u:"+urlPass+"@h")
+	f.Add(slackBot+"\n"+jwt, "redis://:x\"@y")
 	r := New("configured-secret-1")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		in, _ := json.Marshal([]string{a, b})
