@@ -609,7 +609,10 @@ const MaxLineBytes = 16 << 20
 
 // readOutput reads the pty until it ends, one line at a time, and hands each line on. It
 // is the run's only reader of the pty.
-func (r *Run) readOutput(pty io.Reader) {
+func (r *Run) readOutput(pty io.Reader) { r.readLines(pty, MaxLineBytes) }
+
+// readLines is readOutput with lines cut in pieces once they hold maxLine bytes.
+func (r *Run) readLines(pty io.Reader, maxLine int) {
 	br := bufio.NewReaderSize(pty, 64<<10)
 	p := newParser()
 	var line, red []byte
@@ -622,8 +625,8 @@ func (r *Run) readOutput(pty io.Reader) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			line = append(line, chunk...)
-			if len(line) >= MaxLineBytes {
-				line, red = r.longPiece(line, red, !long)
+			if len(line) >= maxLine {
+				line, red = r.longPiece(line, red, maxLine, !long)
 				long = true
 			}
 			continue
@@ -655,18 +658,16 @@ func (r *Run) readOutput(pty io.Reader) {
 	}
 }
 
-// longPiece writes the front of an over-long line to output.log, cut where no secret
-// can be split, emits one cut output event for the line when first, and returns the
-// rest of the line to go on with.
-func (r *Run) longPiece(line, red []byte, first bool) ([]byte, []byte) {
-	cut := len(line)
-	for i := len(line) - 1; i >= 0 && i >= len(line)-4096; i-- {
-		if c := line[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			cut = i + 1
-			break
-		}
-	}
-	red = r.lines.Append(red[:0], line[:cut])
+// longLineHoldDivisor sets how much of a long line's piece is held back for the next one:
+// 1/16 of the limit (1 MiB of MaxLineBytes). A secret and what marks it as one ("Bearer",
+// a key's name) that fit in it are always redacted whole (see redact.Lines.AppendPiece).
+const longLineHoldDivisor = 16
+
+// longPiece writes the front of an over-long line to output.log, cut where no secret can
+// be split, emits one cut output event for the line when first, and returns the rest of
+// the line to go on with.
+func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []byte) {
+	red, n := r.lines.AppendPiece(red[:0], line, maxLine/longLineHoldDivisor)
 	r.rec.output(red)
 	if first {
 		e := outputEvent(red[:min(len(red), MaxFieldBytes)])
@@ -674,7 +675,7 @@ func (r *Run) longPiece(line, red []byte, first bool) ([]byte, []byte) {
 		e.Subtype = "long-line"
 		r.emit(e, false)
 	}
-	rest := copy(line, line[cut:])
+	rest := copy(line, line[n:])
 	return line[:rest], red
 }
 
