@@ -104,6 +104,8 @@ func (m *rowMaker) rows(e runs.Event) []timelineRow {
 			return one(markStatus, e.Subtype)
 		}
 		return lines(markStatus, e.Subtype+": "+e.Text, maxResultLines)
+	case runs.EventLeftover:
+		return one(markStatus, e.Text)
 	case runs.EventState:
 		if e.State == nil {
 			return nil

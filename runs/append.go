@@ -43,7 +43,12 @@ func AppendEvent(stateDir, id string, e Event, secrets ...string) (Event, error)
 		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
 	}
 	defer lock.Close()
+	return appendLocked(dir, e, secrets...)
+}
 
+// appendLocked is AppendEvent for the run in dir, whose folder lock the caller holds.
+func appendLocked(dir string, e Event, secrets ...string) (Event, error) {
+	id := filepath.Base(dir)
 	path := filepath.Join(dir, eventsFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {

@@ -91,10 +91,10 @@ func argvFor(claude string, k Kind, model, mcpConfig string) []string {
 }
 
 // droppedEnv are removed from every run's environment: the retired IBNI_* variables and
-// segwi's own, which are set afresh.
+// segwi's own, which are set afresh (or, for outsideRunEnv, never).
 var droppedEnv = []string{
 	"IBNI_LAUNCH_CHECKOUT", "IBNI_LOCK_ROOT", "IBNI_BRANCH_PREFIXES", "IBNI_SKIP_SWEEP",
-	"IBNI_DEFER_SETUP", "SEGWI_RUN_ID", "SEGWI_RUN_KIND",
+	"IBNI_DEFER_SETUP", "SEGWI_RUN_ID", "SEGWI_RUN_KIND", outsideRunEnv,
 }
 
 // forgeEnv hold forge tokens, which the agent never gets unless settings say so.

@@ -57,8 +57,9 @@ type Event struct {
 	State    *StateChange    `json:"state,omitempty"`
 	Exit     *ExitInfo       `json:"exit,omitempty"`
 	Approval *ApprovalInfo   `json:"approval,omitempty"`
-	Push     *push.Attempt   `json:"push,omitempty"` // push: an attempt to push the run's branch
-	Raw      json.RawMessage `json:"raw,omitempty"`  // the whole line of a raw event
+	Push     *push.Attempt   `json:"push,omitempty"`    // push: an attempt to push the run's branch
+	Process  *ProcessInfo    `json:"process,omitempty"` // leftover: a process the run left behind
+	Raw      json.RawMessage `json:"raw,omitempty"`     // the whole line of a raw event
 	Dropped  int             `json:"dropped,omitempty"`
 }
 

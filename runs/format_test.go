@@ -24,6 +24,8 @@ func TestFormatEvent(t *testing.T) {
 		{"an approval answer says who and how long", Event{Type: EventApprovalAnswer, Approval: &ApprovalInfo{By: "timeout", WaitedMS: 1500, Message: "no answer"}}, "approval  denied by timeout after 1.5s: no answer"},
 		{"an init line summarises the session", Event{Type: EventInit, Init: &InitInfo{Model: "m", PermissionMode: "auto", Tools: []string{"a", "b"}, MCPServers: []MCPServer{{"segwi", "connected"}}}}, "session   started: model m, auto mode, 2 tools, MCP segwi connected"},
 		{"an escape is made visible", Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
+		{"a process the run left says what became of it", Event{Type: EventLeftover, Text: "killed process 7, which the run left running: sleep 311",
+			Process: &ProcessInfo{PID: 7, Command: "sleep 311", Killed: true}}, "leftover  killed process 7, which the run left running: sleep 311"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -120,6 +120,8 @@ type startRecord struct {
 	Started    int64    `json:"started"`
 	Grandchild int      `json:"grandchild"`
 	Prompt     string   `json:"prompt"`
+	Detached   int      `json:"detached"` // the pid of the process a detach scenario left
+	Alive      *bool    `json:"alive"`    // the alive scenario: whether the process was alive
 }
 
 func readStart(t *testing.T, recDir, id string) (startRecord, bool) {

@@ -24,7 +24,8 @@ import (
 // limits, and keeps their records under Config.StateDir. Its methods are safe for
 // concurrent use.
 type Manager struct {
-	red *redact.Redactor // shared by every run: configured secrets and every run's token
+	red    *redact.Redactor // shared by every run: configured secrets and every run's token
+	adopts bool             // this process adopts the orphans of its runs (adoptOrphans)
 
 	mu         sync.Mutex
 	cfg        Config
@@ -40,8 +41,12 @@ type Manager struct {
 	subs  map[*subscriber]struct{}
 }
 
-// NewManager returns a Manager for cfg. It creates StateDir/runs, and marks interrupted
-// the runs a previous segwi left in a live state (whose folder lock no process holds).
+// NewManager returns a Manager for cfg. It creates StateDir/runs, marks interrupted the
+// runs a previous segwi left in a live state (whose folder lock no process holds), and
+// kills the processes such runs left (MarkInterrupted). On Linux it also makes this
+// process a child subreaper, once, so that the processes that leave a run become its
+// children (which it reaps) rather than init's, and sets SEGWI_OUTSIDE_RUN in its own
+// environment, so that what this process starts outside its runs is told apart from them.
 func NewManager(cfg Config) (*Manager, error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("runs: no state folder configured (Config.StateDir)")
@@ -49,8 +54,10 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(RunsDir(cfg.StateDir), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the runs folder: %w", err)
 	}
+	adopts := adoptOrphans() // first: the environment it marks is the runs' base
 	m := &Manager{
 		red:       redact.New(),
+		adopts:    adopts,
 		cfg:       cfg.withDefaults(),
 		checkouts: map[string]*Run{},
 	}
@@ -353,13 +360,21 @@ func (m *Manager) StopAll(ctx context.Context) error {
 }
 
 // MarkInterrupted marks interrupted each run under stateDir left in a live state by a
-// segwi that is gone (no process holds its folder lock), as NewManager does: for commands
-// that read the records without a Manager, such as segwi runs and segwi push, so a run
-// whose segwi died reads as what it is. Runs of a live segwi are left alone.
+// segwi that is gone (no process holds its folder lock), and kills the processes still
+// running that any such run (interrupted or finished) left, recording each on its run, as
+// NewManager does: for commands that read the records without a Manager, such as segwi
+// runs and segwi push, so a run whose segwi died reads as what it is and leaves nothing
+// running. Runs of a live segwi are left alone.
 func MarkInterrupted(stateDir string) error { return markInterrupted(stateDir) }
 
 // markInterrupted is MarkInterrupted.
 func markInterrupted(stateDir string) error {
+	err := markInterruptedRuns(stateDir)
+	return errors.Join(err, sweepDeadRuns(stateDir))
+}
+
+// markInterruptedRuns marks the runs interrupted, as MarkInterrupted says.
+func markInterruptedRuns(stateDir string) error {
 	infos, listErr := List(stateDir)
 	var errs []error
 	if listErr != nil {

@@ -28,6 +28,7 @@ type process struct {
 	pty   *os.File // the pty's master side, in Go's poller so that Close interrupts a Read
 	stdin *os.File // the write end of the child's stdin pipe
 	pgid  int
+	start uint64 // when it started (see proc.Start), 0 where unknown
 }
 
 // winsize is the pty's window size: a roomy terminal, in case a tool asks.
@@ -77,12 +78,19 @@ func startProcess(path string, argv []string, dir string, env []string) (*proces
 		},
 	}
 	setParentDeathSignal(cmd.SysProcAttr)
-	if err := startOnSpawner(cmd); err != nil {
+	if err := startChild(cmd); err != nil {
 		pm.Close()
 		stdinW.Close()
 		return nil, err
 	}
-	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: cmd.Process.Pid}, nil
+	pid := cmd.Process.Pid
+	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: pid, start: startOf(pid)}, nil
+}
+
+// wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped.
+func (p *process) wait() error {
+	defer childWaited(p.cmd.Process.Pid)
+	return p.cmd.Wait()
 }
 
 // pollable returns a non-blocking, close-on-exec duplicate of f registered with Go's poller.

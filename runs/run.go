@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -407,11 +408,13 @@ func (r *Run) launch() {
 	}
 	r.mu.Unlock()
 
+	r.sweepBeforeStart()
 	proc, err := startProcess(r.claude, argv, r.checkout, env)
 	if err != nil {
 		r.finish(StateFailed, fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err), nil)
 		return
 	}
+	trackRun(r.id)
 	r.touch()
 	r.mu.Lock()
 	r.proc = proc
@@ -439,13 +442,15 @@ func (r *Run) launch() {
 		r.emit(Event{Type: EventStatus, Subtype: "input", Text: err.Error()}, false)
 	}
 
-	waitErr := proc.cmd.Wait()
+	waitErr := proc.wait()
 	r.mu.Lock()
 	r.exited = true // a Stop from now on is too late to change how the run ended
 	r.mu.Unlock()
 	exit := exitInfo(proc.cmd.ProcessState)
-	// No process of the run outlives it: whatever is left of the group goes now.
+	// No process of the run outlives it: whatever is left of the group goes now, and
+	// every other process the run started, however it left the group.
 	proc.signal(syscall.SIGKILL)
+	left, leftEvents := r.endLeftovers(proc)
 	gone := proc.groupGone(5 * time.Second)
 	// The reader ends when the last holder of the pty's other side is gone; a process
 	// that left the group could keep it open, so give up waiting after a while.
@@ -475,6 +480,10 @@ func (r *Run) launch() {
 	state, reason := r.outcomeLocked(exit)
 	r.mu.Unlock()
 	extra = append(extra, Event{Type: EventExit, Exit: &exit})
+	extra = append(extra, leftEvents...)
+	if said := leftoverSummary(left); said != "" {
+		reason = strings.TrimPrefix(reason+"; "+said, "; ")
+	}
 	r.finish(state, reason, extra)
 }
 

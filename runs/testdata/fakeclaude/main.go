@@ -75,6 +75,10 @@ func record(extra map[string]any) {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "sleeper" {
+		sleeper(os.Args[2:])
+		return
+	}
 	if os.Getenv("FAKECLAUDE_ROLE") == "sleeper" {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 		time.Sleep(time.Hour)
@@ -192,6 +196,29 @@ func main() {
 		toolResult("toolu_7", "built", false, nil)
 		result("success", false, 0)
 		followUps(in)
+	case "detach", "detach-hang":
+		// A process that leaves the run on purpose: a new session (setsid -f), its parent
+		// gone at once, so that neither the run's process group nor claude's death reaches
+		// it. arg "env" keeps the environment (and SEGWI_RUN_ID); "scrubbed" starts it with
+		// none; "brief" with none, and it exits by itself at once.
+		extra["detached"] = detach(arg)
+		record(extra)
+		text("left a process behind")
+		if scenario == "detach-hang" {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+		result("success", false, 0)
+		followUps(in)
+	case "alive":
+		// Whether process arg is alive (a zombie is not) when this run starts.
+		pid, _ := strconv.Atoi(arg)
+		st, err := os.ReadFile("/proc/" + arg + "/stat")
+		extra["alive"] = pid > 0 && err == nil && !strings.Contains(string(st), ") Z ")
+		record(extra)
+		result("success", false, 0)
+		followUps(in)
 	case "longline":
 		record(extra)
 		out.WriteString(strings.Repeat("x", 17<<20) + " " + Token + "\n")
@@ -202,6 +229,47 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fakeclaude: unknown scenario %q\n", scenario)
 		os.Exit(3)
 	}
+}
+
+// detach starts `setsid -f fakeclaude sleeper ...` as described at its scenario, and
+// returns the sleeper's pid once it runs.
+func detach(mode string) int {
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeclaude:", err)
+		os.Exit(5)
+	}
+	ready := os.Getenv("FAKECLAUDE_RECORD") + "/" + os.Getenv("SEGWI_RUN_ID") + ".detached"
+	life := "3600"
+	if mode == "brief" {
+		life = "0"
+	}
+	cmd := exec.Command(setsid, "-f", os.Args[0], "sleeper", "fakeclaude-sleeper-"+os.Getenv("SEGWI_RUN_ID"), ready, life)
+	if mode != "env" {
+		cmd.Env = []string{}
+	}
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakeclaude: setsid -f:", err)
+		os.Exit(5)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(ready); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return pid
+		}
+	}
+	fmt.Fprintln(os.Stderr, "fakeclaude: the detached sleeper did not start")
+	os.Exit(5)
+	return 0
+}
+
+// sleeper is a process a run left behind: it writes its pid to the file args[1], ignores
+// SIGTERM and SIGHUP, and lives args[2] seconds. args[0] only marks its command line.
+func sleeper(args []string) {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	os.WriteFile(args[1], []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	secs, _ := strconv.Atoi(args[2])
+	time.Sleep(time.Duration(secs) * time.Second)
 }
 
 // followUps answers each further message with text and a result, then exits as Claude

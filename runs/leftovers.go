@@ -1,0 +1,301 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/segwi/segwi/internal/redact"
+)
+
+// EventLeftover is segwi's own event for a process a run left behind when it ended (one
+// that left Claude Code's process group, or outlived Claude Code), and what segwi did
+// about it; Event.Process says which process.
+const EventLeftover EventType = "leftover"
+
+// ProcessInfo names a process a run left behind.
+type ProcessInfo struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"`         // its command line, redacted
+	Killed  bool   `json:"killed"`          // segwi killed it; false when it could not
+	Error   string `json:"error,omitempty"` // why it could not
+}
+
+// ErrLeftoverAlive is wrapped by KillLeftovers' error when a process of the run could not
+// be killed.
+var ErrLeftoverAlive = errors.New("a process the run left is still running")
+
+// leftoverWait bounds how long segwi waits for the processes a run left to end after
+// SIGKILL; one that has not by then is recorded as not killed.
+const leftoverWait = 5 * time.Second
+
+// maxLeftoverEvents bounds the leftover events of one sweep; the rest are counted.
+const maxLeftoverEvents = 100
+
+// Where a run's leftovers were found, for the words of their events.
+const (
+	atRunEnd        = ""
+	afterSegwiEnded = " after the segwi that ran it ended"
+	beforePush      = " before a push"
+)
+
+// liveRuns are the runs of this segwi process that have a process: a process carrying
+// the id of one of them is that run's, never an orphan of another.
+var liveRuns struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func trackRun(id string) {
+	liveRuns.mu.Lock()
+	defer liveRuns.mu.Unlock()
+	if liveRuns.ids == nil {
+		liveRuns.ids = map[string]bool{}
+	}
+	liveRuns.ids[id] = true
+}
+
+func untrackRun(id string) {
+	liveRuns.mu.Lock()
+	defer liveRuns.mu.Unlock()
+	delete(liveRuns.ids, id)
+}
+
+func isLiveRun(id string) bool {
+	liveRuns.mu.Lock()
+	defer liveRuns.mu.Unlock()
+	return liveRuns.ids[id]
+}
+
+// killScope kills every process of sc with SIGKILL and waits for them to end, scanning
+// again until a scan finds none left (a process may fork while its siblings die), for at
+// most leftoverWait. It returns each process found, in the order found; one that ended
+// by itself before the kill is left out.
+func killScope(sc scope) ([]ProcessInfo, error) {
+	if !canFindLeftovers {
+		return nil, nil
+	}
+	type identity struct {
+		pid   int
+		start uint64
+	}
+	deadline := time.Now().Add(leftoverWait)
+	seen := map[identity]int{} // index in found, or -1 for a process that ended by itself
+	var found []ProcessInfo
+	var pending []proc // killed, not yet seen to end
+	for {
+		snapshot, err := scanProcs()
+		if err != nil {
+			return found, err
+		}
+		fresh := 0
+		for _, p := range attribute(snapshot, sc) {
+			id := identity{p.PID, p.Start}
+			if _, ok := seen[id]; ok {
+				continue
+			}
+			fresh++
+			info := ProcessInfo{PID: p.PID, Command: commandLine(p.PID)}
+			sent, err := killProc(p)
+			switch {
+			case err != nil:
+				info.Error = err.Error()
+			case !sent:
+				seen[id] = -1
+				continue
+			default:
+				info.Killed = true
+				pending = append(pending, p)
+			}
+			seen[id] = len(found)
+			found = append(found, info)
+		}
+		for len(pending) > 0 {
+			reapOrphans()
+			pending = slices.DeleteFunc(pending, gone)
+			if len(pending) == 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		for _, p := range pending {
+			i := seen[identity{p.PID, p.Start}]
+			found[i].Killed = false
+			found[i].Error = fmt.Sprintf("still running %s after SIGKILL", leftoverWait)
+		}
+		if fresh == 0 || len(pending) > 0 || time.Now().After(deadline) {
+			return found, nil
+		}
+	}
+}
+
+// leftoverEvents returns the events that say what became of the processes found, where
+// says when they were found (atRunEnd, ...), and red redacts their command lines.
+func leftoverEvents(found []ProcessInfo, where string, red func(string) string) []Event {
+	var events []Event
+	for i, info := range found {
+		if i == maxLeftoverEvents {
+			events = append(events, Event{Type: EventStatus, Subtype: "leftover",
+				Text: fmt.Sprintf("and %d more processes the run left running%s (not listed)", len(found)-i, where)})
+			break
+		}
+		info.Command = red(info.Command)
+		text := fmt.Sprintf("killed process %d, which the run left running%s: %s", info.PID, where, info.Command)
+		if !info.Killed {
+			text = fmt.Sprintf("could not kill process %d, which the run left running%s (%s): %s", info.PID, where, info.Error, info.Command)
+		}
+		events = append(events, Event{Type: EventLeftover, Text: text, Process: &info})
+	}
+	return events
+}
+
+// leftoverSummary says in a few words what leftovers killed: "" when there were none.
+func leftoverSummary(found []ProcessInfo) string {
+	killed, alive := 0, 0
+	for _, info := range found {
+		if info.Killed {
+			killed++
+		} else {
+			alive++
+		}
+	}
+	var parts []string
+	if killed > 0 {
+		parts = append(parts, fmt.Sprintf("killed %s the run left running", processes(killed)))
+	}
+	if alive > 0 {
+		parts = append(parts, fmt.Sprintf("could not kill %s the run left running (see its events)", processes(alive)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
+}
+
+// endLeftovers kills the processes the run left, once claude exited and before the run
+// gives up its checkout and its slot, and returns what it found and the events saying so.
+func (r *Run) endLeftovers(p *process) ([]ProcessInfo, []Event) {
+	defer untrackRun(r.id)
+	self, pgid, sid := selfIDs()
+	found, err := killScope(scope{
+		runID: r.id, groups: []int{p.pgid}, claudeStart: p.start,
+		self: self, selfPGID: pgid, selfSID: sid,
+		adopt: r.m.adopts, since: p.start, isChild: isChild,
+		otherLive: func(id string) bool { return id != r.id && isLiveRun(id) },
+	})
+	events := leftoverEvents(found, atRunEnd, r.m.red.String)
+	if err != nil {
+		events = append(events, Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()})
+	}
+	return found, events
+}
+
+// sweepDeadRuns kills the processes of the runs under stateDir that no segwi owns any more
+// (their folder lock is free: the segwi that ran them was killed), and records them on
+// each run. It leaves alone the runs of a live segwi and ids that name no run under
+// stateDir (another state folder's runs).
+func sweepDeadRuns(stateDir string) error {
+	if !canFindLeftovers {
+		return nil
+	}
+	snapshot, err := scanProcs()
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, p := range snapshot {
+		if p.RunID != "" && !slices.Contains(ids, p.RunID) {
+			ids = append(ids, p.RunID)
+		}
+	}
+	slices.Sort(ids)
+	var errs []error
+	for _, id := range ids {
+		if strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+			continue
+		}
+		dir := filepath.Join(RunsDir(stateDir), id)
+		if _, err := os.Stat(filepath.Join(dir, infoFile)); err != nil {
+			continue
+		}
+		lock, err := lockRun(dir)
+		if err != nil {
+			continue // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
+		}
+		if _, err := killAndRecord(dir, afterSegwiEnded); err != nil {
+			errs = append(errs, err)
+		}
+		lock.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// killAndRecord kills the processes of the run in dir, whose folder lock the caller holds,
+// and appends an event for each to its record.
+func killAndRecord(dir, where string) ([]ProcessInfo, error) {
+	id := filepath.Base(dir)
+	self, pgid, sid := selfIDs()
+	found, err := killScope(scope{runID: id, self: self, selfPGID: pgid, selfSID: sid})
+	if err != nil {
+		err = fmt.Errorf("finding the processes run %s left: %w", id, err)
+	}
+	errs := []error{err}
+	for _, e := range leftoverEvents(found, where, func(s string) string { return s }) {
+		if _, err := appendLocked(dir, e); err != nil { // redacts the event
+			errs = append(errs, err)
+		}
+	}
+	return found, errors.Join(errs...)
+}
+
+// KillLeftovers kills every process still running that the ended run id (or a unique
+// prefix of it) under stateDir started: those carrying its SEGWI_RUN_ID, and the processes
+// descending from them or sharing their process group or session. It records each on the
+// run's events and returns them. segwi push and the run window's Push call it before
+// anything else, so that no process of the run can change the checkout, or its git
+// configuration, while a push reads it. Its error wraps ErrRunLive while a segwi process
+// owns the run (it kills nothing then), ErrNotFound for an unknown id, and
+// ErrLeftoverAlive when a process could not be killed. Where segwi cannot find
+// processes (not Linux) it finds none.
+func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
+	dir, err := findRun(stateDir, id)
+	if err != nil {
+		return nil, err
+	}
+	id = filepath.Base(dir)
+	lock, err := lockRun(dir)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, fmt.Errorf("ending the processes of run %s: %w (a segwi process still owns it); try again once it ended", id, ErrRunLive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ending the processes of run %s: %w", id, err)
+	}
+	defer lock.Close()
+	found, err := killAndRecord(dir, beforePush)
+	for _, info := range found {
+		if !info.Killed {
+			err = errors.Join(err, fmt.Errorf("process %d of run %s (%s): %w, and segwi could not kill it: %s; end it, then try again",
+				info.PID, id, redact.New().String(info.Command), ErrLeftoverAlive, info.Error))
+		}
+	}
+	return found, err
+}
+
+// sweepBeforeStart kills, before the run starts Claude Code, the processes left by the
+// runs of a segwi that was killed meanwhile (see sweepDeadRuns): another segwi may have
+// run in this checkout, and its lock died with it.
+func (r *Run) sweepBeforeStart() {
+	if err := sweepDeadRuns(r.m.config().StateDir); err != nil {
+		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
+	}
+}

@@ -1,0 +1,272 @@
+//go:build linux
+
+package runs
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sleeperMarker is on the command line of the process fakeclaude leaves behind in run id.
+func sleeperMarker(id string) string { return "fakeclaude-sleeper-" + id }
+
+// processAlive says whether pid is a live process (a zombie is not) whose command line
+// holds marker.
+func processAlive(pid int, marker string) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil || strings.Contains(string(st), ") Z ") {
+		return false
+	}
+	cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.Contains(string(cmd), marker)
+}
+
+// killAtEnd kills pid at the end of the test if it is still the process marked marker, so
+// that a failing test leaves nothing behind.
+func killAtEnd(t *testing.T, pid int, marker string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if pid > 0 && processAlive(pid, marker) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// startSleeper starts, as a process a run left behind would be, `setsid -f fakeclaude
+// sleeper` with env, and returns its pid once it runs.
+func startSleeper(t *testing.T, marker string, env []string) int {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command("setsid", "-f", fakeClaude, "sleeper", marker, ready, "3600")
+	cmd.Env = env // no output pipe: the sleeper would hold it open
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("setsid -f fakeclaude sleeper: %v", err)
+	}
+	var pid int
+	waitFor(t, "the sleeper to start", func() bool {
+		b, err := os.ReadFile(ready)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return true
+	})
+	killAtEnd(t, pid, marker)
+	return pid
+}
+
+// leftoverEvent returns the leftover event of evs about pid.
+func leftoverEvent(evs []Event, pid int) (Event, bool) {
+	return find(evs, func(e Event) bool {
+		return e.Type == EventLeftover && e.Process != nil && e.Process.PID == pid
+	})
+}
+
+func TestProcessesARunLeftAreGoneWhenItEnds(t *testing.T) {
+	tests := []struct {
+		name   string
+		prompt string
+		change func(*Config)
+		act    func(t *testing.T, r *Run, rec startRecord)
+		want   State
+	}{
+		{name: "a detached process that kept SEGWI_RUN_ID, in a run that succeeds", prompt: "fake:detach=env", want: StateSucceeded},
+		{name: "a detached process with an empty environment, in a run that succeeds", prompt: "fake:detach=scrubbed", want: StateSucceeded},
+		{name: "claude killed while a detached process runs", prompt: "fake:detach-hang=env", want: StateFailed,
+			act: func(t *testing.T, r *Run, rec startRecord) { syscall.Kill(rec.PID, syscall.SIGKILL) }},
+		{name: "a run stopped while a detached process runs", prompt: "fake:detach-hang=env", want: StateStopped,
+			act: func(t *testing.T, r *Run, rec startRecord) { r.Stop() }},
+		{name: "a run that ran out of time while a detached process with no environment runs", prompt: "fake:detach-hang=scrubbed", want: StateTimedOut,
+			change: func(c *Config) { c.MaxDuration = 500 * time.Millisecond }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, recDir := testManager(t, tt.change)
+			r := start(t, m, Spec{Prompt: tt.prompt})
+			rec := waitStart(t, recDir, r.ID())
+			marker := sleeperMarker(r.ID())
+			killAtEnd(t, rec.Detached, marker)
+			if !processAlive(rec.Detached, marker) {
+				t.Fatalf("fakeclaude's detached process %d is not running", rec.Detached)
+			}
+			if tt.act != nil {
+				waitFor(t, "the run to be running", func() bool { return r.State() == StateRunning })
+				tt.act(t, r, rec)
+			}
+			info := wait(t, r)
+
+			if processAlive(rec.Detached, marker) {
+				t.Errorf("process %d that the run left is alive after the run ended %s", rec.Detached, info.State)
+			}
+			if info.State != tt.want {
+				t.Errorf("state = %s (%s), want %s", info.State, info.Reason, tt.want)
+			}
+			if !strings.Contains(info.Reason, "killed 1 process the run left") {
+				t.Errorf("reason = %q, want it to say a process the run left was killed", info.Reason)
+			}
+			e, ok := leftoverEvent(events(t, m, r.ID()), rec.Detached)
+			if !ok || !e.Process.Killed || !strings.Contains(e.Process.Command, "sleeper "+marker) {
+				t.Errorf("leftover event = %+v (found %v), want one saying process %d (fakeclaude sleeper %s) was killed", e.Process, ok, rec.Detached, marker)
+			}
+		})
+	}
+}
+
+// A run that waits for the checkout starts only once the processes of the run before it
+// are gone: they could still write to it.
+func TestACheckoutIsFreedOnlyOnceTheProcessesItsRunLeftAreGone(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	checkout := t.TempDir()
+	first := start(t, m, Spec{Checkout: checkout, Prompt: "fake:detach-hang=env"})
+	rec := waitStart(t, recDir, first.ID())
+	killAtEnd(t, rec.Detached, sleeperMarker(first.ID()))
+	second := start(t, m, Spec{Checkout: checkout, Prompt: "fake:alive=" + strconv.Itoa(rec.Detached)})
+	if got := second.State(); got != StateQueued {
+		t.Fatalf("the second run is %s, want it queued behind the first", got)
+	}
+	first.Stop()
+	wait(t, first)
+	if info := wait(t, second); info.State != StateSucceeded {
+		t.Fatalf("second run: %s (%s), want succeeded", info.State, info.Reason)
+	}
+	if after := waitStart(t, recDir, second.ID()); after.Alive == nil || *after.Alive {
+		t.Errorf("the second run started while process %d of the first was alive (alive = %v)", rec.Detached, after.Alive)
+	}
+}
+
+// segwi killed hard leaves the run's detached processes running; the next segwi to start
+// ends those of runs no segwi owns, and says so on the run.
+func TestTheNextSegwiSweepsWhatAKilledSegwiLeft(t *testing.T) {
+	stateDir := t.TempDir()
+	run := func(id string, state State) string {
+		dir := filepath.Join(RunsDir(stateDir), id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, Checkout: t.TempDir(), State: state, Created: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	env := func(id string) []string { return append(os.Environ(), "SEGWI_RUN_ID="+id) }
+
+	dead := "20250101-000000-dead00"
+	run(dead, StateRunning)
+	deadPID := startSleeper(t, sleeperMarker(dead), env(dead))
+	finished := "20250101-000000-f1n15d"
+	run(finished, StateSucceeded)
+	finishedPID := startSleeper(t, sleeperMarker(finished), env(finished))
+	owned := "20250101-000000-0wned0"
+	lock, err := lockRun(run(owned, StateRunning)) // a live segwi owns this one
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	ownedPID := startSleeper(t, sleeperMarker(owned), env(owned))
+	elsewhere := "20250101-000000-e15e00" // a run of another state folder
+	elsewherePID := startSleeper(t, sleeperMarker(elsewhere), env(elsewhere))
+
+	m, err := NewManager(Config{StateDir: stateDir, ClaudePath: fakeClaude})
+	if err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	_ = m
+
+	for _, tc := range []struct {
+		id    string
+		pid   int
+		swept bool
+	}{{dead, deadPID, true}, {finished, finishedPID, true}, {owned, ownedPID, false}, {elsewhere, elsewherePID, false}} {
+		if alive := processAlive(tc.pid, sleeperMarker(tc.id)); alive == tc.swept {
+			t.Errorf("process %d of run %s: alive %v after NewManager, want %v", tc.pid, tc.id, alive, !tc.swept)
+		}
+		if !tc.swept || tc.id == elsewhere {
+			continue
+		}
+		var evs []Event
+		if err := ReadEvents(stateDir, tc.id, func(e Event) error { evs = append(evs, e); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := leftoverEvent(evs, tc.pid); !ok || !e.Process.Killed || !strings.Contains(e.Process.Command, sleeperMarker(tc.id)) {
+			t.Errorf("run %s: leftover event %+v (found %v), want one saying process %d was killed", tc.id, e.Process, ok, tc.pid)
+		}
+	}
+	if info, _ := Load(stateDir, dead); info.State != StateInterrupted {
+		t.Errorf("run %s is %s, want interrupted", dead, info.State)
+	}
+}
+
+// Before a push reads the token, no process of the run may be left to rewrite the
+// checkout's git configuration while git reads it.
+func TestKillLeftoversEndsWhatTheRunStillHasRunning(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	stateDir := m.config().StateDir
+	ended := start(t, m, Spec{Prompt: "fake:success"})
+	wait(t, ended)
+	// A process with the run's id that no end of run saw: started after, as one that
+	// slipped through would be.
+	pid := startSleeper(t, sleeperMarker(ended.ID()), append(os.Environ(), "SEGWI_RUN_ID="+ended.ID()))
+
+	found, err := KillLeftovers(stateDir, ended.ID()[:len(ended.ID())-2])
+	if err != nil {
+		t.Fatalf("KillLeftovers: %v", err)
+	}
+	if len(found) != 1 || found[0].PID != pid || !found[0].Killed {
+		t.Errorf("KillLeftovers found %+v, want process %d killed", found, pid)
+	}
+	if processAlive(pid, sleeperMarker(ended.ID())) {
+		t.Errorf("process %d is alive after KillLeftovers", pid)
+	}
+	e, ok := leftoverEvent(events(t, m, ended.ID()), pid)
+	if !ok || !strings.Contains(e.Text, "before a push") || !strings.Contains(e.Process.Command, sleeperMarker(ended.ID())) {
+		t.Errorf("leftover event = %+v (found %v), want one saying process %d was killed before a push", e, ok, pid)
+	}
+
+	going := start(t, m, Spec{Prompt: "fake:detach-hang=env"})
+	rec := waitStart(t, recDir, going.ID())
+	killAtEnd(t, rec.Detached, sleeperMarker(going.ID()))
+	if _, err := KillLeftovers(stateDir, going.ID()); !errors.Is(err, ErrRunLive) {
+		t.Errorf("KillLeftovers of a run going: got %v, want ErrRunLive", err)
+	}
+	if !processAlive(rec.Detached, sleeperMarker(going.ID())) {
+		t.Errorf("KillLeftovers killed process %d of a run still going", rec.Detached)
+	}
+}
+
+// segwi adopts what leaves its runs; what ends must not stay a zombie.
+func TestOrphansOfARunThatEndAreReaped(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	r := start(t, m, Spec{Prompt: "fake:detach=brief"})
+	rec := waitStart(t, recDir, r.ID())
+	wait(t, r)
+	waitFor(t, "no zombie child of this process", func() bool {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(rec.Detached) + "/stat")
+		return err != nil || !strings.Contains(string(st), ") Z "+strconv.Itoa(os.Getpid())+" ")
+	})
+}
+
+// What segwi itself starts outside its runs, and leaves (an editor or browser opened from
+// the tray that detaches), is segwi's orphan too, but no run's: a run's end leaves it alone.
+func TestAProcessSegwiStartedOutsideItsRunsOutlivesARun(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	r := start(t, m, Spec{Prompt: "fake:detach-hang=scrubbed"})
+	rec := waitStart(t, recDir, r.ID())
+	killAtEnd(t, rec.Detached, sleeperMarker(r.ID()))
+	outside := "fakeclaude-sleeper-outside-" + r.ID()
+	pid := startSleeper(t, outside, nil) // segwi's own environment
+	r.Stop()
+	wait(t, r)
+	if !processAlive(pid, outside) {
+		t.Errorf("process %d, started by segwi outside its runs, was killed at the run's end", pid)
+	}
+	if processAlive(rec.Detached, sleeperMarker(r.ID())) {
+		t.Errorf("process %d, which left the run with an empty environment, is alive", rec.Detached)
+	}
+}

@@ -1,0 +1,161 @@
+package runs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// canFindLeftovers says whether this system lets segwi find the processes a run left
+// (it reads them from /proc).
+const canFindLeftovers = true
+
+// scanProcs returns a snapshot of the process table read from /proc: every process, and
+// the SEGWI_RUN_ID of those whose environment segwi may read (its user's, not setuid).
+// One pass reads a few small files per process: a bounded scan, made when a run starts or
+// ends, at segwi's start and before a push; never on a timer.
+func scanProcs() ([]proc, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("reading the process table: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("reading the process table: %w", err)
+	}
+	procs := make([]proc, 0, len(names))
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		p, ok := readProc(pid)
+		if !ok {
+			continue // gone since the listing
+		}
+		if !p.Zombie {
+			p.RunID, p.OutsideRun = readEnv(pid)
+		}
+		procs = append(procs, p)
+	}
+	return procs, nil
+}
+
+// readProc reads the ids and state of process pid from /proc/PID/stat.
+func readProc(pid int) (proc, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	// pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice num_threads itrealvalue starttime
+	// ...; comm may hold spaces and parentheses, so the fields start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return proc{}, false
+	}
+	p := proc{PID: pid, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}
+	p.PPID, _ = strconv.Atoi(string(f[1]))
+	p.PGID, _ = strconv.Atoi(string(f[2]))
+	p.SID, _ = strconv.Atoi(string(f[3]))
+	p.Start, _ = strconv.ParseUint(string(f[19]), 10, 64)
+	return p, true
+}
+
+// readEnv returns the SEGWI_RUN_ID in process pid's environment, and whether it carries
+// outsideRunEnv; nothing when the environment cannot be read (another user's process, a
+// setuid one).
+func readEnv(pid int) (runID string, outside bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return "", false
+	}
+	for kv := range bytes.SplitSeq(b, []byte{0}) {
+		switch {
+		case bytes.HasPrefix(kv, []byte("SEGWI_RUN_ID=")):
+			runID = string(kv[len("SEGWI_RUN_ID="):])
+		case bytes.HasPrefix(kv, []byte(outsideRunEnv+"=")):
+			outside = true
+		}
+	}
+	return runID, outside
+}
+
+// maxCommandBytes bounds the command line kept of a process.
+const maxCommandBytes = 4 << 10
+
+// commandLine returns process pid's command line, its arguments joined by spaces, or its
+// name in brackets when it has none (a kernel thread, a process exiting).
+func commandLine(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+		return "[" + strings.TrimSpace(string(comm)) + "]"
+	}
+	s := strings.ToValidUTF8(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), "?")
+	if len(s) > maxCommandBytes {
+		s = strings.ToValidUTF8(s[:maxCommandBytes], "") + "…"
+	}
+	return s
+}
+
+// selfIDs returns this process's pid, process group and session.
+func selfIDs() (pid, pgid, sid int) {
+	p, _ := readProc(os.Getpid())
+	return p.PID, p.PGID, p.SID
+}
+
+// startOf returns when process pid started (see proc.Start), or 0 when it is gone.
+func startOf(pid int) uint64 {
+	p, _ := readProc(pid)
+	return p.Start
+}
+
+// killProc sends SIGKILL to p, and to no other process that took its pid since the
+// snapshot: through a pidfd opened on the pid and checked against p's start time. It
+// says whether it sent the signal: not to a process that ended meanwhile.
+func killProc(p proc) (sent bool, err error) {
+	fd, err := unix.PidfdOpen(p.PID, 0)
+	if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM) {
+		// A kernel before 5.3, or a sandbox without pidfds: the plain kill, after the
+		// same check (a race of microseconds remains).
+		if gone(p) {
+			return false, nil
+		}
+		return sentUnlessGone(syscall.Kill(p.PID, syscall.SIGKILL))
+	}
+	if err != nil {
+		return sentUnlessGone(err)
+	}
+	defer unix.Close(fd)
+	if gone(p) {
+		return false, nil // not the process of the snapshot, or it ended
+	}
+	return sentUnlessGone(unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0))
+}
+
+// sentUnlessGone turns the error of a kill into killProc's answer.
+func sentUnlessGone(err error) (bool, error) {
+	if errors.Is(err, syscall.ESRCH) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// gone says whether p has ended: no process has its pid and start time, or it is a zombie.
+func gone(p proc) bool {
+	q, ok := readProc(p.PID)
+	return !ok || q.Start != p.Start || q.Zombie
+}
