@@ -7,6 +7,7 @@ import (
 	"log"
 
 	"github.com/segwi/segwi/internal/wire"
+	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
 )
@@ -28,9 +29,14 @@ func (p corePusher) Check(ctx context.Context, checkout string) error {
 	return err
 }
 
-// Push pushes the checkout's branch, records every attempt on the run's events.jsonl,
-// and says what happened.
+// Push ends what the run left running, pushes the checkout's branch, records every
+// attempt on the run's events.jsonl, and says what happened.
 func (p corePusher) Push(ctx context.Context, runID, checkout string) (string, error) {
+	// No process of the run may change the checkout, or its git configuration, while the
+	// push reads it.
+	if _, err := runs.KillLeftovers(p.stateDir, runID); err != nil {
+		return "", err
+	}
 	req := wire.Push(p.settings(), p.stateDir, runID, checkout, func(err error) {
 		log.Printf("segwi: run %s: the push attempt is not on the run's record: %v", runID, err)
 	})

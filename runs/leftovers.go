@@ -3,7 +3,6 @@ package runs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +41,7 @@ const maxLeftoverEvents = 100
 const (
 	atRunEnd        = ""
 	afterSegwiEnded = " after the segwi that ran it ended"
+	afterRunEnded   = " after it ended"
 	beforePush      = " before a push"
 )
 
@@ -225,14 +225,19 @@ func sweepDeadRuns(stateDir string) error {
 			continue
 		}
 		dir := filepath.Join(RunsDir(stateDir), id)
-		if _, err := os.Stat(filepath.Join(dir, infoFile)); err != nil {
+		info, err := readInfo(dir)
+		if err != nil {
 			continue
 		}
 		lock, err := lockRun(dir)
 		if err != nil {
 			continue // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
 		}
-		if _, err := killAndRecord(dir, afterSegwiEnded); err != nil {
+		where := afterRunEnded
+		if !info.State.Final() || info.State == StateInterrupted {
+			where = afterSegwiEnded
+		}
+		if _, err := killAndRecord(dir, where); err != nil {
 			errs = append(errs, err)
 		}
 		lock.Close()
@@ -250,8 +255,12 @@ func killAndRecord(dir, where string) ([]ProcessInfo, error) {
 		err = fmt.Errorf("finding the processes run %s left: %w", id, err)
 	}
 	errs := []error{err}
-	for _, e := range leftoverEvents(found, where, func(s string) string { return s }) {
-		if _, err := appendLocked(dir, e); err != nil { // redacts the event
+	red := redact.New() // the common secret shapes, as appendLocked redacts
+	for i := range found {
+		found[i].Command = red.String(found[i].Command)
+	}
+	for _, e := range leftoverEvents(found, where, red.String) {
+		if _, err := appendLocked(dir, e); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -261,12 +270,12 @@ func killAndRecord(dir, where string) ([]ProcessInfo, error) {
 // KillLeftovers kills every process still running that the ended run id (or a unique
 // prefix of it) under stateDir started: those carrying its SEGWI_RUN_ID, and the processes
 // descending from them or sharing their process group or session. It records each on the
-// run's events and returns them. segwi push and the run window's Push call it before
-// anything else, so that no process of the run can change the checkout, or its git
-// configuration, while a push reads it. Its error wraps ErrRunLive while a segwi process
-// owns the run (it kills nothing then), ErrNotFound for an unknown id, and
-// ErrLeftoverAlive when a process could not be killed. Where segwi cannot find
-// processes (not Linux) it finds none.
+// run's events and returns them, their command lines redacted. segwi push and the run
+// window's Push call it before anything else, so that no process of the run can change
+// the checkout, or its git configuration, while a push reads it. Its error wraps
+// ErrRunLive while a segwi process owns the run (it kills nothing then), ErrNotFound for
+// an unknown id, and ErrLeftoverAlive when a process could not be killed. Where segwi
+// cannot find processes (not Linux) it finds none.
 func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 	dir, err := findRun(stateDir, id)
 	if err != nil {
@@ -285,7 +294,7 @@ func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 	for _, info := range found {
 		if !info.Killed {
 			err = errors.Join(err, fmt.Errorf("process %d of run %s (%s): %w, and segwi could not kill it: %s; end it, then try again",
-				info.PID, id, redact.New().String(info.Command), ErrLeftoverAlive, info.Error))
+				info.PID, id, info.Command, ErrLeftoverAlive, info.Error))
 		}
 	}
 	return found, err

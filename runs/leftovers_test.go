@@ -5,62 +5,18 @@ package runs
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/proctest"
 )
 
 // sleeperMarker is on the command line of the process fakeclaude leaves behind in run id.
 func sleeperMarker(id string) string { return "fakeclaude-sleeper-" + id }
-
-// processAlive says whether pid is a live process (a zombie is not) whose command line
-// holds marker.
-func processAlive(pid int, marker string) bool {
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil || strings.Contains(string(st), ") Z ") {
-		return false
-	}
-	cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return strings.Contains(string(cmd), marker)
-}
-
-// killAtEnd kills pid at the end of the test if it is still the process marked marker, so
-// that a failing test leaves nothing behind.
-func killAtEnd(t *testing.T, pid int, marker string) {
-	t.Helper()
-	t.Cleanup(func() {
-		if pid > 0 && processAlive(pid, marker) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
-}
-
-// startSleeper starts, as a process a run left behind would be, `setsid -f fakeclaude
-// sleeper` with env, and returns its pid once it runs.
-func startSleeper(t *testing.T, marker string, env []string) int {
-	t.Helper()
-	ready := filepath.Join(t.TempDir(), "ready")
-	cmd := exec.Command("setsid", "-f", fakeClaude, "sleeper", marker, ready, "3600")
-	cmd.Env = env // no output pipe: the sleeper would hold it open
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("setsid -f fakeclaude sleeper: %v", err)
-	}
-	var pid int
-	waitFor(t, "the sleeper to start", func() bool {
-		b, err := os.ReadFile(ready)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		return true
-	})
-	killAtEnd(t, pid, marker)
-	return pid
-}
 
 // leftoverEvent returns the leftover event of evs about pid.
 func leftoverEvent(evs []Event, pid int) (Event, bool) {
@@ -92,17 +48,14 @@ func TestProcessesARunLeftAreGoneWhenItEnds(t *testing.T) {
 			r := start(t, m, Spec{Prompt: tt.prompt})
 			rec := waitStart(t, recDir, r.ID())
 			marker := sleeperMarker(r.ID())
-			killAtEnd(t, rec.Detached, marker)
-			if !processAlive(rec.Detached, marker) {
-				t.Fatalf("fakeclaude's detached process %d is not running", rec.Detached)
-			}
+			proctest.KillAtEnd(t, rec.Detached, marker)
 			if tt.act != nil {
 				waitFor(t, "the run to be running", func() bool { return r.State() == StateRunning })
 				tt.act(t, r, rec)
 			}
 			info := wait(t, r)
 
-			if processAlive(rec.Detached, marker) {
+			if proctest.Alive(rec.Detached, marker) {
 				t.Errorf("process %d that the run left is alive after the run ended %s", rec.Detached, info.State)
 			}
 			if info.State != tt.want {
@@ -126,7 +79,7 @@ func TestACheckoutIsFreedOnlyOnceTheProcessesItsRunLeftAreGone(t *testing.T) {
 	checkout := t.TempDir()
 	first := start(t, m, Spec{Checkout: checkout, Prompt: "fake:detach-hang=env"})
 	rec := waitStart(t, recDir, first.ID())
-	killAtEnd(t, rec.Detached, sleeperMarker(first.ID()))
+	proctest.KillAtEnd(t, rec.Detached, sleeperMarker(first.ID()))
 	second := start(t, m, Spec{Checkout: checkout, Prompt: "fake:alive=" + strconv.Itoa(rec.Detached)})
 	if got := second.State(); got != StateQueued {
 		t.Fatalf("the second run is %s, want it queued behind the first", got)
@@ -159,32 +112,32 @@ func TestTheNextSegwiSweepsWhatAKilledSegwiLeft(t *testing.T) {
 
 	dead := "20250101-000000-dead00"
 	run(dead, StateRunning)
-	deadPID := startSleeper(t, sleeperMarker(dead), env(dead))
+	deadPID := proctest.Detach(t, env(dead), 7301)
 	finished := "20250101-000000-f1n15d"
 	run(finished, StateSucceeded)
-	finishedPID := startSleeper(t, sleeperMarker(finished), env(finished))
+	finishedPID := proctest.Detach(t, env(finished), 7302)
 	owned := "20250101-000000-0wned0"
 	lock, err := lockRun(run(owned, StateRunning)) // a live segwi owns this one
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	ownedPID := startSleeper(t, sleeperMarker(owned), env(owned))
+	ownedPID := proctest.Detach(t, env(owned), 7303)
 	elsewhere := "20250101-000000-e15e00" // a run of another state folder
-	elsewherePID := startSleeper(t, sleeperMarker(elsewhere), env(elsewhere))
+	elsewherePID := proctest.Detach(t, env(elsewhere), 7304)
 
-	m, err := NewManager(Config{StateDir: stateDir, ClaudePath: fakeClaude})
-	if err != nil {
+	if _, err := NewManager(Config{StateDir: stateDir, ClaudePath: fakeClaude}); err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
-	_ = m
 
 	for _, tc := range []struct {
 		id    string
 		pid   int
+		sleep string
 		swept bool
-	}{{dead, deadPID, true}, {finished, finishedPID, true}, {owned, ownedPID, false}, {elsewhere, elsewherePID, false}} {
-		if alive := processAlive(tc.pid, sleeperMarker(tc.id)); alive == tc.swept {
+	}{{dead, deadPID, "sleep 7301", true}, {finished, finishedPID, "sleep 7302", true},
+		{owned, ownedPID, "sleep 7303", false}, {elsewhere, elsewherePID, "sleep 7304", false}} {
+		if alive := proctest.Alive(tc.pid, tc.sleep); alive == tc.swept {
 			t.Errorf("process %d of run %s: alive %v after NewManager, want %v", tc.pid, tc.id, alive, !tc.swept)
 		}
 		if !tc.swept || tc.id == elsewhere {
@@ -194,9 +147,15 @@ func TestTheNextSegwiSweepsWhatAKilledSegwiLeft(t *testing.T) {
 		if err := ReadEvents(stateDir, tc.id, func(e Event) error { evs = append(evs, e); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := leftoverEvent(evs, tc.pid); !ok || !e.Process.Killed || !strings.Contains(e.Process.Command, sleeperMarker(tc.id)) {
+		e, ok := leftoverEvent(evs, tc.pid)
+		if !ok || !e.Process.Killed || e.Process.Command != tc.sleep {
 			t.Errorf("run %s: leftover event %+v (found %v), want one saying process %d was killed", tc.id, e.Process, ok, tc.pid)
 		}
+	}
+	var evs []Event
+	ReadEvents(stateDir, dead, func(e Event) error { evs = append(evs, e); return nil })
+	if e, _ := leftoverEvent(evs, deadPID); !strings.Contains(e.Text, "after the segwi that ran it ended") {
+		t.Errorf("run %s: leftover event %q, want it to say its segwi ended", dead, e.Text)
 	}
 	if info, _ := Load(stateDir, dead); info.State != StateInterrupted {
 		t.Errorf("run %s is %s, want interrupted", dead, info.State)
@@ -212,7 +171,7 @@ func TestKillLeftoversEndsWhatTheRunStillHasRunning(t *testing.T) {
 	wait(t, ended)
 	// A process with the run's id that no end of run saw: started after, as one that
 	// slipped through would be.
-	pid := startSleeper(t, sleeperMarker(ended.ID()), append(os.Environ(), "SEGWI_RUN_ID="+ended.ID()))
+	pid := proctest.Detach(t, append(os.Environ(), "SEGWI_RUN_ID="+ended.ID()), 7305)
 
 	found, err := KillLeftovers(stateDir, ended.ID()[:len(ended.ID())-2])
 	if err != nil {
@@ -221,21 +180,21 @@ func TestKillLeftoversEndsWhatTheRunStillHasRunning(t *testing.T) {
 	if len(found) != 1 || found[0].PID != pid || !found[0].Killed {
 		t.Errorf("KillLeftovers found %+v, want process %d killed", found, pid)
 	}
-	if processAlive(pid, sleeperMarker(ended.ID())) {
+	if proctest.Alive(pid, "sleep 7305") {
 		t.Errorf("process %d is alive after KillLeftovers", pid)
 	}
 	e, ok := leftoverEvent(events(t, m, ended.ID()), pid)
-	if !ok || !strings.Contains(e.Text, "before a push") || !strings.Contains(e.Process.Command, sleeperMarker(ended.ID())) {
+	if !ok || !strings.Contains(e.Text, "before a push") || e.Process.Command != "sleep 7305" {
 		t.Errorf("leftover event = %+v (found %v), want one saying process %d was killed before a push", e, ok, pid)
 	}
 
 	going := start(t, m, Spec{Prompt: "fake:detach-hang=env"})
 	rec := waitStart(t, recDir, going.ID())
-	killAtEnd(t, rec.Detached, sleeperMarker(going.ID()))
+	proctest.KillAtEnd(t, rec.Detached, sleeperMarker(going.ID()))
 	if _, err := KillLeftovers(stateDir, going.ID()); !errors.Is(err, ErrRunLive) {
 		t.Errorf("KillLeftovers of a run going: got %v, want ErrRunLive", err)
 	}
-	if !processAlive(rec.Detached, sleeperMarker(going.ID())) {
+	if !proctest.Alive(rec.Detached, sleeperMarker(going.ID())) {
 		t.Errorf("KillLeftovers killed process %d of a run still going", rec.Detached)
 	}
 }
@@ -258,15 +217,14 @@ func TestAProcessSegwiStartedOutsideItsRunsOutlivesARun(t *testing.T) {
 	m, recDir := testManager(t, nil)
 	r := start(t, m, Spec{Prompt: "fake:detach-hang=scrubbed"})
 	rec := waitStart(t, recDir, r.ID())
-	killAtEnd(t, rec.Detached, sleeperMarker(r.ID()))
-	outside := "fakeclaude-sleeper-outside-" + r.ID()
-	pid := startSleeper(t, outside, nil) // segwi's own environment
+	proctest.KillAtEnd(t, rec.Detached, sleeperMarker(r.ID()))
+	pid := proctest.Detach(t, nil, 7306) // segwi's own environment
 	r.Stop()
 	wait(t, r)
-	if !processAlive(pid, outside) {
+	if !proctest.Alive(pid, "sleep 7306") {
 		t.Errorf("process %d, started by segwi outside its runs, was killed at the run's end", pid)
 	}
-	if processAlive(rec.Detached, sleeperMarker(r.ID())) {
+	if proctest.Alive(rec.Detached, sleeperMarker(r.ID())) {
 		t.Errorf("process %d, which left the run with an empty environment, is alive", rec.Detached)
 	}
 }

@@ -73,6 +73,20 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	req := wire.Push(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
 	req.RunActive = !info.State.Final()
 	req.AllowLoopbackHTTP = allowLoopbackHTTP
+	if !req.RunActive {
+		// No process of the run may change the checkout, or its git configuration, while
+		// the push reads it: what the run left running ends before anything else.
+		killed, err := runs.KillLeftovers(dir, info.ID)
+		for _, p := range killed {
+			if p.Killed {
+				fmt.Fprintf(env.Stderr, "segwi: killed process %d, which run %s left running: %s\n", p.PID, info.ID, p.Command)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stdout, "not pushed: %v\n", err)
+			return &silentError{ExitError}
+		}
+	}
 	a, err := push.Push(ctx, req)
 	if recordErr != nil {
 		fmt.Fprintf(env.Stderr, "warning: this attempt is not on the run's record: %v\n", recordErr)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/segwi/segwi/internal/proctest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -176,6 +177,28 @@ func TestPush(t *testing.T) {
 		if len(f.prs) != 1 || f.prs[0]["title"] != "fake:success Fix the login page" || f.prs[0]["head"] != "segwi/fix" || f.prs[0]["base"] != "main" ||
 			!strings.Contains(f.prs[0]["body"].(string), "run `"+onBranch+"`") || !strings.Contains(f.prs[0]["body"].(string), "done") {
 			t.Errorf("pull requests opened: %v", f.prs)
+		}
+	})
+	t.Run("a process the run left is killed before the push reads the token", func(t *testing.T) {
+		// It could rewrite the checkout's git config between push's checks and git push.
+		pid := proctest.Detach(t, append(os.Environ(), "SEGWI_RUN_ID="+onBranch), 7411)
+		r := segwi(t, "", "--config", cfg, "push", onBranch)
+		outputs = append(outputs, r.stdout, r.stderr)
+		if proctest.Alive(pid, "sleep 7411") {
+			t.Errorf("process %d of run %s is alive after segwi push", pid, onBranch)
+		}
+		var killedAt, pushedAt int64
+		runs.ReadEvents(stateDir, onBranch, func(e runs.Event) error {
+			switch {
+			case e.Type == runs.EventLeftover && e.Process.PID == pid && e.Process.Killed:
+				killedAt = e.Seq
+			case e.Type == runs.EventPush:
+				pushedAt = e.Seq
+			}
+			return nil
+		})
+		if killedAt == 0 || killedAt > pushedAt {
+			t.Errorf("the kill of process %d is event %d, the push attempt event %d; want the kill recorded first", pid, killedAt, pushedAt)
 		}
 	})
 	t.Run("an unknown run is an error naming it", func(t *testing.T) {
