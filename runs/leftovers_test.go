@@ -228,3 +228,40 @@ func TestAProcessSegwiStartedOutsideItsRunsOutlivesARun(t *testing.T) {
 		t.Errorf("process %d, which left the run with an empty environment, is alive", rec.Detached)
 	}
 }
+
+// A run that starts after a segwi was killed with runs going finds none of their
+// processes left: the killed segwi's checkout lock died with it.
+func TestARunStartsOnlyOnceWhatAKilledSegwiLeftIsGone(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	stateDir := m.config().StateDir
+	dead := "20250101-000000-dead01"
+	dir := filepath.Join(RunsDir(stateDir), dead)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeInfo(dir, Info{ID: dead, Kind: KindBuild, Checkout: t.TempDir(), State: StateRunning, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	pid := proctest.Detach(t, append(os.Environ(), "SEGWI_RUN_ID="+dead), 7307)
+
+	r := start(t, m, Spec{Prompt: "fake:alive=" + strconv.Itoa(pid)})
+	if info := wait(t, r); info.State != StateSucceeded {
+		t.Fatalf("state = %s (%s), want succeeded", info.State, info.Reason)
+	}
+	if rec := waitStart(t, recDir, r.ID()); rec.Alive == nil || *rec.Alive {
+		t.Errorf("the run started while process %d of run %s, whose segwi was killed, was alive", pid, dead)
+	}
+}
+
+// BenchmarkScanProcs measures one read of the process table, as a run's end makes it.
+func BenchmarkScanProcs(b *testing.B) {
+	n := 0
+	for b.Loop() {
+		procs, err := scanProcs()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(procs)
+	}
+	b.ReportMetric(float64(n), "procs")
+}
