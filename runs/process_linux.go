@@ -1,9 +1,7 @@
 package runs
 
 import (
-	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -11,9 +9,10 @@ import (
 
 // setParentDeathSignal makes the kernel SIGKILL the child when segwi dies, even by
 // SIGKILL. The child is a session leader with the pty as its controlling terminal, so
-// its death hangs up the terminal and sends SIGHUP to the rest of its process group;
-// grandchildren that ignore SIGHUP are the one way a hard kill of segwi leaves a
-// process behind.
+// its death hangs up the terminal and sends SIGHUP to the rest of its process group.
+// What left the group (Claude Code runs each Bash tool in a session of its own), or
+// ignores SIGHUP, survives a hard kill of segwi: the next segwi to start kills it
+// (sweepDeadRuns).
 func setParentDeathSignal(attr *syscall.SysProcAttr) {
 	attr.Pdeathsig = syscall.SIGKILL
 }
@@ -24,25 +23,13 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	procs, err := filepath.Glob("/proc/[0-9]*/stat")
+	procs, err := filepath.Glob("/proc/[0-9]*")
 	if err != nil {
 		return true
 	}
 	for _, path := range procs {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		if g, _ := strconv.Atoi(string(f[2])); g == pgid && string(f[0]) != "Z" && string(f[0]) != "X" {
+		pid, _ := strconv.Atoi(filepath.Base(path))
+		if p, ok := readProc(pid); ok && p.PGID == pgid && !p.Zombie {
 			return true
 		}
 	}

@@ -21,7 +21,9 @@ import (
 // os/exec call that waits for it), but each orphan by its pid. An orphan is a child in
 // another session than segwi's (a run's processes all start in claude's session; segwi's
 // other children, such as git, stay in segwi's own) that segwi did not start itself
-// (startChild). Reaping is woken by SIGCHLD: nothing happens while no child ends.
+// (startChild). Reaping is woken by SIGCHLD: nothing happens while no child ends. So any
+// child this process starts in a session of its own must be started by startChild, or the
+// reaper may take its exit status.
 var reaper struct {
 	once    sync.Once
 	on      bool         // this process is a child subreaper
