@@ -85,6 +85,20 @@ func TestLoadingAMissingFileGivesDefaults(t *testing.T) {
 	}
 }
 
+func TestAnEmptyFileGivesTheDefaults(t *testing.T) {
+	for _, name := range []string{"config.yaml", "config.toml", "config.json"} {
+		t.Run("an empty "+filepath.Ext(name)+" file", func(t *testing.T) {
+			res := load(t, writeConfig(t, name, "\n"))
+			if !res.Found || res.Err() != nil {
+				t.Errorf("got found %v and problems %v, want a found file and none", res.Found, res.Err())
+			}
+			if diff := cmp.Diff(Default(), res.Settings); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
 	repo := t.TempDir()
 	guard := filepath.Join(t.TempDir(), "guard.deny")

@@ -98,6 +98,26 @@ func normalize(v any) any {
 	}
 }
 
+// copyTree returns a deep copy of a tree decodeRaw returned.
+func copyTree(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = copyTree(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = copyTree(e)
+		}
+		return l
+	default:
+		return v
+	}
+}
+
 // kind names a decoded value's type for a person.
 func kind(v any) string {
 	switch v.(type) {

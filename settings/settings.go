@@ -5,8 +5,9 @@
 // The file is YAML by default, at $XDG_CONFIG_HOME/segwi/config.yaml (see Path); TOML and
 // JSON files are read too, chosen by the file's extension. Every key lives under "segwi:".
 // Load reads it once; Watch reads it again after each edit, keeping the last good settings
-// when an edit is bad. Values are read through viper; key names are also read from the raw
-// file, because viper lowercases them and messages must use the person's own spelling.
+// when an edit is bad. The file is decoded once into a tree that keeps the person's
+// spelling of every key, for messages and for unknown and retired keys; values are read
+// through viper from a copy of that tree (viper lowercases keys).
 //
 // Writing the file (for a later settings window): the file is the person's, not segwi's. A
 // writer must change only the keys this package manages and keep everything else exactly
