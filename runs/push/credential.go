@@ -3,15 +3,26 @@ package push
 import (
 	"bufio"
 	"crypto/subtle"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/segwi/segwi/internal/redact"
 )
 
 // credentialUsername is the username GitHub expects with a token over HTTPS.
 const credentialUsername = "x-access-token"
+
+// newRedactor returns segwi's redactor (internal/redact) for what git and GitHub print
+// during a push: it also removes the token and the Basic authorization value git builds
+// from it.
+func newRedactor(token string) *redact.Redactor {
+	basic := base64.StdEncoding.EncodeToString([]byte(credentialUsername + ":" + token))
+	return redact.New(token, basic)
+}
 
 // credentialHelper is the credential helper git runs through sh as `f ACTION`. It holds no
 // secret. For get and erase it copies git's request, ended by a blank line, to fd 4 (an

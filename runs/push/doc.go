@@ -63,8 +63,9 @@
 // that trace, redirect or reconfigure git. A redirect to another host (git follows the
 // first one) gets no token: the host check above refuses it. A remote with a foreign vcs
 // helper (remote.NAME.vcs) or more than one push URL is refused. A user or password in
-// the remote's URL is neither used nor sent; the attempt says so. git's output is
-// redacted: the token, its Basic form and any user:password@ part of a URL are removed.
+// the remote's URL is neither used nor sent; the attempt says so. git's output and
+// GitHub's answers go through segwi's redactor (internal/redact), given the token and its
+// Basic form; remote URLs are shown and recorded without user or password.
 //
 // # The default branch
 //

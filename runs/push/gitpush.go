@@ -34,7 +34,7 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 	}
 	defer repo.remove()
 
-	red := newRedactor(credentialUsername, token)
+	red := newRedactor(token)
 	ch, err := newCredentialChannel(strings.ToLower(t.url.u.Scheme), t.url.u.Host, token, repo.changed)
 	if err != nil {
 		return fail("%v", err)
@@ -78,7 +78,7 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 	if t.url.u.User != nil {
 		note = "; the remote's URL holds a user name or password of its own, which segwi neither used nor sent: it pushes with its GitHub token"
 	}
-	a.GitOutput = capOutput(red.redact(out.String()))
+	a.GitOutput = capOutput(red.String(out.String()))
 	switch {
 	case o.changed != nil:
 		// Checked first: git may have failed only because it got no token.
@@ -99,7 +99,7 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 			t.url.u.Host, t.URL, note)
 	case o.otherHost != "":
 		return fail("git asked for a password for %s instead of %s, so segwi did not hand it the token; check the remote's URL, then push again",
-			redactURLs(o.otherHost), t.URL)
+			withoutUserinfo(o.otherHost), t.URL)
 	default:
 		return fail("git push of %s to %s failed: %s%s", t.Branch, t.Remote, lastLines(a.GitOutput, 6), note)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/httpsurl"
+	"github.com/segwi/segwi/internal/redact"
 )
 
 // DefaultAPIBase is the GitHub REST API used when [PullRequest.APIBase] is empty. A
@@ -75,7 +76,7 @@ func OpenPullRequest(ctx context.Context, pr PullRequest) (Opened, error) {
 	if err != nil {
 		return Opened{}, err
 	}
-	c := apiClient{base: base, token: token, client: pr.Client, red: newRedactor(credentialUsername, token)}
+	c := apiClient{base: base, token: token, client: pr.Client, red: newRedactor(token)}
 	if c.client == nil {
 		c.client = &http.Client{Timeout: time.Minute}
 	}
@@ -108,7 +109,7 @@ func OpenPullRequest(ctx context.Context, pr PullRequest) (Opened, error) {
 func repoFromURL(raw string) (owner, repo string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("open pull request: cannot read the repository from remote URL %q; it should look like https://github.com/OWNER/REPO.git", redactURLs(raw))
+		return "", "", fmt.Errorf("open pull request: cannot read the repository from remote URL %q; it should look like https://github.com/OWNER/REPO.git", withoutUserinfo(raw))
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) != 2 || parts[0] == "" || strings.TrimSuffix(parts[1], ".git") == "" {
@@ -138,7 +139,7 @@ type apiClient struct {
 	base   string
 	token  string
 	client *http.Client
-	red    redactor
+	red    *redact.Redactor
 }
 
 // apiError is GitHub's answer to a call that failed.
@@ -202,16 +203,16 @@ func (c apiClient) do(ctx context.Context, method, path string, body, out any) e
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAPIAnswer))
 	if err != nil {
-		return fmt.Errorf("reading GitHub's answer: %s", c.red.redact(err.Error()))
+		return fmt.Errorf("reading GitHub's answer: %s", c.red.String(err.Error()))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &apiError{Status: resp.StatusCode}
 		if json.Unmarshal(data, e) != nil || e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}
-		e.Message = c.red.redact(e.Message)
+		e.Message = c.red.String(e.Message)
 		for i := range e.Errors {
-			e.Errors[i].Message = c.red.redact(e.Errors[i].Message)
+			e.Errors[i].Message = c.red.String(e.Errors[i].Message)
 		}
 		return e
 	}

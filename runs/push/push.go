@@ -168,11 +168,11 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	}
 	list := strings.Fields(urls)
 	if len(list) != 1 {
-		t.URL = redactURLs(strings.Join(list, " "))
+		t.URL = withoutUserinfo(strings.Join(list, " "))
 		return *t, refuse(ReasonRemoteSetup, "remote %s has %d push URLs (%s); segwi pushes to exactly one, so push this remote yourself",
 			t.Remote, len(list), t.URL)
 	}
-	t.URL = redactURLs(list[0])
+	t.URL = withoutUserinfo(list[0])
 	if vcs, err := g.output(ctx, "config", "--get", "remote."+t.Remote+".vcs"); err == nil && vcs != "" {
 		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
 			t.Remote, vcs, t.Remote)

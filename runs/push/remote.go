@@ -41,7 +41,7 @@ func describeRemote(raw string) string {
 // checkRemoteURL decides whether the token may be sent to raw, the push URL of the remote
 // named name. It returns the parsed URL or a refusal.
 func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []string) (remoteURL, *RefusedError) {
-	shown := redactURLs(raw)
+	shown := withoutUserinfo(raw)
 	u, err := url.Parse(raw)
 	if err != nil || !strings.Contains(raw, "://") || u.Host == "" {
 		return remoteURL{}, refuse(ReasonNotHTTPS,
@@ -69,5 +69,8 @@ func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []strin
 // urlUserinfo matches the user[:password]@ part of a URL.
 var urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
 
-// redactURLs removes the user and password from every URL in s.
-func redactURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }
+// withoutUserinfo removes the user and password from every URL in s: the form in which
+// segwi shows and records remote URLs (the same URL for everyone, whatever credentials a
+// checkout wrote into it). Secrets in text segwi did not format, such as git's output, are
+// the redactor's (internal/redact).
+func withoutUserinfo(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/segwi/segwi/internal/redact"
 )
 
 func TestCheckRemoteURL(t *testing.T) {
@@ -55,20 +57,20 @@ func TestCheckRemoteURL(t *testing.T) {
 }
 
 func TestRedactorRemovesTheTokenInEveryFormGitPrints(t *testing.T) {
-	r := newRedactor(credentialUsername, testToken)
+	r := newRedactor(testToken)
 	in := strings.Join([]string{
 		"password=" + testToken,
 		"Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hwX3NlZ3dpVEVTVDAxMjM0NTY3ODlhYmNkZWZnaGlqa2xtbm9wUVJT",
+		"b64 eC1hY2Nlc3MtdG9rZW46Z2hwX3NlZ3dpVEVTVDAxMjM0NTY3ODlhYmNkZWZnaGlqa2xtbm9wUVJT alone",
 		"fatal: unable to access 'https://x-access-token:" + testToken + "@github.com/a/b.git/'",
-		"To https://someone:pw@github.com/a/b.git",
 		"scp-like git@github.com:a/b.git stays as it is",
 	}, "\n")
-	got := r.redact(in)
+	got := r.String(in)
 	want := strings.Join([]string{
-		"password=[token]",
-		"Authorization: Basic [token]",
-		"fatal: unable to access 'https://github.com/a/b.git/'",
-		"To https://github.com/a/b.git",
+		"password=" + redact.Mask,
+		"Authorization: Basic " + redact.Mask,
+		"b64 " + redact.Mask + " alone",
+		"fatal: unable to access 'https://x-access-token:" + redact.Mask + "@github.com/a/b.git/'",
 		"scp-like git@github.com:a/b.git stays as it is",
 	}, "\n")
 	if got != want {
