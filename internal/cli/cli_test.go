@@ -24,11 +24,16 @@ type result struct {
 // settings, and returns what it printed.
 func segwi(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return segwiWith(t, Options{}, stdin, args...)
+}
+
+// segwiWith is segwi with opts; its streams and tray are the test's.
+func segwiWith(t *testing.T, opts Options, stdin string, args ...string) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, Options{
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-		Tray: func(context.Context, *Env) error { t.Error("the tray was opened"); return nil },
-	})
+	opts.Stdin, opts.Stdout, opts.Stderr = strings.NewReader(stdin), &out, &errOut
+	opts.Tray = func(context.Context, *Env) error { t.Error("the tray was opened"); return nil }
+	code := run(context.Background(), args, opts)
 	return result{code, out.String(), errOut.String()}
 }
 

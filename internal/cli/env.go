@@ -14,6 +14,8 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Warner remembers which retired settings were warned about, once per process.
 	Warner *migrate.Warner
+	// AllowLoopbackHTTP is Options.AllowLoopbackHTTP: for tests only.
+	AllowLoopbackHTTP bool
 
 	configFlag string // --config
 }
@@ -50,7 +52,7 @@ func (e *Env) LoadSettings() (*settings.Result, error) {
 
 // settingsOptions are how this segwi checks its settings file.
 func (e *Env) settingsOptions() []settings.Option {
-	if allowLoopbackHTTP {
+	if e.AllowLoopbackHTTP {
 		return []settings.Option{settings.AllowLoopbackHTTP()}
 	}
 	return nil

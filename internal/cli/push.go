@@ -14,10 +14,6 @@ import (
 	"github.com/segwi/segwi/settings/token"
 )
 
-// allowLoopbackHTTP lets the tests of this package push to, and open pull requests on, a
-// plain-HTTP server on loopback. Never set outside tests.
-var allowLoopbackHTTP = false
-
 // pushOptions are segwi push's flags and argument.
 type pushOptions struct {
 	id    string
@@ -72,7 +68,7 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	var recordErr error
 	req := wire.Push(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
 	req.RunActive = !info.State.Final()
-	req.AllowLoopbackHTTP = allowLoopbackHTTP
+	req.AllowLoopbackHTTP = env.AllowLoopbackHTTP
 	if !req.RunActive {
 		// No process of the run may change the checkout, or its git configuration, while
 		// the push reads it: what the run left running ends before anything else.
@@ -118,7 +114,7 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 		Draft:             o.draft,
 		Token:             token.Get,
 		TokenNotFound:     token.ErrNotFound,
-		AllowLoopbackHTTP: allowLoopbackHTTP,
+		AllowLoopbackHTTP: env.AllowLoopbackHTTP,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "pull request not opened: %v\n", err)

@@ -92,8 +92,11 @@ func newForge(t *testing.T) *forge {
 func TestPush(t *testing.T) {
 	home := isolate(t)
 	token.MockInit()
-	allowLoopbackHTTP = true
-	t.Cleanup(func() { allowLoopbackHTTP = false })
+	// The forge is plain HTTP on loopback, which segwi accepts only with the test option.
+	segwi := func(t *testing.T, stdin string, args ...string) result {
+		t.Helper()
+		return segwiWith(t, Options{AllowLoopbackHTTP: true}, stdin, args...)
+	}
 	f := newForge(t)
 	stateDir := filepath.Join(home, "state", "segwi")
 
@@ -205,6 +208,12 @@ func TestPush(t *testing.T) {
 		r := segwi(t, "", "--config", cfg, "push", "nope")
 		if r.code != 1 || !strings.Contains(r.stderr, `run "nope": run not found`) {
 			t.Errorf("got exit %d, stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("without the test option the plain-http forge is refused, naming the key", func(t *testing.T) {
+		r := segwiWith(t, Options{}, "", "--config", cfg, "push", onBranch)
+		if r.code != 1 || !strings.Contains(r.stderr, "segwi.github.apiURL: must be an https URL") {
+			t.Errorf("got exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
 	t.Run("the token is in no file and no output", func(t *testing.T) {

@@ -36,6 +36,10 @@ type Options struct {
 	// Stdin, Stdout and Stderr default to the process's own when nil.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// AllowLoopbackHTTP lets push, pull requests and the settings check accept plain-HTTP
+	// URLs on this machine (127.0.0.1, ::1, localhost). It is for tests, whose loopback
+	// servers have no certificate; segwi's main never sets it.
+	AllowLoopbackHTTP bool
 }
 
 // Main runs segwi with args (without the program name) and returns the exit status.
@@ -54,7 +58,8 @@ func Main(args []string, opts Options) int {
 
 // run is Main without the signal handling.
 func run(ctx context.Context, args []string, opts Options) int {
-	env := &Env{Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Warner: migrate.NewWarner()}
+	env := &Env{Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Warner: migrate.NewWarner(),
+		AllowLoopbackHTTP: opts.AllowLoopbackHTTP}
 	if env.Stdin == nil {
 		env.Stdin = os.Stdin
 	}
