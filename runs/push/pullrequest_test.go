@@ -22,9 +22,8 @@ type fakeGitHub struct {
 	answer string
 
 	mu    sync.Mutex
-	calls []string        // "METHOD PATH"
-	body  map[string]any  // the last pull request asked for
-	auth  map[string]bool // Authorization values seen
+	calls []string       // "METHOD PATH"
+	body  map[string]any // the last pull request asked for
 }
 
 func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
