@@ -87,14 +87,16 @@ func (r *Redactor) Remove(secrets ...string) {
 	r.publish()
 }
 
-// publish stores a new snapshot of the secrets, each also in its JSON-escaped form, longest
-// first so that a secret containing another is masked whole. r.mu must be held.
+// publish stores a new snapshot of the secrets, each also in its JSON-escaped forms (with
+// and without HTML escaping: encoding/json writes `\u003c` for '<', Claude Code and segwi's
+// record write '<'), longest first so that a secret containing another is masked whole.
+// r.mu must be held.
 func (r *Redactor) publish() {
 	set := map[string]bool{}
 	for s := range r.counts {
 		set[s] = true
-		if b, err := json.Marshal(s); err == nil {
-			if esc := string(b[1 : len(b)-1]); esc != s {
+		for _, html := range []bool{true, false} {
+			if esc := jsonEscaped(s, html); esc != s {
 				set[esc] = true
 			}
 		}
@@ -105,6 +107,18 @@ func (r *Redactor) publish() {
 	}
 	slices.SortFunc(list, func(a, b []byte) int { return len(b) - len(a) })
 	r.secrets.Store(&list)
+}
+
+// jsonEscaped returns s as it reads inside a JSON string, with or without HTML escaping.
+func jsonEscaped(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	if enc.Encode(s) != nil {
+		return s
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return string(out[1 : len(out)-1]) // without the quotes
 }
 
 // String returns s with every secret replaced by Mask.
