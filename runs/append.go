@@ -67,7 +67,7 @@ func appendLocked(dir string, e Event, secrets ...string) (Event, error) {
 		e.Time = time.Now()
 	}
 	cutFields(&e)
-	b, err := json.Marshal(e)
+	b, err := e.AppendJSON(nil)
 	if err != nil {
 		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
 	}

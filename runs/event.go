@@ -125,3 +125,11 @@ type ApprovalInfo struct {
 	Message   string    `json:"message,omitempty"`
 	WaitedMS  int64     `json:"waitedMS,omitempty"`
 }
+
+// MarshalJSON writes a as encoding/json does, without HTML escaping. It is there for the
+// record's encoder (Event.AppendJSON), which does not know omitzero: an answer has no
+// deadline, and must not show a zero one.
+func (a ApprovalInfo) MarshalJSON() ([]byte, error) {
+	type plain ApprovalInfo // without this method
+	return appendPlainJSON(nil, plain(a), "")
+}

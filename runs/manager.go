@@ -436,7 +436,7 @@ func appendInterrupted(info Info, from State) error {
 	}
 	e := Event{RunID: info.ID, Seq: seq + 1, Time: time.Now(), Type: EventState,
 		State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}
-	b, _ := json.Marshal(e)
+	b, _ := e.AppendJSON(nil)
 	if _, err := f.WriteString(prefix + string(b) + "\n"); err != nil {
 		return fmt.Errorf("marking run %s interrupted: %w", info.ID, err)
 	}

@@ -255,7 +255,7 @@ func (p *parser) assistant(w *wireLine, js []byte, emit func(Event)) {
 		case "thinking", "redacted_thinking":
 			// Not shown and not recorded as text: the model's private reasoning.
 		default:
-			raw, _ := json.Marshal(b)
+			raw, _ := appendPlainJSON(nil, b, "")
 			emit(rawEvent(raw))
 		}
 	}
@@ -268,7 +268,7 @@ func (p *parser) user(w *wireLine, js []byte, emit func(Event)) {
 	}
 	for _, b := range w.Message.Content.Blocks {
 		if b.Type != "tool_result" {
-			raw, _ := json.Marshal(b)
+			raw, _ := appendPlainJSON(nil, b, "")
 			emit(rawEvent(raw))
 			continue
 		}
@@ -384,6 +384,6 @@ func cutFields(e *Event) {
 	e.Text = cut(e.Text)
 	if len(e.Input) > MaxFieldBytes {
 		e.Truncated = true
-		e.Input, _ = json.Marshal(cut(string(e.Input)))
+		e.Input, _ = appendPlainJSON(nil, cut(string(e.Input)), "")
 	}
 }

@@ -61,10 +61,41 @@ var ErrNotFound = errors.New("run not found")
 // RunsDir returns the folder that holds the run folders of stateDir.
 func RunsDir(stateDir string) string { return filepath.Join(stateDir, "runs") }
 
+// AppendJSON appends e's JSON to b, one line without its newline, as events.jsonl and
+// `segwi run --json` hold it: `&&`, `<` and `>` as themselves (no HTML escaping), so that
+// a grep for a command finds it, and no zero times.
+func (e *Event) AppendJSON(b []byte) ([]byte, error) {
+	// segmentio's encoder keeps a run's reader fast (runs/bench_test.go); it does not know
+	// omitzero, so the types with a zero time to leave out marshal themselves
+	// (ApprovalInfo.MarshalJSON), as TestRecordLeavesOutZeroTimes checks.
+	return fastjson.Append(b, e, 0)
+}
+
+// AppendJSON appends in's JSON to b, indented, as run.json and `segwi runs show --json`
+// hold it: no HTML escaping, no zero times.
+func (in *Info) AppendJSON(b []byte) ([]byte, error) {
+	return appendPlainJSON(b, in, "  ")
+}
+
+// appendPlainJSON appends v's JSON to b as encoding/json writes it (omitzero honoured),
+// without HTML escaping and without a final newline; indent "" writes it on one line.
+func appendPlainJSON(b []byte, v any, indent string) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // writeInfo replaces dir/run.json with info, atomically (a temporary file, synced, then
 // renamed over it).
 func writeInfo(dir string, info Info) error {
-	b, err := json.MarshalIndent(info, "", "  ")
+	b, err := info.AppendJSON(nil)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Join(dir, infoFile), err)
 	}
@@ -254,7 +285,7 @@ func (r *recorder) event(e *Event, sync bool) {
 	if r.closed {
 		return
 	}
-	b, err := fastjson.Append(r.buf[:0], e, fastjson.EscapeHTML)
+	b, err := e.AppendJSON(r.buf[:0])
 	r.buf = b
 	if err != nil {
 		r.fail(fmt.Errorf("recording event %d: %w", e.Seq, err))

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,7 +172,7 @@ func (p *printer) print(e runs.Event) {
 		}
 	}
 	if p.json {
-		b, err := json.Marshal(e)
+		b, err := e.AppendJSON(nil)
 		if err != nil {
 			return
 		}

@@ -102,22 +102,27 @@ func TestRunPrintsTheRunAndExitsWithItsOutcome(t *testing.T) {
 		})
 	}
 	t.Run("--json prints every event as a JSON line, the same as recorded", func(t *testing.T) {
-		r := segwi(t, "", "--config", cfg, "run", "--json", "--checkout", checkout, "fake:success")
+		r := segwi(t, "", "--config", cfg, "run", "--json", "--checkout", checkout, "fake:success then git status && git diff > out.txt")
 		if r.code != 0 {
 			t.Fatalf("got exit %d; stderr:\n%s", r.code, r.stderr)
 		}
-		var printed []runs.Event
+		var last runs.Event
 		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-			var e runs.Event
-			if err := json.Unmarshal([]byte(line), &e); err != nil {
+			if err := json.Unmarshal([]byte(line), &last); err != nil {
 				t.Fatalf("not a JSON event: %q: %v", line, err)
 			}
-			printed = append(printed, e)
 		}
-		var recorded int
-		runs.ReadEvents(filepath.Join(home, "state", "segwi"), runIDLine(r.stderr), func(runs.Event) error { recorded++; return nil })
-		if len(printed) != recorded || printed[len(printed)-1].Type != runs.EventState {
-			t.Errorf("printed %d events ending with %s, recorded %d; want the same, ending with the state", len(printed), printed[len(printed)-1].Type, recorded)
+		if last.Type != runs.EventState {
+			t.Errorf("the last event printed is %s, want the final state", last.Type)
+		}
+		recorded, err := os.ReadFile(filepath.Join(home, "state", "segwi", "runs", runIDLine(r.stderr), "events.jsonl"))
+		if err != nil || r.stdout != string(recorded) {
+			t.Errorf("printed:\n%s\nrecorded (%v):\n%s\nwant the same lines", r.stdout, err, recorded)
+		}
+		for _, want := range []string{"git status && git diff > out.txt", "<tool_use_error>"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("grep %q finds nothing in the printed events", want)
+			}
 		}
 	})
 	t.Run("the current directory is the default checkout", func(t *testing.T) {

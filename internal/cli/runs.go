@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -99,8 +98,11 @@ func runsShow(env *Env, id string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		b, _ := json.MarshalIndent(in, "", "  ")
-		_, err := fmt.Fprintf(env.Stdout, "%s\n", b)
+		b, err := in.AppendJSON(nil)
+		if err != nil {
+			return fmt.Errorf("printing run %s: %w", in.ID, err)
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
 		return err
 	}
 	writeInfo(env.Stdout, in)
