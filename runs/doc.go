@@ -7,8 +7,10 @@
 // A Manager owns the runs of one segwi process. Start queues a run and returns at once;
 // the run's Subscribe publishes its events to the run window or the CLI printer, and the
 // Manager's Subscribe publishes every run's state changes to the tray. The record of a
-// run, live or past, is read with List, Load and ReadEvents, and FormatEvent renders an
-// event as one readable line; `segwi run` and `segwi runs` are thin layers over these.
+// run, live or past, is read with List, Load and ReadEvents. A Narrator puts events in
+// words, the same for the command line (Line, one readable line) and the run window
+// (Words); Event.AppendJSON is their JSON form, as events.jsonl holds it. `segwi run` and
+// `segwi runs` are thin layers over these.
 //
 // A run ends when segwi closes Claude Code's input. By default that happens as soon as
 // every message sent has its result (the prompt and any follow-up sent before the result

@@ -1,171 +1,359 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/segwi/segwi/runs/push"
 )
 
-// FormatEvent renders e as one line for a person to read, as `segwi run` and
-// `segwi runs events` print it: the time, a short label, and what happened. Newlines in
-// texts show as "⏎" and long texts are shortened; the JSON form (json.Marshal of the
-// event) has everything.
-func FormatEvent(e Event) string {
-	label, detail := describe(e)
-	return fmt.Sprintf("%s %-9s %s", e.Time.Local().Format("15:04:05"), label, oneLine(detail, 400))
+// Words is an event put in words for a person: the one wording that `segwi run`,
+// `segwi runs events` and the run window all show. The command line prints the label
+// and the text on one line; the run window shows the label as a mark and the text as
+// one or more rows.
+type Words struct {
+	// Label says in a word what the event is: "claude", "tool", "allowed", "push", ...
+	Label string
+	// Text says what happened. It keeps the newlines of the event's own text (a message,
+	// a tool's output); it is never cut.
+	Text string
 }
 
-func describe(e Event) (label, detail string) {
+// Narrator puts a run's events in words, in order. It remembers each tool call, so that
+// a refusal or an approval answer, which carry only the tool's name, can say what the call
+// was. The zero Narrator is ready to use; it is not safe for concurrent use.
+type Narrator struct {
+	calls map[string]string // "Bash: go test ./..." by tool_use id
+}
+
+// maxRemembered bounds a Narrator's memory of calls; past it, older calls are forgotten
+// and their refusals and answers name only the tool.
+const maxRemembered = 4096
+
+// FormatEvent renders e as one line for a person to read, the time, a short label and
+// what happened: Narrator.Line for an event seen on its own.
+func FormatEvent(e Event) string {
+	var n Narrator
+	return n.Line(e)
+}
+
+// Line renders e as one line, as `segwi run` and `segwi runs events` print it: the time,
+// the label, and the text, with newlines shown as "⏎" and a long text shortened. The
+// JSON form (Event.AppendJSON) has everything.
+func (n *Narrator) Line(e Event) string {
+	w := n.Words(e)
+	return fmt.Sprintf("%s %-9s %s", e.Time.Local().Format("15:04:05"), w.Label, oneLine(w.Text, 400))
+}
+
+// Words returns the words of e.
+func (n *Narrator) Words(e Event) Words {
 	switch e.Type {
 	case EventInit:
-		in := e.Init
-		if in == nil {
-			return "session", e.SessionID
+		return Words{"session", initText(e.Init)}
+	case EventText:
+		return Words{"claude", e.Text}
+	case EventPrompt:
+		return Words{"you", e.Text}
+	case EventToolCall:
+		call := callText(e.ToolName, e.Input)
+		n.remember(e.ToolUseID, call)
+		return Words{"tool", call}
+	case EventToolResult:
+		label, out := "output", e.Text
+		if e.IsError {
+			label = "error"
 		}
+		if strings.TrimSpace(out) == "" {
+			out = "(no output)"
+		}
+		if e.ToolName != "" {
+			out = e.ToolName + ": " + out
+		}
+		return Words{label, out}
+	case EventRefusal:
+		text := n.call(e)
+		if by := refusedBy(e.Source); by != "" {
+			text += " (" + by + ")"
+		}
+		if e.Text != "" {
+			text += ": " + e.Text
+		}
+		return Words{"refused", text}
+	case EventApprovalRequest:
+		call := callText(e.ToolName, e.Input)
+		n.remember(e.ToolUseID, call)
+		if e.Approval != nil && e.Approval.Note != "" {
+			return Words{"approve?", call + " (" + e.Approval.Note + ")"}
+		}
+		return Words{"approve?", call}
+	case EventApprovalAnswer:
+		return n.answerWords(e)
+	case EventResult:
+		return Words{"result", resultText(e)}
+	case EventStatus:
+		switch {
+		case e.Text == "":
+			return Words{"status", e.Subtype}
+		case e.Subtype == "status" || e.Subtype == "":
+			return Words{"status", e.Text}
+		}
+		return Words{"status", e.Subtype + ": " + e.Text}
+	case EventOutput:
+		return Words{"stderr", e.Text}
+	case EventState:
+		if e.State == nil {
+			return Words{"state", "changed"}
+		}
+		text := string(e.State.To)
+		if e.State.Reason != "" {
+			text += ": " + e.State.Reason
+		}
+		return Words{"state", text}
+	case EventExit:
+		switch {
+		case e.Exit == nil:
+			return Words{"exit", "the process ended"}
+		case e.Exit.Signal != "":
+			return Words{"exit", fmt.Sprintf("code %d (%s)", e.Exit.Code, e.Exit.Signal)}
+		}
+		return Words{"exit", fmt.Sprintf("code %d", e.Exit.Code)}
+	case EventPush:
+		return Words{"push", pushText(e)}
+	case EventLeftover:
+		return Words{"leftover", e.Text}
+	case EventRaw:
+		if len(e.Raw) > 0 {
+			return Words{"event", string(e.Raw)}
+		}
+		return Words{"event", e.Text}
+	case EventDropped:
+		where := "the run's record has them"
+		if e.RunID != "" {
+			where = "segwi runs events " + e.RunID + " shows them all"
+		}
+		return Words{"missed", fmt.Sprintf("%d events not shown: they came faster than they could be shown; %s", e.Dropped, where)}
+	}
+	if e.Text != "" {
+		return Words{string(e.Type), e.Text}
+	}
+	return Words{string(e.Type), "(an event this segwi does not know)"}
+}
+
+// remember keeps a call's words for the events that refer to it.
+func (n *Narrator) remember(id, call string) {
+	if id == "" {
+		return
+	}
+	if n.calls == nil || len(n.calls) >= maxRemembered {
+		n.calls = map[string]string{}
+	}
+	n.calls[id] = call
+}
+
+// call is the words of the call e refers to: remembered, else its tool's name.
+func (n *Narrator) call(e Event) string {
+	if c := n.calls[e.ToolUseID]; c != "" {
+		return c
+	}
+	if e.ToolName != "" {
+		return e.ToolName
+	}
+	return "a call"
+}
+
+// answerWords says how an approval request was answered: allowed or denied, the call,
+// who answered and how long it waited, and the message Claude Code got.
+func (n *Narrator) answerWords(e Event) Words {
+	a := e.Approval
+	if a == nil {
+		return Words{"approval", n.call(e)}
+	}
+	label := "denied"
+	if a.Allow {
+		label = "allowed"
+	}
+	var why []string
+	if who := answeredBy(a); who != "" {
+		why = append(why, who)
+	}
+	if a.WaitedMS > 0 {
+		why = append(why, "after "+waited(a.WaitedMS))
+	}
+	text := n.call(e)
+	if len(why) > 0 {
+		text += " (" + strings.Join(why, ", ")
+		if a.Interrupt {
+			text += ", and the run was stopped"
+		}
+		text += ")"
+	} else if a.Interrupt {
+		text += " (and the run was stopped)"
+	}
+	if a.Message != "" {
+		text += ": " + a.Message
+	}
+	return Words{label, text}
+}
+
+// answeredBy says who or what answered, from approvals' Answerer values.
+func answeredBy(a *ApprovalInfo) string {
+	switch a.By {
+	case "person":
+		return "by you"
+	case "trusted":
+		if a.Rule != "" {
+			return "trusted: " + a.Rule
+		}
+		return "by a trusted rule"
+	case "timeout":
+		return "nobody answered in time"
+	case "run-ended":
+		return "the run ended first"
+	case "no-terminal":
+		return "no person at a terminal"
+	case "limit":
+		return "too many requests waiting"
+	case "failure":
+		return "nobody could be asked"
+	case "cancelled":
+		return "Claude Code withdrew it"
+	case "unknown-call":
+		return "not a call Claude Code is making"
+	case "invalid":
+		return "a request that reads two ways"
+	case "":
+		return ""
+	}
+	return "by " + a.By
+}
+
+// waited renders a wait of ms milliseconds: "3ms", "1.5s", "2m3.4s".
+func waited(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d >= time.Second {
+		d = d.Round(100 * time.Millisecond)
+	}
+	return d.String()
+}
+
+// refusedBy names who refused a call, from Claude Code's permission_decision source.
+func refusedBy(source string) string {
+	switch source {
+	case "hook":
+		return "a hook"
+	case "user_reject":
+		return "the approver"
+	case "disallowed":
+		return "not allowed in this run"
+	case "classifier":
+		return "auto mode"
+	case "config", "rule":
+		return "Claude Code's permissions" // its settings' rules, and auto mode's verdicts too
+	}
+	return source
+}
+
+func initText(in *InitInfo) string {
+	if in == nil {
+		return "started"
+	}
+	var parts []string
+	if in.Model != "" {
+		parts = append(parts, "model "+in.Model)
+	}
+	if in.PermissionMode != "" {
+		parts = append(parts, in.PermissionMode+" mode")
+	}
+	if len(in.Tools) > 0 {
+		parts = append(parts, plural(len(in.Tools), "tool"))
+	}
+	if len(in.MCPServers) > 0 {
 		var servers []string
 		for _, s := range in.MCPServers {
 			servers = append(servers, s.Name+" "+s.Status)
 		}
-		d := fmt.Sprintf("started: model %s, %s mode, %d tools", orDash(in.Model), orDash(in.PermissionMode), len(in.Tools))
-		if len(servers) > 0 {
-			d += ", MCP " + strings.Join(servers, ", ")
-		}
-		return "session", d
-	case EventText:
-		return "claude", e.Text
-	case EventToolCall:
-		return "tool", e.ToolName + ": " + inputSummary(e.Input)
-	case EventToolResult:
-		if e.IsError {
-			return "error", e.Text
-		}
-		return "output", e.Text
-	case EventRefusal:
-		who := e.Source
-		switch e.Source {
-		case "hook":
-			who = "a hook"
-		case "user_reject":
-			who = "the approver"
-		case "disallowed":
-			who = "not allowed in this run"
-		case "classifier":
-			who = "auto mode"
-		}
-		return "refused", fmt.Sprintf("%s (%s): %s", orDash(e.ToolName), who, e.Text)
-	case EventStatus:
-		if e.Text == "" {
-			return "status", e.Subtype
-		}
-		return "status", e.Subtype + ": " + e.Text
-	case EventResult:
-		res := e.Result
-		if res == nil {
-			return "result", e.Subtype
-		}
-		d := fmt.Sprintf("%s after %d turns, $%.4f", e.Subtype, res.NumTurns, res.CostUSD)
-		if n := len(res.Denials); n > 0 {
-			d += fmt.Sprintf(", %d refused", n)
-		}
-		if res.TerminalReason != "" {
-			d += ", " + res.TerminalReason
-		}
-		return "result", d
-	case EventRaw:
-		if len(e.Raw) > 0 {
-			return "event", string(e.Raw)
-		}
-		return "event", e.Text
-	case EventPrompt:
-		return "you", e.Text
-	case EventOutput:
-		return "stderr", e.Text
-	case EventState:
-		if e.State == nil {
-			return "state", ""
-		}
-		d := string(e.State.To)
-		if e.State.Reason != "" {
-			d += ": " + e.State.Reason
-		}
-		return "state", d
-	case EventExit:
-		if e.Exit == nil {
-			return "exit", ""
-		}
-		if e.Exit.Signal != "" {
-			return "exit", fmt.Sprintf("code %d (%s)", e.Exit.Code, e.Exit.Signal)
-		}
-		return "exit", fmt.Sprintf("code %d", e.Exit.Code)
-	case EventApprovalRequest:
-		d := e.ToolName + ": " + inputSummary(e.Input)
-		if e.Approval != nil && e.Approval.Note != "" {
-			d += " (" + e.Approval.Note + ")"
-		}
-		return "approve?", d
-	case EventApprovalAnswer:
-		a := e.Approval
-		if a == nil {
-			return "approval", ""
-		}
-		verb := "denied"
-		switch {
-		case a.Allow:
-			verb = "allowed"
-		case a.Interrupt:
-			verb = "denied and stopped"
-		}
-		d := fmt.Sprintf("%s by %s after %s", verb, a.By, time.Duration(a.WaitedMS)*time.Millisecond)
-		if a.Rule != "" {
-			d += " (rule " + a.Rule + ")"
-		}
-		if a.Message != "" {
-			d += ": " + a.Message
-		}
-		return "approval", d
-	case EventPush:
-		a := e.Push
-		if a == nil {
-			return "push", e.Text
-		}
-		d := string(a.Outcome)
-		if a.Branch != "" {
-			d += " " + a.Branch
-			if a.Remote != "" {
-				d += " to " + a.Remote
-			}
-		}
-		if a.Commit != "" {
-			d += " at " + a.Commit[:min(len(a.Commit), 12)]
-		}
-		return "push", d + ": " + a.Message
-	case EventDropped:
-		return "dropped", fmt.Sprintf("%d events not shown (too slow to keep up); the run's events file has them", e.Dropped)
+		parts = append(parts, "MCP "+strings.Join(servers, ", "))
 	}
-	return string(e.Type), e.Text
+	if len(parts) == 0 {
+		return "started"
+	}
+	return "started: " + strings.Join(parts, ", ")
 }
 
-// inputSummary shows a tool call's input the way a person thinks of it: the command of a
-// Bash call, the file of a Read or Edit, else the input's JSON.
+func resultText(e Event) string {
+	res := e.Result
+	subtype := e.Subtype
+	if subtype == "" {
+		subtype = "done"
+	}
+	if res == nil {
+		return subtype
+	}
+	text := fmt.Sprintf("%s after %s, $%.4f", subtype, plural(res.NumTurns, "turn"), res.CostUSD)
+	if n := len(res.Denials); n > 0 {
+		text += ", " + plural(n, "call") + " refused"
+	}
+	if res.TerminalReason != "" && res.TerminalReason != "completed" {
+		text += ", " + res.TerminalReason
+	}
+	return text
+}
+
+// pushText says how a push attempt ended, in the words segwi push prints.
+func pushText(e Event) string {
+	a := e.Push
+	if a == nil {
+		return e.Text
+	}
+	if a.Outcome == push.Pushed {
+		return a.Message
+	}
+	return "not pushed: " + a.Message
+}
+
+// callText shows a tool call the way a person thinks of it: the tool and the command of
+// a Bash call, the file of a Read or Edit, the pattern of a search, else the input's JSON.
+func callText(tool string, input json.RawMessage) string {
+	if tool == "" {
+		tool = "a tool"
+	}
+	if s := inputSummary(input); s != "" {
+		return tool + ": " + s
+	}
+	return tool
+}
+
+// summaryKeys are the input fields that say what a call does, most telling first.
+var summaryKeys = []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query", "description", "prompt"}
+
 func inputSummary(input json.RawMessage) string {
 	var fields map[string]any
 	if json.Unmarshal(input, &fields) == nil {
-		for _, key := range []string{"command", "file_path", "notebook_path", "pattern", "url", "query", "path"} {
-			if v, ok := fields[key].(string); ok {
+		for _, key := range summaryKeys {
+			if v, ok := fields[key].(string); ok && v != "" {
 				return v
 			}
 		}
+		if len(fields) == 0 {
+			return ""
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, input) == nil {
+		return b.String()
 	}
 	return string(input)
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	return s
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // oneLine shows s on one line, at most max runes.

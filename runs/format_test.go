@@ -2,42 +2,179 @@ package runs
 
 import (
 	"encoding/json"
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs/push"
 )
 
-func TestFormatEvent(t *testing.T) {
+func TestNarratorWordsEveryEvent(t *testing.T) {
 	at := time.Date(2025, 1, 2, 15, 4, 5, 0, time.Local)
-	tests := []struct {
-		name string
-		e    Event
-		want string
-	}{
-		{"assistant text shows on one line", Event{Type: EventText, Text: "one\ntwo"}, "claude    one⏎two"},
-		{"a Bash call shows its command", Event{Type: EventToolCall, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls -la","description":"list"}`)}, "tool      Bash: ls -la"},
-		{"a refusal by a hook says so", Event{Type: EventRefusal, ToolName: "Bash", Source: "hook", Text: "denied"}, "refused   Bash (a hook): denied"},
-		{"a result shows cost and turns", Event{Type: EventResult, Subtype: "success", Result: &ResultInfo{NumTurns: 2, CostUSD: 0.0123, Denials: []Denial{{ToolName: "Write"}}}}, "result    success after 2 turns, $0.0123, 1 refused"},
-		{"a state change shows its reason", Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
-		{"an exit by signal names it", Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
-		{"an approval request shows what segwi noticed", Event{Type: EventApprovalRequest, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls|ls"}`), Approval: &ApprovalInfo{Note: "Not checked: too long."}}, "approve?  Bash: ls|ls (Not checked: too long.)"},
-		{"an approval answer says who and how long", Event{Type: EventApprovalAnswer, Approval: &ApprovalInfo{By: "timeout", WaitedMS: 1500, Message: "no answer"}}, "approval  denied by timeout after 1.5s: no answer"},
-		{"an init line summarises the session", Event{Type: EventInit, Init: &InitInfo{Model: "m", PermissionMode: "auto", Tools: []string{"a", "b"}, MCPServers: []MCPServer{{"segwi", "connected"}}}}, "session   started: model m, auto mode, 2 tools, MCP segwi connected"},
-		{"an escape is made visible", Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
-		{"a process the run left says what became of it", Event{Type: EventLeftover, Text: "killed process 7, which the run left running: sleep 311",
-			Process: &ProcessInfo{PID: 7, Command: "sleep 311", Killed: true}}, "leftover  killed process 7, which the run left running: sleep 311"},
+	bash := func(id, command string) Event {
+		return Event{Type: EventToolCall, ToolName: "Bash", ToolUseID: id, Input: json.RawMessage(`{"command":` + strconv.Quote(command) + `,"description":"d"}`)}
 	}
+	asked := Event{Type: EventApprovalRequest, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"make test"}`),
+		Approval: &ApprovalInfo{RequestID: "q1", Deadline: at.Add(time.Minute)}}
+	answer := func(a ApprovalInfo) Event {
+		a.RequestID = "q1"
+		return Event{Type: EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &a}
+	}
+	pushed := func(a push.Attempt) Event { return Event{Type: EventPush, Text: a.Message, Push: &a} }
+	tests := []struct {
+		name   string
+		before []Event // what the narrator saw first
+		e      Event
+		want   string
+	}{
+		{"a session start says model, mode, tools and MCP servers",
+			nil, Event{Type: EventInit, Init: &InitInfo{Model: "m", PermissionMode: "auto", Tools: []string{"a", "b"}, MCPServers: []MCPServer{{"segwi", "connected"}}}},
+			"session   started: model m, auto mode, 2 tools, MCP segwi connected"},
+		{"a session start without details says started", nil, Event{Type: EventInit}, "session   started"},
+		{"assistant text shows on one line", nil, Event{Type: EventText, Text: "one\ntwo"}, "claude    one⏎two"},
+		{"a prompt is what you sent", nil, Event{Type: EventPrompt, Text: "Fix it"}, "you       Fix it"},
+		{"a Bash call shows its command", nil, bash("t1", "ls -la && git status > s.txt"), "tool      Bash: ls -la && git status > s.txt"},
+		{"a Read shows its file", nil, Event{Type: EventToolCall, ToolName: "Read", Input: json.RawMessage(`{"file_path":"/src/a.go","limit":10}`)}, "tool      Read: /src/a.go"},
+		{"a search shows its pattern before its folder", nil, Event{Type: EventToolCall, ToolName: "Grep", Input: json.RawMessage(`{"path":"/src","pattern":"TODO"}`)}, "tool      Grep: TODO"},
+		{"a subagent shows its description", nil, Event{Type: EventToolCall, ToolName: "Task", Input: json.RawMessage(`{"prompt":"a long brief","description":"Explore the parser"}`)}, "tool      Task: Explore the parser"},
+		{"an input with no telling field shows as JSON", nil, Event{Type: EventToolCall, ToolName: "Mystery", Input: json.RawMessage(`{ "a": 1 }`)}, `tool      Mystery: {"a":1}`},
+		{"a call without input shows its tool", nil, Event{Type: EventToolCall, ToolName: "Mystery", Input: json.RawMessage(`{}`)}, "tool      Mystery"},
+		{"a result names its tool", nil, Event{Type: EventToolResult, ToolName: "Bash", ToolUseID: "t1", Text: "a.txt\nb.txt"}, "output    Bash: a.txt⏎b.txt"},
+		{"an empty result says so", nil, Event{Type: EventToolResult, ToolName: "Bash", ToolUseID: "t1"}, "output    Bash: (no output)"},
+		{"a failed result is an error", nil, Event{Type: EventToolResult, ToolUseID: "t9", IsError: true, Text: "<tool_use_error>no such tool</tool_use_error>"}, "error     <tool_use_error>no such tool</tool_use_error>"},
+		{"a refusal by a hook names the command", []Event{bash("t2", "git push")}, Event{Type: EventRefusal, ToolName: "Bash", ToolUseID: "t2", Source: "hook", Text: "denied"}, "refused   Bash: git push (a hook): denied"},
+		{"a refusal by auto mode says so", nil, Event{Type: EventRefusal, ToolName: "Bash", Source: "classifier", Text: "flagged"}, "refused   Bash (auto mode): flagged"},
+		{"a refusal by Claude Code's settings or auto mode says so", nil, Event{Type: EventRefusal, ToolName: "Write", Source: "config", Text: "denied"}, "refused   Write (Claude Code's permissions): denied"},
+		{"a refusal from an unknown source names it", nil, Event{Type: EventRefusal, Source: "policy", Text: "no"}, "refused   a call (policy): no"},
+		{"an approval request shows the call", nil, asked, "approve?  Bash: make test"},
+		{"an approval request shows what segwi noticed", nil, Event{Type: EventApprovalRequest, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls|ls"}`), Approval: &ApprovalInfo{Note: "Not checked: too long."}}, "approve?  Bash: ls|ls (Not checked: too long.)"},
+		{"an allow by you names the call and the wait", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByPerson), WaitedMS: 1540}), "allowed   Bash: make test (by you, after 1.5s)"},
+		{"a deny by you gives your reason", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByPerson), WaitedMS: 3000, Message: "Denied by the person at segwi: not now"}),
+			"denied    Bash: make test (by you, after 3s): Denied by the person at segwi: not now"},
+		{"a deny and stop says the run was stopped", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByPerson), Interrupt: true, WaitedMS: 800, Message: "no"}),
+			"denied    Bash: make test (by you, after 800ms, and the run was stopped): no"},
+		{"a trusted rule names itself", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByTrusted), Rule: "make test"}), "allowed   Bash: make test (trusted: make test)"},
+		{"a timeout says nobody answered", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByTimeout), WaitedMS: 600_000, Message: "No answer"}), "denied    Bash: make test (nobody answered in time, after 10m0s): No answer"},
+		{"a request outlived by its run says so", nil, answer(ApprovalInfo{By: string(approvals.ByRunEnded)}), "denied    Bash (the run ended first)"},
+		{"a headless run says nobody was at a terminal", nil, answer(ApprovalInfo{By: string(approvals.ByNoTerminal), Message: "denied"}), "denied    Bash (no person at a terminal): denied"},
+		{"too many requests say so", nil, answer(ApprovalInfo{By: string(approvals.ByLimit)}), "denied    Bash (too many requests waiting)"},
+		{"a failed asker says nobody could be asked", nil, answer(ApprovalInfo{By: string(approvals.ByFailure)}), "denied    Bash (nobody could be asked)"},
+		{"a withdrawn request says Claude Code withdrew it", nil, answer(ApprovalInfo{By: string(approvals.ByCancelled)}), "denied    Bash (Claude Code withdrew it)"},
+		{"a request for a call Claude Code is not making says so", nil, answer(ApprovalInfo{By: string(approvals.ByUnknownCall), Message: "denied"}), "denied    Bash (not a call Claude Code is making): denied"},
+		{"a request that reads two ways says so", nil, answer(ApprovalInfo{By: string(approvals.ByInvalid), Message: "denied"}), "denied    Bash (a request that reads two ways): denied"},
+		{"an unknown answerer is named", nil, answer(ApprovalInfo{By: "someone"}), "denied    Bash (by someone)"},
+		{"a result shows cost, turns and refusals", nil, Event{Type: EventResult, Subtype: "success", Result: &ResultInfo{NumTurns: 2, CostUSD: 0.0123, TerminalReason: "completed", Denials: []Denial{{ToolName: "Write"}}}},
+			"result    success after 2 turns, $0.0123, 1 call refused"},
+		{"an aborted turn says why", nil, Event{Type: EventResult, Subtype: "error_during_execution", Result: &ResultInfo{NumTurns: 1, TerminalReason: "aborted_tools"}},
+			"result    error_during_execution after 1 turn, $0.0000, aborted_tools"},
+		{"a status shows what Claude Code is doing", nil, Event{Type: EventStatus, Subtype: "status", Text: "compacting"}, "status    compacting"},
+		{"an informational status says so", nil, Event{Type: EventStatus, Subtype: "informational", Text: "auto mode cannot check actions"}, "status    informational: auto mode cannot check actions"},
+		{"an escape is made visible", nil, Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
+		{"a state change shows its reason", nil, Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
+		{"an exit shows its code", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 1}}, "exit      code 1"},
+		{"an exit by signal names it", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
+		{"an unknown line is shown whole", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","payload":42}`)}, `event     {"type":"mystery","payload":42}`},
+		{"a process the run left says what became of it", nil, Event{Type: EventLeftover, Text: "killed process 7, which the run left running: sleep 311",
+			Process: &ProcessInfo{PID: 7, Command: "sleep 311", Killed: true}}, "leftover  killed process 7, which the run left running: sleep 311"},
+		{"missed events point at the record", nil, Event{Type: EventDropped, RunID: "r1", Dropped: 12},
+			"missed    12 events not shown: they came faster than they could be shown; segwi runs events r1 shows them all"},
+		{"a push says where it went", nil, pushed(push.Attempt{Outcome: push.Pushed, Branch: "segwi/fix", Remote: "origin", Message: "pushed segwi/fix (0123456789ab) to origin (https://github.com/o/r.git)"}),
+			"push      pushed segwi/fix (0123456789ab) to origin (https://github.com/o/r.git)"},
+		{"a refused push says why", nil, pushed(push.Attempt{Outcome: push.Refused, Reason: push.ReasonNoToken, Message: "no GitHub token is set; set one with `segwi token set`"}),
+			"push      not pushed: no GitHub token is set; set one with `segwi token set`"},
+		{"a failed push says what git said", nil, pushed(push.Attempt{Outcome: push.Failed, Message: "git push of segwi/fix to origin failed: ! [rejected]"}),
+			"push      not pushed: git push of segwi/fix to origin failed: ! [rejected]"},
+		{"a push event without its attempt shows its text", nil, Event{Type: EventPush, Text: "pushed"}, "push      pushed"},
+	}
+	covered := map[EventType]bool{}
+	answered := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var n Narrator
+			for _, e := range tt.before {
+				n.Words(e)
+			}
 			tt.e.Time = at
-			want := "15:04:05 " + tt.want
-			if got := FormatEvent(tt.e); got != want {
+			if got, want := n.Line(tt.e), "15:04:05 "+tt.want; got != want {
 				t.Errorf("got  %q\nwant %q", got, want)
 			}
 		})
+		covered[tt.e.Type] = true
+		if tt.e.Approval != nil && tt.e.Type == EventApprovalAnswer {
+			answered[tt.e.Approval.By] = true
+		}
 	}
-	long := FormatEvent(Event{Type: EventText, Text: strings.Repeat("x", 1000), Time: at})
+	for _, typ := range constsOf(t, ".", "EventType") {
+		if !covered[EventType(typ)] {
+			t.Errorf("no case words a %q event", typ)
+		}
+	}
+	for _, by := range constsOf(t, "../approvals", "Answerer") {
+		if !answered[by] {
+			t.Errorf("no case words an answer by %q", by)
+		}
+	}
+}
+
+func TestLineShortensLongTexts(t *testing.T) {
+	long := FormatEvent(Event{Type: EventText, Text: strings.Repeat("x", 1000), Time: time.Now()})
 	if !strings.HasSuffix(long, "…") || len([]rune(long)) > 430 {
 		t.Errorf("a long text: got %d runes ending %q, want it shortened with …", len([]rune(long)), long[len(long)-5:])
 	}
+}
+
+func TestNarratorForgetsOldCallsPastItsBound(t *testing.T) {
+	var n Narrator
+	for i := range maxRemembered + 10 {
+		n.Words(Event{Type: EventToolCall, ToolName: "Bash", ToolUseID: strconv.Itoa(i), Input: json.RawMessage(`{"command":"` + strconv.Itoa(i) + `"}`)})
+	}
+	if len(n.calls) > maxRemembered {
+		t.Errorf("remembers %d calls, want at most %d", len(n.calls), maxRemembered)
+	}
+	if got := n.Words(Event{Type: EventRefusal, ToolName: "Bash", ToolUseID: strconv.Itoa(maxRemembered + 9)}); got.Text != "Bash: "+strconv.Itoa(maxRemembered+9) {
+		t.Errorf("the newest call's refusal: %q, want it named with its command", got.Text)
+	}
+}
+
+// constsOf returns the values of the string constants of type typ declared in the Go
+// package in dir, so that a table can be checked to cover them all.
+func constsOf(t *testing.T, dir, typ string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var out []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", name, err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			if id, ok := spec.Type.(*ast.Ident); !ok || id.Name != typ {
+				return true
+			}
+			for _, v := range spec.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					s, _ := strconv.Unquote(lit.Value)
+					out = append(out, s)
+				}
+			}
+			return true
+		})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no constant of type %s in %s", typ, dir)
+	}
+	return out
 }

@@ -43,8 +43,9 @@ func newCanaryCmd(env *Env) *cobra.Command {
 			}
 			defer c.close()
 			opts := canary.FromSettings(c.mgr, res.Settings, dir)
+			var narrator runs.Narrator // called from the one goroutine following the run
 			opts.OnEvent = func(e runs.Event) {
-				io.WriteString(env.Stderr, runs.FormatEvent(e)+"\n") //nolint:errcheck // progress only
+				io.WriteString(env.Stderr, narrator.Line(e)+"\n") //nolint:errcheck // progress only
 			}
 			rep, err := canary.Run(cmd.Context(), opts)
 			if rep.RunID != "" {

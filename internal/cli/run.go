@@ -149,8 +149,9 @@ func runSpec(o runOptions) (runs.Spec, error) {
 // printer prints a run's events, readable or as JSON lines, and remembers what the end
 // summary needs.
 type printer struct {
-	out  io.Writer
-	json bool
+	out      io.Writer
+	json     bool
+	narrator runs.Narrator // the words of each event, naming the call a result belongs to
 
 	mcp        string // the approvals server's status in the session's init, when not connected
 	lastOutput string // the last line Claude Code printed that was not an event
@@ -182,7 +183,7 @@ func (p *printer) print(e runs.Event) {
 	if e.Type == runs.EventOutput && onlyEscapes(e.Text) {
 		return // the terminal escapes Claude Code prints on exit mean nothing to a reader
 	}
-	io.WriteString(p.out, runs.FormatEvent(e)+"\n") //nolint:errcheck // as above
+	io.WriteString(p.out, p.narrator.Line(e)+"\n") //nolint:errcheck // as above
 }
 
 // summary is the line that ends segwi run, on stderr.

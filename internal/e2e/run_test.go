@@ -136,7 +136,7 @@ func TestFlaggedCommandIsRefused(t *testing.T) {
 	if got := s.toolResult(rm); !got.IsError || !strings.Contains(got.Text, "Deleting files outside the checkout was not asked for.") {
 		t.Errorf("the model got %+v, want the classifier's refusal", got)
 	}
-	if out := p.stdout.String(); !strings.Contains(out, "refused   Bash (") || !strings.Contains(out, "Deleting files outside the checkout") {
+	if out := p.stdout.String(); !strings.Contains(out, "refused   Bash: rm -rf ../elsewhere (Claude Code's permissions): ") || !strings.Contains(out, "Deleting files outside the checkout") {
 		t.Errorf("stdout lacks the refusal line:\n%s", out)
 	}
 	rec := s.loadRecord(id)
