@@ -66,6 +66,7 @@ type runWindow struct {
 	info       runs.Info
 	branchText string
 	tl         timeline
+	events     *eventRows // turns events into rows; its own lock
 	raw        []string
 	ahead      int
 
@@ -99,7 +100,7 @@ func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
 	}
 	w := &runWindow{
 		deps: deps, run: run, id: info.ID, info: info,
-		tl: timeline{max: maxTimelineRows}, quit: make(chan struct{}), branchText: "…",
+		tl: timeline{max: maxTimelineRows}, events: &eventRows{}, quit: make(chan struct{}), branchText: "…",
 	}
 	w.build()
 	w.showHeader()
@@ -232,18 +233,9 @@ func (w *runWindow) follow() {
 	if w.deps.branch != nil {
 		branch = w.deps.branch(w.info.Checkout)
 	}
-	maker := &rowMaker{}
 	tail := &rawTail{path: filepath.Join(w.info.Dir, "output.log")}
 	past := timeline{max: maxTimelineRows}
-	var last int64
-	if w.deps.stateDir != "" {
-		// Errors leave what was read: a record cut short still shows its start.
-		_ = runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
-			past.add(maker.rows(e)...)
-			last = e.Seq
-			return nil
-		})
-	}
+	past.add(w.recordRows()...)
 	_ = tail.read()
 	raw := tail.lines()
 	if !onUIWait(func() {
@@ -272,10 +264,7 @@ func (w *runWindow) follow() {
 	feed(events, flushEvery, after, w.deps.received, func(batch []runs.Event, ended bool) {
 		var rows []timelineRow
 		for _, e := range batch {
-			if e.Seq != 0 && e.Seq <= last {
-				continue // already read from the record
-			}
-			rows = append(rows, maker.rows(e)...)
+			rows = append(rows, w.events.rows(e)...) // none for those read from the record
 		}
 		_ = tail.read()
 		raw := tail.lines()
@@ -297,6 +286,20 @@ func (w *runWindow) follow() {
 			w.apply(rows, info, ended)
 		})
 	})
+}
+
+// recordRows returns the rows of the events in the run's record not shown yet. Errors
+// leave what was read: a record cut short still shows its start. Off Fyne's goroutine.
+func (w *runWindow) recordRows() []timelineRow {
+	if w.deps.stateDir == "" {
+		return nil
+	}
+	var rows []timelineRow
+	_ = runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
+		rows = append(rows, w.events.rows(e)...)
+		return nil
+	})
+	return rows
 }
 
 // detach stops the window's updates, for the app quitting: once the Fyne loop has ended
@@ -550,9 +553,16 @@ func (w *runWindow) pushBranch() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		words, err := w.deps.pusher.Push(ctx, id, checkout)
+		rows := w.recordRows() // the attempt, as the pusher recorded it
 		onUI(func() {
+			defer w.settled.Add(1)
 			w.pushing = false
 			w.push.Enable()
+			if len(rows) > 0 && !w.closed.Load() {
+				w.tl.add(rows...)
+				w.list.Refresh()
+				w.list.ScrollToBottom()
+			}
 			if err != nil {
 				w.note.SetText("Not pushed: " + err.Error())
 				return

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/push"
 )
 
 var runT0 = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
@@ -147,7 +149,9 @@ type runHarness struct {
 	opened   []string
 }
 
-func newRunHarness(t *testing.T, buffer int) *runHarness {
+// newRunHarness opens a run window on a fake run whose channel holds buffer events;
+// change, when given, changes the window's dependencies first.
+func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *runHarness {
 	t.Helper()
 	a := test.NewTempApp(t)
 	info := runs.Info{
@@ -168,6 +172,9 @@ func newRunHarness(t *testing.T, buffer int) *runHarness {
 			return nil
 		},
 		queuedAhead: func(string) int { t.Error("unexpected queue position asked"); return 0 },
+	}
+	for _, c := range change {
+		c(&deps)
 	}
 	h.w = newRunWindow(deps, h.run, runs.Info{})
 	h.w.win.Resize(fyne.NewSize(820, 600))
@@ -229,10 +236,10 @@ func scriptedEvents() []runs.Event {
 			e.Approval = &runs.ApprovalInfo{RequestID: "q1", Deadline: runT0.Add(10 * time.Minute)}
 		}),
 		ev(runs.EventApprovalAnswer, func(e *runs.Event) {
-			e.ToolName = "Bash"
-			e.Approval = &runs.ApprovalInfo{RequestID: "q1", Allow: true, By: "person"}
+			e.ToolName, e.ToolUseID = "Bash", "t1"
+			e.Approval = &runs.ApprovalInfo{RequestID: "q1", Allow: true, By: "person", WaitedMS: 4200}
 		}),
-		ev(runs.EventToolResult, func(e *runs.Event) { e.ToolUseID, e.Text = "t1", "ok  web/login 0.3s\nPASS" }),
+		ev(runs.EventToolResult, func(e *runs.Event) { e.ToolName, e.ToolUseID, e.Text = "Bash", "t1", "ok  web/login 0.3s\nPASS" }),
 		ev(runs.EventToolCall, func(e *runs.Event) {
 			e.ToolName, e.ToolUseID, e.Input = "Bash", "t2", json.RawMessage(`{"command":"curl https://example.invalid"}`)
 		}),
@@ -247,30 +254,91 @@ func scriptedEvents() []runs.Event {
 }
 
 func TestRunWindowShowsScriptedEvents(t *testing.T) {
-	h := newRunHarness(t, 64)
+	stateDir := t.TempDir()
+	pusher := &recordingPusher{t: t, stateDir: stateDir, attempt: push.Attempt{
+		Time: runT0.Add(5 * time.Minute), Remote: "origin", URL: "https://github.com/ada/web.git", Branch: "segwi/fix-login",
+		Commit: "0123456789abcdef0123", Outcome: push.Pushed, Message: "pushed segwi/fix-login (0123456789ab) to origin (https://github.com/ada/web.git)",
+	}}
+	id := "20250314-092653-abcd"
+	writeRunRecord(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: "/home/ada/src/web", State: runs.StateRunning, Created: runT0})
+	h := newRunHarness(t, 64, func(d *runWindowDeps) { d.stateDir, d.pusher = stateDir, pusher })
 	h.run.setInfo(func(i *runs.Info) { i.CostUSD = 0.0123 })
-	h.sendAndFlush(scriptedEvents()...)
+	events := scriptedEvents()
+	appendRecord(t, stateDir, id, events...) // as the run's recorder does
+	h.sendAndFlush(events...)
 
-	got := timelineTexts(h.w)
 	want := []string{
 		"You|Fix the login form", "|and its tests",
 		"Session|started: model claude-sonnet, auto mode",
 		"Claude|I will run the tests first.",
 		"Tool|Bash: make test",
-		"⚠ Asks you|Bash: make test (answer in the popup)",
-		"✔ Allowed|Bash (by you)",
-		"  ↳ result|Bash: ok  web/login 0.3s", "|PASS",
+		"⚠ Approve?|Bash: make test",
+		"✔ Allowed|Bash: make test (by you, after 4.2s)",
+		"  ↳ output|Bash: ok  web/login 0.3s", "|PASS",
 		"Tool|Bash: curl https://example.invalid",
-		"⛔ Refused|Bash (a hook): blocked by the guard",
+		"⛔ Refused|Bash: curl https://example.invalid (a hook): blocked by the guard",
 		"■ Result|success after 3 turns, $0.0123",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if s := h.w.status.Text; s != "State: running · 4m 12s · $0.0123" {
 		t.Errorf("status = %q", s)
 	}
+
+	// The run ends, and the person pushes its branch: the attempt shows as the last row.
+	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(4*time.Minute) })
+	close(h.run.events)
+	popupWaitFor(t, "Push to be checked", func() bool {
+		checked := false
+		onUIWait(func() { checked = h.w.pushChecked })
+		return checked
+	})
+	test.Tap(h.w.push)
+	popupWaitFor(t, "the push to be answered", func() bool { return h.w.settled.Load() == 1 })
+	want = append(want, "Push|pushed segwi/fix-login (0123456789ab) to origin (https://github.com/ada/web.git)")
+	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("timeline after the push:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 	assertPopupGolden(t, "runwindow_events.xml", h.w.win.Canvas())
+}
+
+// recordingPusher is the run window's pusher for a push that works: it records the
+// attempt on the run's record as the real one does (runs.AppendEvent) and says so. Check
+// always lets the push go.
+type recordingPusher struct {
+	t        *testing.T
+	stateDir string
+	attempt  push.Attempt
+}
+
+func (p *recordingPusher) Check(context.Context, string) error { return nil }
+
+func (p *recordingPusher) Push(_ context.Context, runID, _ string) (string, error) {
+	a := p.attempt
+	if _, err := runs.AppendEvent(p.stateDir, runID, runs.Event{Type: runs.EventPush, Time: a.Time, Text: a.Message, Push: &a}); err != nil {
+		p.t.Errorf("recording the push: %v", err)
+	}
+	return fmt.Sprintf("Pushed %s to %s (%s).", a.Branch, a.Remote, a.URL), nil
+}
+
+// appendRecord appends events to the events.jsonl of run id under stateDir.
+func appendRecord(t *testing.T, stateDir, id string, events ...runs.Event) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(runs.RunsDir(stateDir), id, "events.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, e := range events {
+		b, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func timelineTexts(w *runWindow) []string {
@@ -387,7 +455,7 @@ func TestTimelineIsBounded(t *testing.T) {
 }
 
 func TestRowsCutLongOutput(t *testing.T) {
-	m := &rowMaker{}
+	m := &eventRows{}
 	rows := m.rows(runs.Event{Type: runs.EventToolResult, Text: strings.Repeat("x\n", 50)})
 	if len(rows) != maxResultLines+1 || rows[maxResultLines].Text != "… 44 more lines" {
 		t.Errorf("rows = %+v, want %d lines and a note", rows, maxResultLines)

@@ -1,10 +1,10 @@
 package app
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/segwi/segwi/runs"
@@ -25,115 +25,69 @@ type timelineRow struct {
 	Text string
 }
 
-// Marks of the timeline's rows.
-const (
-	markSession  = "Session"
-	markClaude   = "Claude"
-	markTool     = "Tool"
-	markResult   = "  ↳ result"
-	markError    = "  ↳ error"
-	markRefused  = "⛔ Refused"
-	markAsks     = "⚠ Asks you"
-	markAllowed  = "✔ Allowed"
-	markDenied   = "✖ Denied"
-	markDone     = "■ Result"
-	markYou      = "You"
-	markStatus   = "Status"
-	markState    = "State"
-	markExit     = "Exit"
-	markStderr   = "Output"
-	markEvent    = "Event"
-	markMissed   = "… Missed"
-	droppedRowsF = "… %d earlier rows are not shown here (segwi runs events %s has them all)"
-)
+// droppedRowsF is the first row once the oldest rows were dropped.
+const droppedRowsF = "… %d earlier rows are not shown here (segwi runs events %s has them all)"
 
-// rowMaker turns a run's events into timeline rows. It remembers tool names by call id so
-// that a result names its tool. Not safe for concurrent use: the feeder goroutine owns it.
-type rowMaker struct {
-	tools map[string]string
+// marks are the timeline's marks for runs' labels that take a sign or an indent; any other
+// label shows capitalised ("claude" as "Claude").
+var marks = map[string]string{
+	"output":   "  ↳ output",
+	"error":    "  ↳ error",
+	"refused":  "⛔ Refused",
+	"approve?": "⚠ Approve?",
+	"allowed":  "✔ Allowed",
+	"denied":   "✖ Denied",
+	"result":   "■ Result",
+	"missed":   "… Missed",
 }
 
-// rows returns the rows of e; none for events the timeline does not show.
-func (m *rowMaker) rows(e runs.Event) []timelineRow {
-	if m.tools == nil {
-		m.tools = map[string]string{}
+// markOf is the mark of a label.
+func markOf(label string) string {
+	if m, ok := marks[label]; ok {
+		return m
 	}
-	switch e.Type {
-	case runs.EventInit:
-		if e.Init == nil {
-			return one(markSession, "started")
-		}
-		return one(markSession, fmt.Sprintf("started: model %s, %s mode", orDefault(e.Init.Model, "default"), orDefault(e.Init.PermissionMode, "default")))
-	case runs.EventText:
-		return lines(markClaude, e.Text, maxTextLines)
-	case runs.EventPrompt:
-		return lines(markYou, e.Text, maxTextLines)
-	case runs.EventToolCall:
-		if len(m.tools) > 4096 { // a bound on a very long run; old calls lose their names
-			clear(m.tools)
-		}
-		m.tools[e.ToolUseID] = e.ToolName
-		return lines(markTool, e.ToolName+": "+toolSummary(e.ToolName, e.Input), maxResultLines)
-	case runs.EventToolResult:
-		mark, name := markResult, m.tools[e.ToolUseID]
-		if e.IsError {
-			mark = markError
-		}
-		text := e.Text
-		if name != "" {
-			text = name + ": " + text
-		}
-		if strings.TrimSpace(e.Text) == "" {
-			text = orDefault(name, "tool") + ": (no output)"
-		}
-		return lines(mark, text, maxResultLines)
-	case runs.EventRefusal:
-		return lines(markRefused, fmt.Sprintf("%s (%s): %s", orDefault(e.ToolName, "a call"), refusedBy(e.Source), e.Text), maxResultLines)
-	case runs.EventApprovalRequest:
-		text := e.ToolName + ": " + toolSummary(e.ToolName, e.Input)
-		if e.Approval != nil && !e.Approval.Deadline.IsZero() {
-			text += " (answer in the popup)"
-		}
-		return lines(markAsks, text, maxResultLines)
-	case runs.EventApprovalAnswer:
-		return one(answerMark(e.Approval), answerText(e))
-	case runs.EventResult:
-		return one(markDone, resultText(e))
-	case runs.EventStatus:
-		if e.Text == "" {
-			return one(markStatus, e.Subtype)
-		}
-		return lines(markStatus, e.Subtype+": "+e.Text, maxResultLines)
-	case runs.EventLeftover:
-		return one(markStatus, e.Text)
-	case runs.EventState:
-		if e.State == nil {
+	r, size := utf8.DecodeRuneInString(label)
+	return string(unicode.ToUpper(r)) + label[size:]
+}
+
+// linesShown is how many lines of an event's text the timeline shows, by event type: a
+// message in full (up to a bound), the start of a tool's output, one line for the rest.
+func linesShown(t runs.EventType) int {
+	switch t {
+	case runs.EventText, runs.EventPrompt:
+		return maxTextLines
+	case runs.EventToolCall, runs.EventToolResult, runs.EventRefusal, runs.EventApprovalRequest,
+		runs.EventStatus, runs.EventOutput:
+		return maxResultLines
+	}
+	return 1
+}
+
+// eventRows turns a run's events into timeline rows, each event once: the record's, the
+// live ones, and those appended after the run ended (a push). The words are runs'; the
+// timeline adds the marks and the layout. Safe for concurrent use.
+type eventRows struct {
+	mu       sync.Mutex
+	narrator runs.Narrator
+	last     int64 // the last sequence number turned into rows
+}
+
+// rows returns the rows of e, or none when e was seen already.
+func (m *eventRows) rows(e runs.Event) []timelineRow {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e.Type != runs.EventDropped { // a dropped note carries the sequence number before it
+		if e.Seq != 0 && e.Seq <= m.last {
 			return nil
 		}
-		text := string(e.State.To)
-		if e.State.Reason != "" {
-			text += ": " + e.State.Reason
-		}
-		return one(markState, text)
-	case runs.EventExit:
-		if e.Exit == nil {
-			return one(markExit, "the process ended")
-		}
-		if e.Exit.Signal != "" {
-			return one(markExit, "ended by "+e.Exit.Signal)
-		}
-		return one(markExit, fmt.Sprintf("exit code %d", e.Exit.Code))
-	case runs.EventOutput:
-		return lines(markStderr, e.Text, maxResultLines)
-	case runs.EventRaw:
-		if len(e.Raw) > 0 {
-			return one(markEvent, string(e.Raw))
-		}
-		return one(markEvent, e.Text)
-	case runs.EventDropped:
-		return one(markMissed, fmt.Sprintf("%d events arrived too fast for this window (the run's record has them)", e.Dropped))
+		m.last = max(m.last, e.Seq)
 	}
-	return nil
+	w := m.narrator.Words(e)
+	mark := markOf(w.Label)
+	if n := linesShown(e.Type); n > 1 {
+		return lines(mark, w.Text, n)
+	}
+	return one(mark, w.Text)
 }
 
 func one(mark, text string) []timelineRow {
@@ -156,83 +110,6 @@ func lines(mark, text string, limit int) []timelineRow {
 		rows = append(rows, timelineRow{Mark: m, Text: cutRunes(strings.TrimRight(l, "\r"), maxRowRunes)})
 	}
 	return rows
-}
-
-// toolSummary is the part of a tool's input a person wants to see first.
-func toolSummary(tool string, input json.RawMessage) string {
-	var fields map[string]any
-	if json.Unmarshal(input, &fields) == nil {
-		for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "prompt"} {
-			if v, ok := fields[k].(string); ok && v != "" {
-				return v
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, input) == nil {
-		return buf.String()
-	}
-	return string(input)
-}
-
-func refusedBy(source string) string {
-	switch source {
-	case "hook":
-		return "a hook"
-	case "user_reject":
-		return "the approver"
-	case "disallowed":
-		return "not allowed in this run"
-	case "classifier":
-		return "auto mode"
-	case "":
-		return "refused"
-	}
-	return source
-}
-
-func answerMark(a *runs.ApprovalInfo) string {
-	if a != nil && a.Allow {
-		return markAllowed
-	}
-	return markDenied
-}
-
-func answerText(e runs.Event) string {
-	a := e.Approval
-	if a == nil {
-		return e.ToolName
-	}
-	who := map[string]string{
-		"person": "by you", "trusted": "by a trusted command", "timeout": "nobody answered in time",
-		"run-ended": "the run ended", "limit": "too many requests waiting", "failure": "the popup failed",
-		"cancelled": "Claude Code withdrew it", "invalid": "the request could be read two ways",
-	}[a.By]
-	text := orDefault(e.ToolName, "the call")
-	if who != "" {
-		text += " (" + who + ")"
-	}
-	if a.Rule != "" {
-		text += ": " + a.Rule
-	} else if a.Message != "" {
-		text += ": " + a.Message
-	}
-	if a.Interrupt {
-		text += ", and the run was stopped"
-	}
-	return text
-}
-
-func resultText(e runs.Event) string {
-	res := e.Result
-	if res == nil {
-		return e.Subtype
-	}
-	text := fmt.Sprintf("%s after %d turns, $%.4f", orDefault(e.Subtype, "done"), res.NumTurns, res.CostUSD)
-	if n := len(res.Denials); n > 0 {
-		text += fmt.Sprintf(", %d calls refused", n)
-	}
-	return text
 }
 
 // oneLineText shows newlines as "⏎".
