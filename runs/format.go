@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs/push"
 )
 
@@ -360,6 +361,7 @@ func plural(n int, what string) string {
 func oneLine(s string, max int) string {
 	s = strings.TrimRight(s, "\r\n")
 	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "", "\x1b", "␛").Replace(s)
+	s = visible.Escape(s) // the other control characters, and bidirectional overrides
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}

@@ -76,6 +76,7 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a status shows what Claude Code is doing", nil, Event{Type: EventStatus, Subtype: "status", Text: "compacting"}, "status    compacting"},
 		{"an informational status says so", nil, Event{Type: EventStatus, Subtype: "informational", Text: "auto mode cannot check actions"}, "status    informational: auto mode cannot check actions"},
 		{"an escape is made visible", nil, Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
+		{"other control characters and bidirectional overrides are made visible", nil, Event{Type: EventText, Text: "a\x07b \u202Eevil"}, `claude    a\x07b \u202eevil`},
 		{"a state change shows its reason", nil, Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
 		{"an exit shows its code", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 1}}, "exit      code 1"},
 		{"an exit by signal names it", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
