@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/proctest"
+	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/proctest"
+	"github.com/segwi/segwi/internal/testing/proctest"
 )
 
 // sleeperMarker is on the command line of the process fakeclaude leaves behind in run id.

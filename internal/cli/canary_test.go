@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segwi/segwi/internal/claudetest"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
 func TestCanaryCannotRunWithoutAGuardDenyFile(t *testing.T) {

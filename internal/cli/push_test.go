@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/segwi/segwi/internal/proctest"
+	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings/token"
 )

@@ -25,8 +25,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/segwi/segwi/internal/claudetest"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 )
 

@@ -1,7 +1,7 @@
 // Package e2e holds segwi's end-to-end tests: the segwi binary, built once, runs the real
-// pinned Claude Code against the fake Anthropic server (internal/fakeapi), in a sealed
-// environment (internal/claudetest), and the tests check what a person would see: what
-// segwi printed, its exit status, the run's record and the checkout.
+// pinned Claude Code against the fake Anthropic server (internal/testing/fakeapi), in a
+// sealed environment (internal/testing/claudetest), and the tests check what a person would
+// see: what segwi printed, its exit status, the run's record and the checkout.
 //
 // The tests run one after the other (each Claude Code costs about two CPU-seconds). A
 // scripted person answers approvals on a pty that is segwi's controlling terminal, as
@@ -27,8 +27,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/segwi/segwi/internal/claudetest"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 )
 

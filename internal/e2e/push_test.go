@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/claudetest"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 )
 

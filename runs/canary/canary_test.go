@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segwi/segwi/internal/claudetest"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/claudetest"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )

@@ -39,7 +39,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
 // The goal of issue 7: segwi adds at most this much to a run.

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
 // A scripted server answers the first turn with a Bash call. Claude Code would run it (the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/fakeapi"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
 // These tests run the real, pinned Claude Code against the fake Messages API. Each one is a
