@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -99,14 +100,14 @@ func TestCoreAppliesGoodEditsAndKeepsThemOnBadOnes(t *testing.T) {
 	}
 
 	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [make test]\n")
-	popupWaitFor(t, "the good edit", func() bool { r, _ := last(); return r.InForce.Claude.Model == "sonnet" })
+	await.For(t, 10*time.Second, "the good edit", func() bool { r, _ := last(); return r.InForce.Claude.Model == "sonnet" })
 	if r, _ := last(); r.Err != nil || c.Settings().Claude.Model != "sonnet" {
 		t.Errorf("after a good edit: err %v, model in force %q", r.Err, c.Settings().Claude.Model)
 	}
 
 	_, n := last()
 	writeFile(t, path, "segwi:\n  runs:\n    stopGrace: soon\n")
-	popupWaitFor(t, "the bad edit", func() bool { _, m := last(); return m > n })
+	await.For(t, 10*time.Second, "the bad edit", func() bool { _, m := last(); return m > n })
 	r, _ := last()
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "stopGrace") {
 		t.Errorf("bad edit reported as %v, want the stopGrace problem", r.Err)
@@ -140,7 +141,7 @@ func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	popupWaitFor(t, "the run to start its process", func() bool { return r.Info().PID != 0 })
+	await.For(t, 10*time.Second, "the run to start its process", func() bool { return r.Info().PID != 0 })
 	if live := c.Live(); len(live) != 1 || live[0].ID() != r.ID() {
 		t.Errorf("Live = %v, want the run", live)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // denyingPerson denies every request put to them, as a person clicking Deny would.
@@ -103,7 +104,7 @@ func (r *reports) waitAfter(t *testing.T, n int, what string) (SettingsReport, i
 	t.Helper()
 	var last SettingsReport
 	var count int
-	popupWaitFor(t, what, func() bool {
+	await.For(t, 10*time.Second, what, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		count = len(r.seen)

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -62,14 +63,14 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	popupWaitFor(t, "the result", func() bool { return r.Info().CostUSD > 0 })
+	await.For(t, 10*time.Second, "the result", func() bool { return r.Info().CostUSD > 0 })
 
 	a := test.NewTempApp(t)
 	w := newRunWindow(runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}, r, runs.Info{})
 	w.Show()
 	w.win.Close() // the person is done with it
 
-	popupWaitFor(t, "the run to end once its window closed", func() bool { return r.Info().State.Final() })
+	await.For(t, 10*time.Second, "the run to end once its window closed", func() bool { return r.Info().State.Final() })
 	if st := r.Info().State; st != runs.StateSucceeded {
 		t.Errorf("the run ended %s, want succeeded", st)
 	}
@@ -77,7 +78,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second Start: %v", err)
 	}
-	popupWaitFor(t, "a new run in the same checkout to start", func() bool { return r2.Info().State != runs.StateQueued })
+	await.For(t, 10*time.Second, "a new run in the same checkout to start", func() bool { return r2.Info().State != runs.StateQueued })
 }
 
 // A run's final state is published a moment before the run leaves the Manager's list, and
@@ -113,10 +114,10 @@ func TestTrayDropsAnEndedRunAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	popupWaitFor(t, "the run to end", func() bool { return r.Info().State.Final() })
+	await.For(t, 10*time.Second, "the run to end", func() bool { return r.Info().State.Final() })
 	// The rebuild on the run's final state must already leave it out: no later event
 	// would come to drop it.
-	popupWaitFor(t, "a tray rebuild without the ended run", func() bool {
+	await.For(t, 10*time.Second, "a tray rebuild without the ended run", func() bool {
 		select {
 		case n := <-menus:
 			return n == 0

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -131,7 +133,7 @@ func TestNewRunDialogStartsTheRun(t *testing.T) {
 	}
 	test.Type(d.prompt, "where is the login handled?")
 	test.Tap(d.start)
-	popupWaitFor(t, "the run window to be asked for", func() bool { return d.answered.Load() == 1 })
+	await.For(t, 10*time.Second, "the run window to be asked for", func() bool { return d.answered.Load() == 1 })
 	if n := openedCount(&mu, &opened); n != 1 {
 		t.Fatalf("%d run windows asked for, want 1", n)
 	}
@@ -151,7 +153,7 @@ func TestNewRunDialogSaysWhyARunDidNotStart(t *testing.T) {
 	t.Cleanup(func() { closeDialog(d) })
 	d.folder.SetText(gitCheckout(t))
 	test.Tap(d.start)
-	popupWaitFor(t, "the failure to show", func() bool { return d.answered.Load() == 1 })
+	await.For(t, 10*time.Second, "the failure to show", func() bool { return d.answered.Load() == 1 })
 	if want := "The run did not start: claude not found: claude binary not found"; d.problem.Text != want {
 		t.Errorf("problem = %q, want %q", d.problem.Text, want)
 	}

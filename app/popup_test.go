@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // The -update flag rewrites golden files under testdata/. Another test file of this
@@ -197,21 +198,9 @@ func (h *popupHarness) decide(ctx context.Context, req approvals.Request) (*popu
 		a, err := h.d.Decide(ctx, req)
 		done <- decideOutcome{a, err}
 	}()
-	popupWaitFor(h.t, "the popup to open", func() bool { return h.d.Pending() == before+1 })
+	await.For(h.t, 10*time.Second, "the popup to open", func() bool { return h.d.Pending() == before+1 })
 	ps := h.d.popups()
 	return ps[len(ps)-1], done
-}
-
-// popupWaitFor waits until cond holds, failing the test if it does not within a few seconds.
-func popupWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // decideResult waits for Decide to return.
@@ -315,7 +304,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			if got := h.app.raisedCount(tt.title); got != 1 {
 				t.Errorf("window raised %d times, want 1 (Show then RequestFocus)", got)
 			}
-			popupWaitFor(t, "a notification", func() bool { return len(h.app.sent()) > 0 })
+			await.For(t, 10*time.Second, "a notification", func() bool { return len(h.app.sent()) > 0 })
 			want := []fyne.Notification{{Title: notificationHead, Content: tt.notice}}
 			if diff := cmp.Diff(want, h.app.sent()); diff != "" {
 				t.Errorf("notifications (-want +got):\n%s", diff)
@@ -541,7 +530,7 @@ func TestPopupClosesWhenItsRequestGoesAway(t *testing.T) {
 			if got.answer != (approvals.Answer{}) {
 				t.Errorf("Decide answered %+v; want no answer", got.answer)
 			}
-			popupWaitFor(t, "the popup to close", func() bool { return !popupWindowOpen(p.win) })
+			await.For(t, 10*time.Second, "the popup to close", func() bool { return !popupWindowOpen(p.win) })
 			if n := h.d.Pending(); n != 0 {
 				t.Errorf("Pending() = %d, want 0", n)
 			}
@@ -584,7 +573,7 @@ func TestPopupCountsDown(t *testing.T) {
 	}
 	for _, s := range steps {
 		h.clock.Advance(s.advance)
-		popupWaitFor(t, "the countdown to show "+s.want, func() bool { return p.shownTimeLeft() == s.want })
+		await.For(t, 10*time.Second, "the countdown to show "+s.want, func() bool { return p.shownTimeLeft() == s.want })
 		if got := p.timeLeft.Text; got != s.want {
 			t.Errorf("label = %q, want %q", got, s.want)
 		}
@@ -609,7 +598,7 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 	if !popupWindowOpen(first.win) || !popupWindowOpen(second.win) {
 		t.Fatal("want both popups open")
 	}
-	popupWaitFor(t, "a notification per request", func() bool { return len(h.app.sent()) == 2 })
+	await.For(t, 10*time.Second, "a notification per request", func() bool { return len(h.app.sent()) == 2 })
 
 	h.d.RaiseAll()
 	for _, p := range []*popup{first, second} {

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 )
@@ -184,7 +185,7 @@ func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *ru
 			h.w.win.Close()
 		}
 	})
-	popupWaitFor(t, "the window to subscribe", func() bool {
+	await.For(t, 10*time.Second, "the window to subscribe", func() bool {
 		h.run.mu.Lock()
 		defer h.run.mu.Unlock()
 		return h.run.subs == 1
@@ -205,9 +206,9 @@ func (h *runHarness) sendAndFlush(events ...runs.Event) {
 	for _, e := range events {
 		h.run.events <- e
 	}
-	popupWaitFor(h.t, "the window to take the events", func() bool { return h.receivedCount() == before+len(events) })
+	await.For(h.t, 10*time.Second, "the window to take the events", func() bool { return h.receivedCount() == before+len(events) })
 	h.timer.fire()
-	popupWaitFor(h.t, "the batch to be applied", func() bool { return h.w.refreshes.Load() == refreshes+1 })
+	await.For(h.t, 10*time.Second, "the batch to be applied", func() bool { return h.w.refreshes.Load() == refreshes+1 })
 }
 
 var seq int64
@@ -289,13 +290,13 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 	// The run ends, and the person pushes its branch: the attempt shows as the last row.
 	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(4*time.Minute) })
 	close(h.run.events)
-	popupWaitFor(t, "Push to be checked", func() bool {
+	await.For(t, 10*time.Second, "Push to be checked", func() bool {
 		checked := false
 		onUIWait(func() { checked = h.w.pushChecked })
 		return checked
 	})
 	test.Tap(h.w.push)
-	popupWaitFor(t, "the push to be answered", func() bool { return h.w.settled.Load() == 1 })
+	await.For(t, 10*time.Second, "the push to be answered", func() bool { return h.w.settled.Load() == 1 })
 	want = append(want, "Push|pushed segwi/fix-login (0123456789ab) to origin (https://github.com/ada/web.git)")
 	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline after the push:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -367,7 +368,7 @@ func TestRunWindowStopTurnsIntoForceStop(t *testing.T) {
 	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateStopped, runT0.Add(5*time.Minute) })
 	before := h.w.refreshes.Load()
 	close(h.run.events)
-	popupWaitFor(t, "the end to show", func() bool { return h.w.refreshes.Load() > before })
+	await.For(t, 10*time.Second, "the end to show", func() bool { return h.w.refreshes.Load() > before })
 	if !h.w.stop.Disabled() || !h.w.send.Disabled() {
 		t.Errorf("after the end: stop disabled %v, send disabled %v; want both disabled", h.w.stop.Disabled(), h.w.send.Disabled())
 	}
@@ -398,7 +399,7 @@ func TestRunWindowSendsFollowUp(t *testing.T) {
 	test.Tap(h.w.send) // empty: nothing is sent
 	test.Type(h.w.followUp, "  now the docs  ")
 	test.Tap(h.w.send)
-	popupWaitFor(t, "the send to be answered", func() bool { return h.w.settled.Load() == 1 })
+	await.For(t, 10*time.Second, "the send to be answered", func() bool { return h.w.settled.Load() == 1 })
 	if got := h.run.sentTexts(); len(got) != 1 || got[0] != "now the docs" {
 		t.Errorf("sent %q, want the trimmed text once", got)
 	}
@@ -421,7 +422,7 @@ func TestRunWindowBatchesEvents(t *testing.T) {
 	for i := range n {
 		h.run.events <- ev(runs.EventText, func(e *runs.Event) { e.Text = fmt.Sprintf("line %d", i) })
 	}
-	popupWaitFor(t, "the window to take every event", func() bool { return h.receivedCount() == n })
+	await.For(t, 10*time.Second, "the window to take every event", func() bool { return h.receivedCount() == n })
 	if got := h.w.refreshes.Load(); got != 1 { // the first apply shows the record
 		t.Fatalf("%d refreshes before the batch timer fired, want 1 (the record's)", got)
 	}
@@ -429,7 +430,7 @@ func TestRunWindowBatchesEvents(t *testing.T) {
 		t.Fatalf("%d batch timers armed for %d events, want 1", got, n)
 	}
 	h.timer.fire()
-	popupWaitFor(t, "the batch", func() bool { return h.w.refreshes.Load() == 2 })
+	await.For(t, 10*time.Second, "the batch", func() bool { return h.w.refreshes.Load() == 2 })
 	if got := h.w.tl.len(); got != n {
 		t.Errorf("timeline has %d rows after one batch, want %d", got, n)
 	}

@@ -191,18 +191,6 @@ func (n nobody) Decide(ctx context.Context, req Request) (Answer, error) {
 	return Answer{}, fmt.Errorf("unexpected request")
 }
 
-// waitFor waits until cond holds, checking it every millisecond for up to 10s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting until %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // recv waits for a value on ch.
 func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()

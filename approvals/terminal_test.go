@@ -13,6 +13,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // fakeTTY is a terminal whose keyboard is the test: what the test types arrives through a
@@ -92,7 +94,7 @@ func (s *ttys) count() int {
 
 func (s *ttys) nth(t *testing.T, i int) *fakeTTY {
 	t.Helper()
-	waitFor(t, "the terminal is opened", func() bool { return s.count() > i })
+	await.For(t, 10*time.Second, "the terminal to open", func() bool { return s.count() > i })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.opened[i]
@@ -285,7 +287,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
 			tty := terms.nth(t, 0)
-			waitFor(t, "the prompt is shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
+			await.For(t, 10*time.Second, "the prompt to be shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
 			cancel(tt.cause)
 			res := recv(t, got)
 			if !errors.Is(res.err, tt.cause) {
@@ -306,7 +308,7 @@ func TestTerminalDeciderAsksOneAtATime(t *testing.T) {
 	d := newTerminalDecider(terms.open, nil)
 	first := decide(d, context.Background(), terminalRequest("Bash", `{"command":"one"}`))
 	tty := terms.nth(t, 0)
-	waitFor(t, "the first prompt is shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
+	await.For(t, 10*time.Second, "the first prompt to be shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
 
 	second := decide(d, context.Background(), terminalRequest("Bash", `{"command":"two"}`))
 	queuedCtx, cancelQueued := context.WithCancelCause(context.Background())
@@ -361,7 +363,7 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 	t.Run("a withdrawn request stops waiting on the device", func(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
-		waitFor(t, "the second prompt is on the terminal", func() bool { return prompts() >= 2 })
+		await.For(t, 10*time.Second, "the second prompt on the terminal", func() bool { return prompts() >= 2 })
 		cancel(ErrTimedOut)
 		if res := recv(t, got); !errors.Is(res.err, ErrTimedOut) {
 			t.Errorf("Decide: got %+v, %v; want ErrTimedOut", res.answer, res.err)

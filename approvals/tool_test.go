@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // bearer adds a run's token to every request, as Claude Code does from the run's mcp.json.
@@ -135,7 +137,7 @@ func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
 	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrWithdrawn) {
 		t.Errorf("the Decider's context cause: got %v, want ErrWithdrawn", w.cause)
 	}
-	waitFor(t, "the answer is recorded", func() bool { return len(run.answered()) == 1 })
+	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.answered()) == 1 })
 	if a := run.answered()[0].Answer; a.By != ByCancelled {
 		t.Errorf("recorded answer: got By %s, want cancelled", a.By)
 	}

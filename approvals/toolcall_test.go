@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 var unknownCall = Answer{
@@ -70,7 +72,7 @@ func TestBrokerWaitsForTheToolCallToAppear(t *testing.T) {
 	b.AddRun(RunInfo{ID: "r1"}, run)
 
 	answer := ask(b, "r1", bashCall("make", "toolu_1"))
-	waitFor(t, "the broker asks the run about toolu_1", func() bool {
+	await.For(t, 10*time.Second, "the broker asks the run about toolu_1", func() bool {
 		run.mu.Lock()
 		defer run.mu.Unlock()
 		return len(run.callsAsked) == 1
@@ -108,7 +110,7 @@ func TestBrokerWaitForAToolCallIsBounded(t *testing.T) {
 		run.toolCalls = neverAppears
 		b.AddRun(RunInfo{ID: "r1"}, run)
 		answer := ask(b, "r1", bashCall("make", "toolu_late"))
-		waitFor(t, "the broker asks the run about the call", func() bool {
+		await.For(t, 10*time.Second, "the broker asks the run about the call", func() bool {
 			run.mu.Lock()
 			defer run.mu.Unlock()
 			return len(run.callsAsked) == 1

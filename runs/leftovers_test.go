@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/proctest"
 )
 
@@ -50,7 +51,7 @@ func TestProcessesARunLeftAreGoneWhenItEnds(t *testing.T) {
 			marker := sleeperMarker(r.ID())
 			proctest.KillAtEnd(t, rec.Detached, marker)
 			if tt.act != nil {
-				waitFor(t, "the run to be running", func() bool { return r.State() == StateRunning })
+				await.For(t, 10*time.Second, "the run to be running", func() bool { return r.State() == StateRunning })
 				tt.act(t, r, rec)
 			}
 			info := wait(t, r)
@@ -205,7 +206,7 @@ func TestOrphansOfARunThatEndAreReaped(t *testing.T) {
 	r := start(t, m, Spec{Prompt: "fake:detach=brief"})
 	rec := waitStart(t, recDir, r.ID())
 	wait(t, r)
-	waitFor(t, "no zombie child of this process", func() bool {
+	await.For(t, 10*time.Second, "no zombie child of this process", func() bool {
 		st, err := os.ReadFile("/proc/" + strconv.Itoa(rec.Detached) + "/stat")
 		return err != nil || !strings.Contains(string(st), ") Z "+strconv.Itoa(os.Getpid())+" ")
 	})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // fakeClaude is the path of testdata/fakeclaude, built once by TestMain.
@@ -96,18 +98,6 @@ func wait(t *testing.T, r *Run) Info {
 	return info
 }
 
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // startRecord is what fakeclaude wrote about how it was started.
 type startRecord struct {
 	Args       []string `json:"args"`
@@ -140,7 +130,7 @@ func readStart(t *testing.T, recDir, id string) (startRecord, bool) {
 func waitStart(t *testing.T, recDir, id string) startRecord {
 	t.Helper()
 	var rec startRecord
-	waitFor(t, "fakeclaude of run "+id+" to start", func() bool {
+	await.For(t, 10*time.Second, "fakeclaude of run "+id+" to start", func() bool {
 		var ok bool
 		rec, ok = readStart(t, recDir, id)
 		return ok

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // release returns a file path whose creation lets a "fake:hold=PATH" run finish.
@@ -375,7 +376,7 @@ func TestOneWritingRunPerCheckoutAcrossManagers(t *testing.T) {
 	a := start(t, m1, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdA})
 	waitStart(t, recDir, a.ID())
 	b := start(t, m2, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdB})
-	waitFor(t, "the second run to say what it waits for", func() bool {
+	await.For(t, 10*time.Second, "the second run to say what it waits for", func() bool {
 		found := false
 		ReadEvents(m2.cfg.StateDir, b.ID(), func(e Event) error {
 			found = found || (e.Type == EventStatus && strings.Contains(e.Text, "another segwi"))

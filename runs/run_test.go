@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 func TestRunSucceedsWithEveryEventKind(t *testing.T) {
@@ -156,11 +158,11 @@ func TestStopReachesAGroupThatIgnoresSIGTERM(t *testing.T) {
 			})
 			r := start(t, m, Spec{Prompt: "fake:ignore-term"})
 			rec := waitStart(t, recDir, r.ID())
-			waitFor(t, "the run to be running", func() bool { return r.State() == StateRunning })
+			await.For(t, 10*time.Second, "the run to be running", func() bool { return r.State() == StateRunning })
 			began := time.Now()
 			r.Stop()
 			if tt.secondStop {
-				waitFor(t, "the run to be stopping", func() bool { return r.State() == StateStopping })
+				await.For(t, 10*time.Second, "the run to be stopping", func() bool { return r.State() == StateStopping })
 				r.Stop()
 			}
 			info := wait(t, r)
@@ -177,7 +179,7 @@ func TestStopReachesAGroupThatIgnoresSIGTERM(t *testing.T) {
 				t.Errorf("a process of group %d is alive after the run ended", rec.PGID)
 			}
 			// A killed process lingers as a zombie until its new parent reaps it.
-			waitFor(t, "kill(-pgid, 0) to return ESRCH", func() bool {
+			await.For(t, 10*time.Second, "kill(-pgid, 0) to return ESRCH", func() bool {
 				return errors.Is(syscall.Kill(-rec.PGID, 0), syscall.ESRCH)
 			})
 			evs := events(t, m, r.ID())

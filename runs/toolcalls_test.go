@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // touch creates path, telling fakeclaude to go on.
@@ -55,7 +56,7 @@ func TestRunKnowsTheToolCallsClaudeCodeIsMaking(t *testing.T) {
 		t.Error("a tool call never announced: got running, want not")
 	}
 	touch(t, step+".result")
-	waitFor(t, "toolu_7 to have its result", func() bool { return !running("toolu_7", time.Millisecond) })
+	await.For(t, 10*time.Second, "toolu_7 to have its result", func() bool { return !running("toolu_7", time.Millisecond) })
 	if info := wait(t, r); info.State != StateSucceeded {
 		t.Errorf("run: got %s (%s), want succeeded", info.State, info.Reason)
 	}

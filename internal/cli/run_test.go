@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -205,7 +206,7 @@ func TestRunStopsInTwoSteps(t *testing.T) {
 				done <- run(ctx, args, opts)
 			}
 		}()
-		waitFor(t, "the fake claude to start", func() bool { return strings.Contains(out.String(), "ignoring SIGTERM") })
+		await.For(t, 10*time.Second, "the fake claude to start", func() bool { return strings.Contains(out.String(), "ignoring SIGTERM") })
 		return &out, &errOut, done
 	}
 	end := func(t *testing.T, done chan int, within time.Duration) int {
@@ -246,7 +247,7 @@ func TestRunStopsInTwoSteps(t *testing.T) {
 	t.Run("a second Ctrl-C kills at once", func(t *testing.T) {
 		_, errOut, done := start(t, context.Background(), writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  runs:\n    stopGrace: 60s\n"), true)
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		waitFor(t, "segwi to say it is stopping", func() bool { return strings.Contains(errOut.String(), "segwi: stopping run") })
+		await.For(t, 10*time.Second, "segwi to say it is stopping", func() bool { return strings.Contains(errOut.String(), "segwi: stopping run") })
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		code := end(t, done, 15*time.Second)
 		id := runIDLine(errOut.String())

@@ -11,20 +11,9 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/settings/token"
 )
-
-// waitFor polls cond until it holds, failing the test after 10s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func TestTokenSetOnATerminalDoesNotEchoTheToken(t *testing.T) {
 	isolate(t)
@@ -43,7 +32,7 @@ func TestTokenSetOnATerminalDoesNotEchoTheToken(t *testing.T) {
 	go func() {
 		done <- run(context.Background(), []string{"token", "set"}, Options{Stdin: tty, Stdout: &out, Stderr: &errOut})
 	}()
-	waitFor(t, "echo to be turned off on the terminal", func() bool {
+	await.For(t, 10*time.Second, "echo to be turned off on the terminal", func() bool {
 		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 		return err == nil && tio.Lflag&unix.ECHO == 0
 	})

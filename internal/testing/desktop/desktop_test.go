@@ -25,6 +25,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
@@ -184,7 +185,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		pw, ph := windowSize(t, popup)
 		clickAt(t, popup, pw-32, ph-22) // Allow, at the bottom right
 		windowGone(t, "Approve Bash", 20*time.Second)
-		waitFor(t, "approved.txt in the checkout", 60*time.Second, func() bool {
+		await.For(t, 60*time.Second, "approved.txt in the checkout", func() bool {
 			_, err := os.Stat(filepath.Join(checkout, "approved.txt"))
 			return err == nil
 		})
@@ -195,7 +196,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	}
 	// The picture is of the run's whole turn: wait for its result on the record.
 	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
-	waitFor(t, "the run's result on its record", 30*time.Second, func() bool {
+	await.For(t, 30*time.Second, "the run's result on its record", func() bool {
 		infos, _ := runs.List(stateDir)
 		found := false
 		for _, info := range infos {
@@ -231,7 +232,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("segwi did not quit within 30 s of SIGTERM")
 		}
-		waitFor(t, "no process left in the run's checkout", 10*time.Second, func() bool {
+		await.For(t, 10*time.Second, "no process left in the run's checkout", func() bool {
 			return len(processesIn(checkout)) == 0
 		})
 	})
@@ -296,40 +297,16 @@ func clickAt(t *testing.T, win string, x, y int) {
 // waitForLabel waits until a tray menu item's label matches re.
 func waitForLabel(t *testing.T, tr *tray, re *regexp.Regexp, within time.Duration) {
 	t.Helper()
-	var labels []string
-	ok := poll(within, func() bool {
-		labels = labels[:0]
+	await.For(t, within, fmt.Sprintf("a tray menu item matching %s", re), func() error {
+		var labels []string
 		for _, it := range tr.items(t) {
-			labels = append(labels, it.Label)
 			if re.MatchString(it.Label) {
-				return true
+				return nil
 			}
+			labels = append(labels, it.Label)
 		}
-		return false
+		return fmt.Errorf("the menu has %q", labels)
 	})
-	if !ok {
-		t.Fatalf("no tray menu item matching %s within %s; the menu has %q", re, within, labels)
-	}
-}
-
-func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	if !poll(within, cond) {
-		t.Fatalf("waited %s for %s", within, what)
-	}
-}
-
-func poll(within time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(within)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // processesIn returns the pids whose working directory is dir: the run's agent and

@@ -1,11 +1,14 @@
 package desktop
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // trayItem is one entry of the tray menu as the tray host sees it over D-Bus.
@@ -33,18 +36,17 @@ type tray struct {
 func waitForTray(t testing.TB, conn *dbus.Conn, pid int, since time.Time, within time.Duration) (*tray, time.Duration) {
 	t.Helper()
 	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", pid)
-	deadline := time.Now().Add(within)
-	for {
+	await.For(t, within, fmt.Sprintf("segwi (pid %d) to register its tray item %s", pid, dest), func() error {
 		var has bool
-		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, dest).Store(&has)
-		if err == nil && has {
-			return &tray{conn: conn, dest: dest}, time.Since(since)
+		if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, dest).Store(&has); err != nil {
+			return fmt.Errorf("asking the bus: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("segwi (pid %d) registered no tray item %s within %s", pid, dest, within)
+		if !has {
+			return errors.New("the name has no owner on the bus")
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return &tray{conn: conn, dest: dest}, time.Since(since)
 }
 
 // items returns the menu's top-level entries, separators left out.
@@ -82,19 +84,18 @@ func (tr *tray) items(t testing.TB) []trayItem {
 // whenever a run changes, so it may be caught half built. Ids are not stable, labels are.
 func (tr *tray) item(t testing.TB, label string) trayItem {
 	t.Helper()
-	var items []trayItem
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		items = tr.items(t)
+	var found trayItem
+	await.For(t, 10*time.Second, fmt.Sprintf("the tray menu item %q", label), func() error {
+		items := tr.items(t)
 		for _, it := range items {
 			if it.Label == label {
-				return it
+				found = it
+				return nil
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("the tray menu has no item %q; it has %v", label, items)
-	return trayItem{}
+		return fmt.Errorf("the menu has %v", items)
+	})
+	return found
 }
 
 // click clicks the entry labelled label, as a person would in the tray host's menu.

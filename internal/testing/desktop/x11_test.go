@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // xdotool runs xdotool on the test's display and returns its trimmed output.
@@ -26,34 +28,26 @@ func xdotool(t testing.TB, args ...string) (string, error) {
 // returns its X id.
 func waitForWindow(t testing.TB, name string, within time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var id string
+	await.For(t, within, fmt.Sprintf("a window titled %q", name), func() bool {
 		out, err := xdotool(t, "search", "--onlyvisible", "--name", name)
-		if err == nil && out != "" {
-			ids := strings.Fields(out)
-			return ids[len(ids)-1]
+		if err != nil || out == "" {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no window titled %q appeared within %s", name, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		ids := strings.Fields(out)
+		id = ids[len(ids)-1]
+		return true
+	})
+	return id
 }
 
 // windowGone waits until no visible window's title matches name.
 func windowGone(t testing.TB, name string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	await.For(t, within, fmt.Sprintf("the window titled %q to close", name), func() bool {
 		out, _ := xdotool(t, "search", "--onlyvisible", "--name", name)
-		if out == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the window titled %q is still open after %s", name, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return out == ""
+	})
 }
 
 // screenshot saves the whole display as dir/name.png for a person to look at. A window

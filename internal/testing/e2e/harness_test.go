@@ -27,6 +27,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
@@ -132,6 +133,7 @@ type proc struct {
 	home   string    // the scenario's HOME
 	done   chan struct{}
 	code   int
+	shown  bool // what segwi printed has been logged
 }
 
 // start runs segwi with args in the checkout, without a controlling terminal (its own
@@ -185,11 +187,12 @@ func (p *proc) run(t *testing.T) {
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
+		if !p.exited() {
 			p.cmd.Process.Kill()
 			<-p.done
+		}
+		if t.Failed() && !p.shown {
+			p.show()
 		}
 	})
 }
@@ -213,13 +216,21 @@ func (p *proc) exit() int {
 	case <-time.After(2 * time.Minute):
 		p.cmd.Process.Kill()
 		<-p.done
-		p.t.Fatalf("segwi did not exit within 2 minutes; stdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String())
+		p.show()
+		p.t.Fatal("segwi did not exit within 2 minutes")
 	}
+	p.show()
+	return p.code
+}
+
+// show logs what segwi printed, once it has exited: after it was waited for, or when the
+// test failed while it ran (it is killed first then).
+func (p *proc) show() {
+	p.shown = true
 	p.t.Logf("segwi exited %d; stdout:\n%s\nstderr:\n%s", p.code, p.stdout.String(), p.stderr.String())
 	if p.term != nil {
 		p.t.Logf("terminal:\n%s", p.term.String())
 	}
-	return p.code
 }
 
 // processesOf returns the processes (pid: command line) whose environment has HOME=home:
@@ -258,13 +269,13 @@ var runLine = regexp.MustCompile(`segwi: run (\S+) \(`)
 func (p *proc) runID() string {
 	p.t.Helper()
 	var id string
-	waitFor(p.t, 30*time.Second, "segwi to name the run on stderr", func() bool {
+	p.waitWhileRunning(p.t, 30*time.Second, "segwi to name the run on stderr", func() bool {
 		if m := runLine.FindStringSubmatch(p.stderr.String()); m != nil {
 			id = m[1]
 			return true
 		}
 		return false
-	}, p)
+	})
 	return id
 }
 
@@ -289,41 +300,34 @@ func (tm *terminal) typeLine(t *testing.T, line string) {
 // waitCount waits until s has been shown n times on the terminal.
 func (tm *terminal) waitCount(t *testing.T, p *proc, s string, n int, timeout time.Duration) {
 	t.Helper()
-	waitFor(t, timeout, fmt.Sprintf("%q to be shown %d times on segwi's terminal", s, n), func() bool {
+	p.waitWhileRunning(t, timeout, fmt.Sprintf("%q to be shown %d times on segwi's terminal", s, n), func() bool {
 		return strings.Count(tm.String(), s) >= n
-	}, p)
+	})
 }
 
-// waitFor polls cond until it holds. It fails the test after timeout, or when segwi p
-// exits first, showing what segwi printed.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool, p *proc) {
+// waitWhileRunning waits with await.For until cond holds, and fails t at once when segwi
+// exits first: nothing it waits for can come after that.
+func (p *proc) waitWhileRunning(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		exited := false
-		select {
-		case <-p.done:
-			exited = true
-		default:
+	await.For(t, within, what, func() bool {
+		exited := p.exited() // before cond: what segwi printed before exiting counts
+		if cond() {
+			return true
 		}
-		if exited && cond() {
-			return
+		if exited {
+			t.Fatalf("segwi exited %d while waiting for %s", p.code, what)
 		}
-		if exited || time.Now().After(deadline) {
-			if !exited {
-				p.cmd.Process.Kill()
-				<-p.done
-			}
-			p.t.Logf("segwi exited %d; stdout:\n%s\nstderr:\n%s", p.code, p.stdout.String(), p.stderr.String())
-			if p.term != nil {
-				p.t.Logf("terminal:\n%s", p.term.String())
-			}
-			if exited {
-				t.Fatalf("segwi exited while waiting for %s", what)
-			}
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return false
+	})
+}
+
+// exited reports whether segwi has exited.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -25,9 +25,9 @@ func TestProcessesOfASegwiKilledHardAreEndedByTheNextSegwi(t *testing.T) {
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
 	killRunAtEnd(t, id)
-	waitFor(t, 30*time.Second, "the run's sleep 311 to start", func() bool {
+	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 311 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00311\x00")) > 0
-	}, p)
+	})
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 	// As the issue found: claude died with segwi, the tool's processes did not.
@@ -59,9 +59,9 @@ func TestWhatClaudeKilledHardLeftIsKilledWithTheRun(t *testing.T) {
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
 	killRunAtEnd(t, id)
-	waitFor(t, 30*time.Second, "the run's sleep 312 to start", func() bool {
+	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 312 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00312\x00")) > 0
-	}, p)
+	})
 	claude := s.loadRecord(id).info.PID
 	if claude == 0 {
 		t.Fatal("run.json names no claude process")

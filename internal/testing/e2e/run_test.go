@@ -163,9 +163,9 @@ func TestCtrlCStopsALongToolCallAndLeavesNoProcess(t *testing.T) {
 
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
-	waitFor(t, 30*time.Second, "the run's sleep 300 to start", func() bool {
+	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 300 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00300\x00")) > 0
-	}, p)
+	})
 
 	stopAt := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
