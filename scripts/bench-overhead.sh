@@ -9,8 +9,13 @@
 # tool's cost inside Claude Code, the pty's, and segwi's own process.
 #   scripts/bench-overhead.sh                 10 runs each
 #   scripts/bench-overhead.sh -n 20 -strict   20 runs each; exit 1 when the goal is missed
-# Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one (scripts/setup.sh --test installs
-# it). Everything runs in a temporary HOME; nothing reaches the network or your files.
+#   (also -warmup N, runs of each not counted, default 1; -timeout D per run; -v to print
+#   each segwi run's events)
+# The benchmark is a test of the test room, internal/testing/bench/overhead, built on the
+# harness (internal/testing/claudetest and fakeapi); this script builds segwi and that
+# test's binary and runs it. Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one
+# (scripts/setup.sh --test installs it). Everything runs in a temporary HOME; nothing
+# reaches the network or your files.
 # segwi reads the GitHub token from the keyring at each run's start (to redact it): the
 # benchmark gives it a session bus with an empty gnome-keyring, as on a desktop, when
 # dbus-run-session and gnome-keyring-daemon are installed; else a bus address that fails
@@ -33,11 +38,12 @@ if [ ! -x "$claude" ]; then
   echo "bench-overhead: no Claude Code at $claude: run scripts/setup.sh --test, or set SEGWI_TEST_CLAUDE" >&2
   exit 1
 fi
+export SEGWI_TEST_CLAUDE="$claude"
 work=$(mktemp -d -t segwi-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/segwi" .
-go build -o "$work/overhead" ./internal/bench/overhead
-bench=("$work/overhead" -claude "$claude" -segwi "$work/segwi" "$@")
+go test -c -o "$work/overhead.test" ./internal/testing/bench/overhead
+bench=("$work/overhead.test" -test.run '^TestOverhead$' -segwi "$work/segwi" "$@")
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
   echo "keyring: an empty gnome-keyring on a private session bus"
   XDG_DATA_HOME="$work/data" dbus-run-session -- "$0" --in-session "${bench[@]}"

@@ -65,6 +65,37 @@ func TestTextReplyGivesInitAssistantAndSuccess(t *testing.T) {
 	}
 }
 
+func TestOnAPTYTheRunIsTheSameAndItsEventsCarryTheirTimes(t *testing.T) {
+	ls := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "ls", "description": "List the checkout"})
+	_, env, dir := scenario(t, fakeapi.Turns(
+		fakeapi.Say(fakeapi.Text("Let me look."), ls),
+		fakeapi.Say(fakeapi.Text("Two files.")),
+	))
+
+	res := Run(t, Options{Env: env, Dir: dir, PTY: true, Prompts: []string{"List the files."}})
+
+	if res.ExitCode != 0 || res.Final(t).Subtype != "success" {
+		t.Errorf("exit %d, result %q; want 0, success; output:\n%s", res.ExitCode, res.Final(t).Subtype, res.Stdout)
+	}
+	if tr := res.ToolResult(t, ls.ID); tr.IsError || tr.Text != "README.md\nhello.txt" {
+		t.Errorf("tool_result: is_error %t, text %q; want ls to run", tr.IsError, tr.Text)
+	}
+	if res.Stderr != "" {
+		t.Errorf("stderr %q, want it empty: on a pty it shares stdout", res.Stderr)
+	}
+	if strings.Contains(res.Stdout, "\r\n") {
+		t.Errorf("stdout has CRLF line ends; want the pty in raw mode")
+	}
+	last := res.Started
+	for _, e := range res.Events {
+		if e.Received.Before(last) || e.Received.After(res.Started.Add(res.Wall)) {
+			t.Fatalf("%s event received at %v after the start, out of order or after the exit at %v",
+				e.Type, e.Received.Sub(res.Started), res.Wall)
+		}
+		last = e.Received
+	}
+}
+
 func TestModelAliasReachesTheServerAsItsID(t *testing.T) {
 	srv, env, dir := scenario(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("ok"))))
 

@@ -35,6 +35,7 @@
 //	}
 //
 // Run and Start run the CLI directly (as segwi would, with PrintArgs: -p, stream-json in and
-// out, --permission-mode auto), for tests of the harness itself and for overhead baselines.
+// out, --permission-mode auto), for tests of the harness itself and for the overhead
+// benchmark (internal/testing/bench/overhead), which times them against segwi's runs.
 // A run of two turns takes about 1.5 s on two idle cores, most of it Claude Code's start-up.
 package claudetest

@@ -8,11 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/term"
 )
 
 // PrintArgs are the flags of a print-mode run as segwi starts one: prompts as stream-json
@@ -36,6 +40,10 @@ type Options struct {
 	// Timeout bounds the whole run; 0 means 60 seconds. A run that exceeds it is killed
 	// and fails the test.
 	Timeout time.Duration
+	// PTY starts the process as segwi does: stdout and stderr a pty in raw mode that is
+	// the controlling terminal of a session of its own, stdin still a pipe. Its stderr
+	// lines are then in Result.Stdout, and Result.Stderr is empty.
+	PTY bool
 }
 
 // Result is what one run of Claude Code produced.
@@ -74,9 +82,9 @@ func Run(t testing.TB, opts Options) *Result {
 }
 
 // Start starts the Claude Code binary (see Binary) with PrintArgs and opts.Args, in opts.Dir,
-// in its own process group, and feeds it opts.Prompts. It fails the test when the process
-// cannot start. The whole process group is killed when opts.Timeout passes or the test
-// ends, so nothing the agent started outlives the test.
+// in its own process group (with opts.PTY, its own session), and feeds it opts.Prompts. It
+// fails the test when the process cannot start. The whole process group is killed when
+// opts.Timeout passes or the test ends, so nothing the agent started outlives the test.
 func Start(t testing.TB, opts Options) *Process {
 	t.Helper()
 	bin := Binary(t)
@@ -89,20 +97,28 @@ func Start(t testing.TB, opts Options) *Process {
 	cmd := exec.Command(bin, append(append([]string(nil), PrintArgs...), opts.Args...)...)
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env.Vars()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatalf("claude stdin: %v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatalf("claude stdout: %v", err)
+	var stdout io.Reader
+	var tty *os.File // the pty's terminal side, closed here once the child holds it
+	if opts.PTY {
+		stdout, tty = openPTY(t, cmd)
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Stderr = &stderr
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			t.Fatalf("claude stdout: %v", err)
+		}
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
+	}
+	if tty != nil {
+		tty.Close() // the child has it; reading the master ends with EIO once all holders exit
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	p := &Process{Pid: cmd.Process.Pid, cmd: cmd, timeout: opts.Timeout, done: make(chan struct{}), res: &Result{Started: start}}
@@ -134,13 +150,14 @@ func Start(t testing.TB, opts Options) *Process {
 			line, err := r.ReadBytes('\n')
 			out.Write(line)
 			if ev, ok := parseEvent(line); ok {
+				ev.Received = time.Now()
 				p.res.Events = append(p.res.Events, ev)
 				if ev.Type == "result" {
 					send()
 				}
 			}
 			if err != nil {
-				if !errors.Is(err, io.EOF) {
+				if !errors.Is(err, io.EOF) && !(opts.PTY && errors.Is(err, syscall.EIO)) {
 					p.err = fmt.Errorf("reading claude's stdout: %w", err)
 				}
 				break
@@ -154,6 +171,27 @@ func Start(t testing.TB, opts Options) *Process {
 		p.killed = ctx.Err() != nil
 	}()
 	return p
+}
+
+// openPTY makes a pty for cmd as described on Options.PTY and returns its master, which
+// the caller reads, and its terminal side, which the caller closes once cmd started. The
+// master is closed when the test ends.
+func openPTY(t testing.TB, cmd *exec.Cmd) (master, tty *os.File) {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("opening a pty for claude: %v", err)
+	}
+	t.Cleanup(func() { master.Close(); tty.Close() })
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: 50, Cols: 200}); err != nil {
+		t.Fatalf("sizing claude's pty: %v", err)
+	}
+	if _, err := term.MakeRaw(int(tty.Fd())); err != nil {
+		t.Fatalf("putting claude's pty in raw mode: %v", err)
+	}
+	cmd.Stdout, cmd.Stderr = tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 1} // the child's stdout
+	return master, tty
 }
 
 // Signal sends sig to the process (not its group), as segwi's polite stop does.
@@ -212,6 +250,8 @@ type Event struct {
 	Subtype string `json:"subtype,omitempty"`
 	// Raw is the whole line.
 	Raw json.RawMessage `json:"-"`
+	// Received is when the harness read the line.
+	Received time.Time `json:"-"`
 }
 
 // Decode unmarshals the whole event into v.

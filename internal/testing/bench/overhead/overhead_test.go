@@ -1,0 +1,246 @@
+package overhead
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
+)
+
+// The benchmark's flags; scripts/bench-overhead.sh passes them on. Claude Code is the
+// harness's (claudetest.Binary: $SEGWI_TEST_CLAUDE, else the pinned one).
+var (
+	segwiFlag   = flag.String("segwi", "", "the segwi binary; without it the benchmark is skipped")
+	runsFlag    = flag.Int("n", 10, "runs of each variant, alternating")
+	warmupFlag  = flag.Int("warmup", 1, "runs of each before measuring, not counted")
+	strictFlag  = flag.Bool("strict", false, "fail when segwi misses the goal")
+	timeoutFlag = flag.Duration("timeout", 60*time.Second, "the longest one run may take")
+	verboseFlag = flag.Bool("v", false, "print each segwi run's events (JSON lines, with times)")
+)
+
+// prompt is the scenario's task; the fake model does the same whatever it says.
+const prompt = "List the files of this checkout."
+
+// scenario is the model's side: text and a Bash ls, then a final text. It answers by the
+// conversation's own turn, so every run gets the same two replies from the one server.
+func scenario() fakeapi.Script {
+	return func(req *fakeapi.Request) fakeapi.Reply {
+		switch req.Turn() {
+		case 0:
+			return fakeapi.Say(fakeapi.Text("Let me look."),
+				fakeapi.ToolUse("Bash", fakeapi.Input{"command": "ls", "description": "List files"}))
+		case 1:
+			return fakeapi.Say(fakeapi.Text("The checkout holds README.md."))
+		}
+		return fakeapi.Unexpected("turn %d is past the scenario", req.Turn())
+	}
+}
+
+// bench is one sealed setup: the fake server's environment, a checkout, the segwi binary,
+// and the approval tool's flags for the direct+tool variants.
+type bench struct {
+	t        *testing.T
+	env      *claudetest.Environment
+	checkout string
+	segwi    string
+	toolArgs []string // --permission-prompt-tool and --mcp-config
+}
+
+func TestOverhead(t *testing.T) {
+	if *segwiFlag == "" {
+		t.Skip("the overhead benchmark runs from scripts/bench-overhead.sh, which builds segwi and passes -segwi")
+	}
+	if *runsFlag < 1 || *warmupFlag < 0 {
+		t.Fatalf("-n %d -warmup %d: want at least one run and no negative warm-up", *runsFlag, *warmupFlag)
+	}
+	segwi, err := filepath.Abs(*segwiFlag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := claudetest.Binary(t)
+	srv := fakeapi.New(t, scenario())
+	b := &bench{t: t, env: claudetest.Env(t, srv.URL), checkout: claudetest.Checkout(t), segwi: segwi}
+	// segwi's keyring look-up goes to the session bus the benchmark was given (see
+	// scripts/bench-overhead.sh); Claude Code does not use it.
+	b.env.Set("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	b.writeConfig(claude)
+	b.wireApprovals()
+
+	fmt.Printf("claude %s\nsegwi  %s\nfake model server %s; %d runs of each variant, alternating, after %d warm-up run(s) each\n",
+		claude, segwi, srv.URL, *runsFlag, *warmupFlag)
+	printLoad("before")
+	variants := []struct {
+		name string
+		run  func() timing
+	}{
+		{direct, func() timing { return b.direct(nil, false) }},
+		{viaSegwi, b.viaSegwi},
+		{directTool, func() timing { return b.direct(b.toolArgs, false) }},
+		{toolPTY, func() timing { return b.direct(b.toolArgs, true) }},
+	}
+	times := map[string][]timing{}
+	for i := range *warmupFlag + *runsFlag {
+		label := "warm-up"
+		if i >= *warmupFlag {
+			label = fmt.Sprintf("run %2d ", i-*warmupFlag+1)
+		}
+		for _, v := range variants {
+			tm := v.run()
+			if i >= *warmupFlag {
+				times[v.name] = append(times[v.name], tm)
+			}
+			fmt.Printf("%s %-11s %s\n", label, v.name, tm)
+		}
+	}
+	printLoad("after")
+	if !report(os.Stdout, times) && *strictFlag {
+		t.Error("segwi missed the overhead goal (-strict)")
+	}
+}
+
+// printLoad prints the load average, which says how busy the machine was.
+func printLoad(when string) {
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average %s: %s", when, load)
+	}
+}
+
+// writeConfig writes segwi's settings where segwi looks by default in the sealed
+// environment: only the Claude Code binary to run.
+func (b *bench) writeConfig(claude string) {
+	path := filepath.Join(b.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		b.t.Fatal(err)
+	}
+	quoted, _ := json.Marshal(claude) // JSON's quoting is valid YAML
+	if err := os.WriteFile(path, []byte("segwi:\n  claude:\n    path: "+string(quoted)+"\n"), 0o600); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// wireApprovals starts an approvals server in this process, registers a run with it and
+// writes its --mcp-config file, as segwi does for each run, for the direct+tool variants:
+// they tell segwi's own cost from the cost of the approval tool's MCP connection inside
+// Claude Code.
+func (b *bench) wireApprovals() {
+	srv, err := approvals.NewServer(approvals.Config{Decider: denyAll{}})
+	if err != nil {
+		b.t.Fatalf("starting the approvals server: %v", err)
+	}
+	b.t.Cleanup(func() { srv.Close() })
+	reg, err := srv.Register(approvals.RunInfo{ID: "bench", Kind: "build", Checkout: b.checkout}, benchRun{})
+	if err != nil {
+		b.t.Fatalf("registering the benchmark's run: %v", err)
+	}
+	path := filepath.Join(b.t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, reg.MCPConfig(), 0o600); err != nil {
+		b.t.Fatal(err)
+	}
+	b.toolArgs = []string{"--permission-prompt-tool", approvals.PromptTool, "--mcp-config", path}
+}
+
+// denyAll answers the approval requests of the direct+tool variants; the scenario makes
+// none.
+type denyAll struct{}
+
+func (denyAll) Decide(context.Context, approvals.Request) (approvals.Answer, error) {
+	return approvals.Answer{By: approvals.ByNoTerminal, Message: "the benchmark asks nobody"}, nil
+}
+
+// benchRun is the approvals.Run of the direct+tool variants: nothing to record.
+type benchRun struct{}
+
+func (benchRun) RecordApproval(approvals.Record) {}
+func (benchRun) SetPending(int)                  {}
+func (benchRun) Stop()                           {}
+func (benchRun) Connected()                      {}
+
+// ToolCallRunning says yes: this variant does not read Claude Code's output, where the
+// calls it makes appear.
+func (benchRun) ToolCallRunning(context.Context, string) bool { return true }
+
+// direct runs Claude Code with the harness as a person would script it (print mode,
+// stream-json in and out, auto mode, the prompt on a stdin pipe that closes after the
+// result), with args added and, with usePTY, stdout and stderr a pty as segwi gives it.
+func (b *bench) direct(args []string, usePTY bool) timing {
+	res := claudetest.Run(b.t, claudetest.Options{
+		Env: b.env, Dir: b.checkout, Args: args, Prompts: []string{prompt},
+		Timeout: *timeoutFlag, PTY: usePTY,
+	})
+	if final := res.Final(b.t); res.ExitCode != 0 || final.Subtype != "success" {
+		b.t.Fatalf("claude exited %d with result %q: %s", res.ExitCode, final.Subtype, lastLines(res.Stderr+res.Stdout))
+	}
+	tm := timing{wall: res.Wall}
+	if e, ok := res.Find("system", "init"); ok {
+		tm.init = e.Received.Sub(res.Started)
+	}
+	if e, ok := res.Find("result", ""); ok {
+		tm.result = e.Received.Sub(res.Started)
+	}
+	return tm
+}
+
+// viaSegwi runs the same task with `segwi run` and returns the time from exec to exit.
+func (b *bench) viaSegwi() timing {
+	var tm timing
+	ctx, cancel := context.WithTimeout(context.Background(), *timeoutFlag)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.segwi, "run", "--json", "--checkout", b.checkout, prompt)
+	cmd.Dir, cmd.Env = b.checkout, b.env.Vars()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	tm.wall = time.Since(start)
+	if *verboseFlag {
+		fmt.Fprintf(os.Stderr, "--- segwi run (exec at %s):\n%s%s\n", start.Format("15:04:05.000"), out.String(), errOut.String())
+	}
+	if err != nil {
+		b.t.Fatalf("segwi run: %v: %s", err, lastLines(errOut.String()))
+	}
+	// The events' times come from the same clock: they place the phases.
+	for line := range strings.Lines(out.String()) {
+		var e struct {
+			Time  time.Time `json:"time"`
+			Type  string    `json:"type"`
+			State *struct {
+				To string `json:"to"`
+			} `json:"state"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		at := e.Time.Sub(start)
+		switch {
+		case e.Type == "state" && e.State != nil && e.State.To == "running" && tm.running == 0:
+			tm.running = at
+		case e.Type == "init" && tm.init == 0:
+			tm.init = at
+		case e.Type == "result":
+			tm.result = at
+		}
+	}
+	if tm.result == 0 || !strings.Contains(errOut.String(), "succeeded") {
+		b.t.Fatalf("segwi run did not succeed: %s", lastLines(errOut.String()))
+	}
+	return tm
+}
+
+// lastLines returns s's last five lines, for a failure message.
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-5):], "\n")
+}
