@@ -178,5 +178,5 @@ func TestNewRunDialogLooks(t *testing.T) {
 	d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
 	t.Cleanup(func() { closeDialog(d) })
 	test.Type(d.prompt, "Fix the login form")
-	test.AssertRendersToMarkup(t, "newrun_dialog.xml", d.win.Canvas())
+	assertMarkup(t, "newrun_dialog.xml", d.win.Canvas())
 }

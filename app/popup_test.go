@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,35 +18,6 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
 )
-
-// The -update flag rewrites golden files under testdata/. Another test file of this
-// package may define it first; both then share it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-func goldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// assertPopupGolden compares c's markup with testdata/name, first rewriting it under -update.
-// Without -update, a missing master is written to testdata/failed/name for review.
-func assertPopupGolden(t *testing.T, name string, c fyne.Canvas) {
-	t.Helper()
-	if goldenUpdate() {
-		path := filepath.Join("testdata", name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(test.RenderToMarkup(c)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	test.AssertRendersToMarkup(t, name, c)
-}
 
 var popupT0 = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
 
@@ -314,7 +282,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			}
 
 			p.win.Resize(fyne.NewSize(640, 480))
-			assertPopupGolden(t, tt.golden, p.win.Canvas())
+			assertMarkup(t, tt.golden, p.win.Canvas())
 
 			cancel()
 			decideResult(t, done)

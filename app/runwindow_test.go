@@ -301,7 +301,7 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline after the push:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	assertPopupGolden(t, "runwindow_events.xml", h.w.win.Canvas())
+	assertMarkup(t, "runwindow_events.xml", h.w.win.Canvas())
 }
 
 // recordingPusher is the run window's pusher for a push that works: it records the

@@ -2,10 +2,7 @@ package app
 
 import (
 	"context"
-	"flag"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,25 +10,6 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
-
-// The -update flag rewrites golden files under testdata/; another test file of this
-// package may define it first, and both then share it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-// assertSettingsGolden compares c's markup with testdata/name, rewriting it under -update.
-func assertSettingsGolden(t *testing.T, name string, c fyne.Canvas) {
-	t.Helper()
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(filepath.Join("testdata", name), []byte(test.RenderToMarkup(c)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	test.AssertRendersToMarkup(t, name, c)
-}
 
 // settingsTestApp is a test app that records notifications and opened URLs.
 type settingsTestApp struct {

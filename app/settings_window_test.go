@@ -142,7 +142,7 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 		t.Errorf("Save is off for valid settings; the note says %q", w.note.Text)
 	}
 	w.win.Resize(fyne.NewSize(720, 1400))
-	assertSettingsGolden(t, "settings_window.xml", w.win.Canvas())
+	assertMarkup(t, "settings_window.xml", w.win.Canvas())
 }
 
 func TestSettingsWindowValidatesAsYouType(t *testing.T) {

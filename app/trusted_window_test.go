@@ -46,7 +46,7 @@ func TestTrustedChangeWindow(t *testing.T) {
 		if diff := cmp.Diff(wantNote, a.notifications()); diff != "" {
 			t.Errorf("notifications (-want +got):\n%s", diff)
 		}
-		assertSettingsGolden(t, "trusted_change.xml", tw.win.Canvas())
+		assertMarkup(t, "trusted_change.xml", tw.win.Canvas())
 
 		tw.apply.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
 		if n.applied != 0 {

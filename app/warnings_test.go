@@ -50,7 +50,7 @@ func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
 		t.Errorf("opened (-want +got):\n%s", diff)
 	}
 	w.Resize(fyne.NewSize(560, 420))
-	assertSettingsGolden(t, "warnings_retired.xml", w.Canvas())
+	assertMarkup(t, "warnings_retired.xml", w.Canvas())
 }
 
 func TestRetiredWithNothingFoundShowsNothing(t *testing.T) {
@@ -91,7 +91,7 @@ func TestSettingsProblemsWindow(t *testing.T) {
 		if diff := cmp.Diff(want, settingsLabels(w.Content())); diff != "" {
 			t.Errorf("texts (-want +got):\n%s", diff)
 		}
-		assertSettingsGolden(t, "warnings_problems.xml", w.Canvas())
+		assertMarkup(t, "warnings_problems.xml", w.Canvas())
 		test.Tap(settingsButton(t, w, "Open file"))
 		if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
 			t.Errorf("opened (-want +got):\n%s", diff)
