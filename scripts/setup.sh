@@ -2,7 +2,8 @@
 # Installs what segwi's build, app and tests need on a Debian machine, only when missing.
 # Idempotent: a second run checks and returns in about a second.
 #   scripts/setup.sh           packages for building and running the app
-#   scripts/setup.sh --test    also the pinned Claude Code for the end-to-end tests
+#   scripts/setup.sh --test    also the pinned Claude Code for the end-to-end tests and the
+#                              pinned staticcheck for the test command's lint step
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,5 +38,16 @@ if [ $want_test -eq 1 ]; then
   if [ "$have" != "$want" ]; then
     echo "setup: installing Claude Code $want for the end-to-end tests" >&2
     (cd "$fixture" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+
+  # The pinned staticcheck, installed with `go install` into Go's bin folder (GOBIN, else
+  # GOPATH/bin), where scripts/test.sh runs it. Release 2026.2.2 (module v0.8.2) builds
+  # with Go 1.26 and checks Go 1.26 code.
+  module=v0.8.2 release="2026.2.2 (0.8.2)"
+  staticcheck="$(go env GOBIN)"
+  staticcheck="${staticcheck:-$(go env GOPATH)/bin}/staticcheck"
+  if [ "$("$staticcheck" -version 2>/dev/null || true)" != "staticcheck $release" ]; then
+    echo "setup: installing staticcheck $release for the test command's lint step" >&2
+    go install "honnef.co/go/tools/cmd/staticcheck@$module"
   fi
 fi

@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need when it is missing, then runs every test
-# of segwi (unit, keyring, desktop and the end-to-end tests with the real Claude Code) in a
+# The test command: installs what the tests need when it is missing, lints the code (gofmt,
+# go vet and staticcheck; any finding fails the command), then runs every test of segwi
+# (unit, keyring, desktop and the end-to-end tests with the real Claude Code) in a
 # throwaway desktop: its own HOME and XDG folders, a session bus, an Xvfb display, a tray
 # host and a gnome-keyring Secret Service, all stopped afterwards.
-#   scripts/test.sh                 everything
-#   scripts/test.sh ./runs/ -run X  arguments go to `go test` (default ./...)
+#   scripts/test.sh                 lint, then everything
+#   scripts/test.sh ./runs/ -run X  no lint; arguments go to `go test` (default ./...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" != "--in-session" ]; then
   scripts/setup.sh --test
+  if [ $# -eq 0 ]; then
+    # Before the throwaway HOME, so that staticcheck keeps its cache in yours.
+    unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | xargs gofmt -l)
+    if [ -n "$unformatted" ]; then
+      echo "test: gofmt would change these files (run gofmt -w on them):" >&2
+      echo "$unformatted" >&2
+      exit 1
+    fi
+    go vet ./...
+    staticcheck="$(go env GOBIN)"
+    "${staticcheck:-$(go env GOPATH)/bin}/staticcheck" ./...
+  fi
   # Go keeps its caches where they are (warm builds); everything else gets a fresh home.
   GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
   export GOCACHE GOMODCACHE GOPATH
@@ -34,10 +47,7 @@ start_tray_host
 start_keyring
 export SEGWI_TEST_SECRET_SERVICE=1
 
-if [ $# -eq 0 ]; then
-  go vet ./...
-  set -- ./...
-fi
+[ $# -eq 0 ] && set -- ./...
 # -count=1: the end-to-end tests depend on programs (Claude Code, git, the built segwi)
 # that Go's test cache does not track, so a cached pass would prove nothing.
 go test -count=1 -timeout 30m "$@"
