@@ -85,7 +85,10 @@ func Run(ctx context.Context, opts Options) error {
 	defer cancel()
 	ui := newDesktopUI(a, c, popups, opts)
 	ui.startTray(ctx)
-	a.Lifecycle().SetOnStarted(func() { ui.settingsLoaded(c.Report(), AtStartup) })
+	a.Lifecycle().SetOnStarted(func() {
+		ui.settingsLoaded(c.Report(), AtStartup)
+		ShowDamagedRecords(a, c.mgr.Damaged())
+	})
 	c.OnReport(func(rep SettingsReport) {
 		onUI(func() { ui.settingsLoaded(rep, AfterEdit) })
 	})

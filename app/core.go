@@ -119,6 +119,9 @@ func newCore(cfg coreConfig) (*core, error) {
 		return nil, fmt.Errorf("starting the runs manager: %w", err)
 	}
 	c.mgr = mgr
+	for _, d := range mgr.Damaged() {
+		cfg.Log("segwi: %v", d)
+	}
 
 	if cfg.Watch && cfg.ConfigPath != "" {
 		// Watch needs the folder; creating ~/.config/segwi also gives the settings window a

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -57,7 +58,7 @@ func newHistoryWindow(a fyne.App, stateDir string, repos func() []settings.Repos
 
 // reload reads the run records again.
 func (h *historyWindow) reload() {
-	infos, err := runs.List(h.stateDir)
+	infos, damaged, err := runs.List(h.stateDir)
 	slices.Reverse(infos)
 	if len(infos) > maxHistoryRuns {
 		infos = infos[:maxHistoryRuns]
@@ -65,7 +66,13 @@ func (h *historyWindow) reload() {
 	h.infos = infos
 	switch {
 	case err != nil:
-		h.note.SetText(fmt.Sprintf("%d runs; some records could not be read: %v", len(infos), err))
+		h.note.SetText(fmt.Sprintf("The runs could not be listed: %v", err))
+	case len(damaged) > 0:
+		lines := []string{fmt.Sprintf("%d runs, the newest first. Left out, as their records could not be read:", len(infos))}
+		for _, d := range damaged {
+			lines = append(lines, d.Error())
+		}
+		h.note.SetText(strings.Join(lines, "\n"))
 	case len(infos) == 0:
 		h.note.SetText("No runs yet. Start one from the tray menu.")
 	case len(infos) == 1:

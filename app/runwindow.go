@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -288,19 +289,27 @@ func (w *runWindow) follow() {
 	})
 }
 
-// recordRows returns the rows of the events in the run's record not shown yet. Errors
-// leave what was read: a record cut short still shows its start. Off Fyne's goroutine.
+// recordRows returns the rows of the events in the run's record not shown yet. An error
+// leaves what was read (a record cut short still shows its start) and adds a row saying
+// what is wrong with the file; a live run's file that is not there yet has no events.
+// Off Fyne's goroutine.
 func (w *runWindow) recordRows() []timelineRow {
 	if w.deps.stateDir == "" {
 		return nil
 	}
 	var rows []timelineRow
-	_ = runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
+	err := runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
 		rows = append(rows, w.events.rows(e)...)
 		return nil
 	})
+	if err != nil && (w.run == nil || !errors.Is(err, fs.ErrNotExist)) {
+		rows = append(rows, timelineRow{Mark: recordErrorMark, Text: err.Error()})
+	}
 	return rows
 }
+
+// recordErrorMark marks the row that says why the run's events could not be read.
+const recordErrorMark = "⚠ Record"
 
 // detach stops the window's updates, for the app quitting: once the Fyne loop has ended
 // no goroutine may touch a widget. On Fyne's goroutine, or after the loop ended.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -71,6 +72,45 @@ func uniqueRetired(found []migrate.Retired) []migrate.Retired {
 		}
 	}
 	return out
+}
+
+// ShowDamagedRecords tells the person about run records segwi could not read or update
+// (runs.Manager.Damaged): one window naming each damaged file, what went wrong, what it
+// costs and what to do, with a button that opens the run's folder. segwi keeps running and
+// lists the other runs as usual. With nothing damaged it shows nothing and returns nil.
+// Call it on the UI goroutine.
+func ShowDamagedRecords(a fyne.App, damaged []runs.Damaged) fyne.Window {
+	if len(damaged) == 0 {
+		return nil
+	}
+	w := a.NewWindow("segwi: damaged run records")
+	what := "A run record could not be read or updated."
+	if len(damaged) > 1 {
+		what = fmt.Sprintf("%d run records could not be read or updated.", len(damaged))
+	}
+	rows := []fyne.CanvasObject{settingsText(what + " segwi keeps running, and lists the other runs as usual.")}
+	for _, d := range damaged {
+		rows = append(rows, damagedRow(a, d))
+	}
+	w.SetContent(container.NewBorder(nil,
+		container.NewHBox(layout.NewSpacer(), widget.NewButton("OK", w.Close)), nil, nil,
+		container.NewVScroll(container.NewVBox(rows...))))
+	w.Resize(fyne.NewSize(620, 320))
+	w.Show()
+	return w
+}
+
+// damagedRow shows one damaged file: its path in monospace, what went wrong and what to do,
+// and Open folder.
+func damagedRow(a fyne.App, d runs.Damaged) fyne.CanvasObject {
+	file := widget.NewLabelWithStyle(d.File, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	file.Wrapping = fyne.TextWrapBreak
+	text := fmt.Sprintf("%v.", d.Err)
+	if advice := d.Advice(); advice != "" {
+		text = fmt.Sprintf("%v; %s.", d.Err, advice)
+	}
+	open := widget.NewButton("Open folder", func() { openFileURL(a, d.Dir) })
+	return container.NewVBox(file, settingsText(text), container.NewHBox(open))
 }
 
 // ProblemsMoment says when bad settings were found, which decides what segwi runs with.
@@ -187,7 +227,7 @@ func problemLines(file string, err error) []string {
 	return out
 }
 
-// openFileURL opens file in the person's default application for it.
+// openFileURL opens file (or a folder) in the person's default application for it.
 func openFileURL(a fyne.App, file string) {
 	abs, err := filepath.Abs(file)
 	if err != nil {

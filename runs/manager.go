@@ -36,6 +36,7 @@ type Manager struct {
 	checkouts  map[string]*Run // checkout -> the build or ready run holding it
 	retry      *time.Timer     // a schedule to come, for runs queued behind another segwi
 	closed     bool
+	damaged    []Damaged // the records NewManager could not read or update
 
 	subMu sync.Mutex
 	subs  map[*subscriber]struct{}
@@ -47,6 +48,8 @@ type Manager struct {
 // process a child subreaper, once, so that the processes that leave a run become its
 // children (which it reaps) rather than init's, and sets SEGWI_OUTSIDE_RUN in its own
 // environment, so that what this process starts outside its runs is told apart from them.
+// It fails only when the manager cannot work: no state folder, or one it cannot create.
+// Records it cannot read or update do not stop it: Damaged names them.
 func NewManager(cfg Config) (*Manager, error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("runs: no state folder configured (Config.StateDir)")
@@ -61,11 +64,14 @@ func NewManager(cfg Config) (*Manager, error) {
 		cfg:       cfg.withDefaults(),
 		checkouts: map[string]*Run{},
 	}
-	if err := markInterrupted(cfg.StateDir); err != nil {
-		return m, err
-	}
+	m.damaged = damagedIn(cfg.StateDir, markInterrupted(cfg.StateDir))
 	return m, nil
 }
+
+// Damaged returns the run records NewManager found damaged: each run.json it could not
+// read (that run is not listed) and each record it could not mark interrupted. segwi goes on
+// without them; a front end shows them to the person.
+func (m *Manager) Damaged() []Damaged { return slices.Clone(m.damaged) }
 
 // SetConfig applies new settings. Limits (MaxConcurrent, MaxDuration, IdleTimeout,
 // StopGrace) apply to live runs at once; the rest applies to runs started from now on.
@@ -364,10 +370,13 @@ func (m *Manager) StopAll(ctx context.Context) error {
 // running that any such run (interrupted or finished) left, recording each on its run, as
 // NewManager does: for commands that read the records without a Manager, such as segwi
 // runs and segwi push, so a run whose segwi died reads as what it is and leaves nothing
-// running. Runs of a live segwi are left alone.
-func MarkInterrupted(stateDir string) error { return markInterrupted(stateDir) }
+// running. Runs of a live segwi are left alone. It returns the records it could not read
+// or update; the others are marked.
+func MarkInterrupted(stateDir string) []Damaged {
+	return damagedIn(stateDir, markInterrupted(stateDir))
+}
 
-// markInterrupted is MarkInterrupted.
+// markInterrupted is MarkInterrupted, its problems joined.
 func markInterrupted(stateDir string) error {
 	err := markInterruptedRuns(stateDir)
 	return errors.Join(err, sweepDeadRuns(stateDir))
@@ -375,10 +384,10 @@ func markInterrupted(stateDir string) error {
 
 // markInterruptedRuns marks the runs interrupted, as MarkInterrupted says.
 func markInterruptedRuns(stateDir string) error {
-	infos, listErr := List(stateDir)
-	var errs []error
-	if listErr != nil {
-		errs = append(errs, listErr)
+	infos, damaged, listErr := List(stateDir)
+	errs := []error{listErr}
+	for _, d := range damaged {
+		errs = append(errs, d)
 	}
 	for _, info := range infos {
 		if info.State.Final() {
@@ -389,7 +398,7 @@ func markInterruptedRuns(stateDir string) error {
 			continue // a live segwi (the tray app, another `segwi run`) owns it
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("checking run %s: %w", info.ID, err))
+			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, lockFile), Err: unwrapPath(err)})
 			continue
 		}
 		from := info.State
@@ -397,9 +406,9 @@ func markInterruptedRuns(stateDir string) error {
 		info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
 		info.End = lastWrite(info.Dir)
 		if err := writeInfo(info.Dir, info); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, infoFile), Err: unwrapPath(err)})
 		} else if err := appendInterrupted(info, from); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
 		}
 		lock.Close()
 	}

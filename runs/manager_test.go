@@ -201,7 +201,7 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 			m.SetConfig(Config{ClaudePath: fakeClaude, Env: cfg.Env, StopGrace: cfg.StopGrace})
 		})
 	}
-	if runs, _ := List(m.config().StateDir); len(runs) != 0 {
+	if runs, _, _ := List(m.config().StateDir); len(runs) != 0 {
 		t.Errorf("refused starts left %d runs on record", len(runs))
 	}
 }
@@ -230,9 +230,9 @@ func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 		t.Fatalf("NewManager: %v", err)
 	}
 	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting}
-	infos, err := List(state)
-	if err != nil || len(infos) != 3 {
-		t.Fatalf("List = %d runs, %v; want 3", len(infos), err)
+	infos, damaged, err := List(state)
+	if err != nil || len(damaged) != 0 || len(infos) != 3 {
+		t.Fatalf("List = %d runs, damaged %v, %v; want 3 runs", len(infos), damaged, err)
 	}
 	for _, info := range infos {
 		if info.State != want[info.ID] {

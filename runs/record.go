@@ -120,45 +120,120 @@ func writeInfo(dir string, info Info) error {
 	return nil
 }
 
+// Damaged is a file of a run's record that segwi could not read, or could not update: a
+// run.json cut short by a crash, an events.jsonl that is not a readable file. segwi goes
+// on without it; its Error says which file, what went wrong and what the person can do.
+// List, ReadEvents and the Manager (Manager.Damaged) report them.
+type Damaged struct {
+	Dir  string // the run's folder
+	File string // the damaged file, a full path in Dir
+	Err  error  // what went wrong
+}
+
+// Error says which file is damaged, how, what it costs and what to do (Advice).
+func (d Damaged) Error() string {
+	switch filepath.Base(d.File) {
+	case infoFile:
+		return fmt.Sprintf("run record %s cannot be read: %v; %s", d.File, d.Err, d.Advice())
+	case eventsFile:
+		return fmt.Sprintf("run events %s cannot be read or added to: %v; %s", d.File, d.Err, d.Advice())
+	}
+	if d.File == d.Dir {
+		return fmt.Sprintf("%s: %v", d.File, d.Err) // the runs folder, not one run's
+	}
+	return fmt.Sprintf("run file %s: %v; %s", d.File, d.Err, d.Advice())
+}
+
+// Advice says what the damage costs and what the person can do about it: a run whose
+// run.json cannot be read is left out of the runs listed; one whose events cannot be read
+// is still listed. Empty for damage of the runs folder itself.
+func (d Damaged) Advice() string {
+	switch {
+	case filepath.Base(d.File) == infoFile:
+		return fmt.Sprintf("the run is left out: repair the file, or move its folder %s away", d.Dir)
+	case filepath.Base(d.File) == eventsFile:
+		return fmt.Sprintf("the run is still listed: repair the file, or move its folder %s away", d.Dir)
+	case d.File == d.Dir:
+		return ""
+	}
+	return fmt.Sprintf("if this stays, move its folder %s away", d.Dir)
+}
+
+// Unwrap returns Err.
+func (d Damaged) Unwrap() error { return d.Err }
+
+// damagedIn returns the Damaged records among the errors err joins (errors.Join), and
+// wraps each other error as the damage of the runs folder of stateDir.
+func damagedIn(stateDir string, err error) []Damaged {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var out []Damaged
+	for _, e := range errs {
+		var d Damaged
+		if !errors.As(e, &d) {
+			d = Damaged{Dir: RunsDir(stateDir), File: RunsDir(stateDir), Err: e}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 func readInfo(dir string) (Info, error) {
-	b, err := os.ReadFile(filepath.Join(dir, infoFile))
-	if err != nil {
+	path := filepath.Join(dir, infoFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return Info{}, err
+	}
+	if err != nil {
+		return Info{}, Damaged{Dir: dir, File: path, Err: unwrapPath(err)}
 	}
 	var info Info
 	if err := json.Unmarshal(b, &info); err != nil {
-		return Info{}, fmt.Errorf("reading %s: %w (the file is damaged; move the folder away to drop the run)", filepath.Join(dir, infoFile), err)
+		return Info{}, Damaged{Dir: dir, File: path, Err: err}
 	}
 	info.Dir = dir
 	return info, nil
 }
 
-// List returns the runs recorded under stateDir, oldest first. Folders whose run.json is
-// missing or damaged are left out, and named in the returned error next to the runs that
-// could be read.
-func List(stateDir string) ([]Info, error) {
+// unwrapPath drops the operation and path of an *fs.PathError, which Damaged says itself.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// List returns the runs recorded under stateDir, oldest first, and the records it could
+// not read: a folder whose run.json is damaged is left out of the runs and named in
+// damaged. Its error is for a runs folder that cannot be listed at all.
+func List(stateDir string) (infos []Info, damaged []Damaged, err error) {
 	entries, err := os.ReadDir(RunsDir(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing runs: %w", err)
+		return nil, nil, fmt.Errorf("listing runs: %w", err)
 	}
-	var infos []Info
-	var errs []error
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		info, err := readInfo(filepath.Join(RunsDir(stateDir), e.Name()))
-		if errors.Is(err, fs.ErrNotExist) {
+		var d Damaged
+		switch {
+		case errors.As(err, &d):
+			damaged = append(damaged, d)
+		case err != nil:
 			continue // a folder being created, or not a run's
+		default:
+			infos = append(infos, info)
 		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		infos = append(infos, info)
 	}
 	slices.SortFunc(infos, func(a, b Info) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
@@ -166,7 +241,7 @@ func List(stateDir string) ([]Info, error) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return infos, errors.Join(errs...)
+	return infos, damaged, nil
 }
 
 // Load returns the record of the run id under stateDir. id may be a unique prefix of a
@@ -206,32 +281,42 @@ func findRun(stateDir, id string) (string, error) {
 
 // ReadEvents calls fn with each event recorded for the run id under stateDir, in order,
 // and returns when the events run out, fn returns an error (returned as is), or the file
-// cannot be read. A line cut short by a crash (not valid JSON) is skipped.
+// cannot be read (a Damaged error, after the events read before). A line cut short by a
+// crash (not valid JSON) is skipped; a file of lines none of which is an event is Damaged.
 func ReadEvents(stateDir, id string, fn func(Event) error) error {
 	dir, err := findRun(stateDir, id)
 	if err != nil {
 		return err
 	}
 	path := filepath.Join(dir, eventsFile)
+	damaged := func(err error) error { return Damaged{Dir: dir, File: path, Err: unwrapPath(err)} }
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("reading events of run %s: %w", id, err)
+		return damaged(err)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
+	var lines, events int
 	for {
 		line, err := br.ReadBytes('\n')
 		var e Event
-		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &e) == nil {
-			if ferr := fn(e); ferr != nil {
-				return ferr
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines++
+			if json.Unmarshal(line, &e) == nil {
+				events++
+				if ferr := fn(e); ferr != nil {
+					return ferr
+				}
 			}
 		}
 		if err == io.EOF {
+			if events == 0 && lines > 0 {
+				return damaged(fmt.Errorf("none of its %d lines is an event", lines))
+			}
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
+			return damaged(err)
 		}
 	}
 }

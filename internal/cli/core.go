@@ -21,7 +21,7 @@ type core struct {
 }
 
 // newCore starts the approvals server and the runs manager for s. Runs that a segwi that
-// is gone left live are marked interrupted; a problem doing so is a warning on stderr.
+// is gone left live are marked interrupted; a damaged record is a warning on stderr.
 func newCore(env *Env, s settings.Settings) (*core, error) {
 	stateDir, err := settings.StateDir()
 	if err != nil {
@@ -36,13 +36,11 @@ func newCore(env *Env, s settings.Settings) (*core, error) {
 		return nil, fmt.Errorf("starting the approvals server: %w", err)
 	}
 	mgr, err = runs.NewManager(wire.Runs(s, stateDir, wire.KeyringSecrets, srv, nil))
-	if mgr == nil {
+	if err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("starting the runs manager: %w", err)
 	}
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "warning: marking runs left by an earlier segwi as interrupted: %v\n", err)
-	}
+	warnDamaged(env, mgr.Damaged())
 	return &core{settings: s, stateDir: stateDir, mgr: mgr, server: srv}, nil
 }
 

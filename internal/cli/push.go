@@ -53,9 +53,7 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := runs.MarkInterrupted(dir); err != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
-	}
+	warnDamaged(env, runs.MarkInterrupted(dir))
 	info, err := runs.Load(dir, o.id)
 	if err != nil {
 		return err

@@ -20,7 +20,9 @@ func newRunsCmd(env *Env) *cobra.Command {
 		Use:   "runs [list | show ID | events ID]",
 		Short: "List the recorded runs, or show one run's record or events",
 		Long: "List the recorded runs (newest first), or show one run's record (show) or events (events).\n" +
-			"A run id may be shortened to any unique prefix.",
+			"A run id may be shortened to any unique prefix. A damaged record (a run.json or events.jsonl\n" +
+			"that cannot be read) is named on stderr with what to do; the other runs are still listed.\n" +
+			"Exit status: 0, or 1 when a record is damaged or the run is not found.",
 		Args: noCommand,
 		RunE: list,
 	}
@@ -60,17 +62,18 @@ func stateDir() (string, error) {
 }
 
 // runsList prints a table of the recorded runs, newest first. Damaged records are named
-// after the table, and make the exit status 1.
+// on stderr, with what to do, and make the exit status 1.
 func runsList(env *Env) error {
 	dir, err := stateDir()
 	if err != nil {
 		return err
 	}
-	if err := runs.MarkInterrupted(dir); err != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", err)
+	unmarked := runs.MarkInterrupted(dir)
+	infos, unread, err := runs.List(dir)
+	if err != nil {
+		return err
 	}
-	infos, listErr := runs.List(dir)
-	if len(infos) == 0 && listErr == nil {
+	if len(infos) == 0 && len(unread) == 0 && len(unmarked) == 0 {
 		fmt.Fprintf(env.Stdout, "no runs recorded in %s yet; start one with segwi run\n", runs.RunsDir(dir))
 		return nil
 	}
@@ -81,10 +84,25 @@ func runsList(env *Env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", in.ID, in.Kind, in.State, in.Created.Local().Format("2006-01-02 15:04:05"), in.Checkout, in.CostUSD)
 	}
 	tw.Flush()
-	if listErr != nil {
-		return fmt.Errorf("some run records could not be read:\n%w", listErr)
+	if n := warnDamaged(env, unmarked, unread); n > 0 {
+		return fmt.Errorf("%d run records are damaged (named above); the other runs are listed", n)
 	}
 	return nil
+}
+
+// warnDamaged names each damaged record of the lists on stderr, once, with what to do, and
+// returns how many it named.
+func warnDamaged(env *Env, lists ...[]runs.Damaged) int {
+	seen := map[string]bool{}
+	for _, list := range lists {
+		for _, d := range list {
+			if !seen[d.File] {
+				seen[d.File] = true
+				fmt.Fprintf(env.Stderr, "warning: %v\n", d)
+			}
+		}
+	}
+	return len(seen)
 }
 
 // runsShow prints a run's record.

@@ -93,7 +93,7 @@ func TestRunCannotStart(t *testing.T) {
 			t.Errorf("got %q, %v; want no text and ErrNoGuardDeny", text, err)
 		}
 	})
-	if list, err := runs.List(stateDir); len(list) != 0 || err != nil {
+	if list, _, err := runs.List(stateDir); len(list) != 0 || err != nil {
 		t.Errorf("got runs %v (error %v), want none recorded", list, err)
 	}
 }

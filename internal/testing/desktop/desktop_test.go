@@ -43,7 +43,10 @@ func need(t *testing.T, ok bool, what string) {
 	t.Skipf("%s: run the tests with scripts/test.sh, which provides it", what)
 }
 
-func TestTrayAppOnARealDesktop(t *testing.T) {
+// needDesktop skips the test (see need) unless the display, the session bus, a tray host
+// and the X tools are there, and returns a connection to the bus.
+func needDesktop(t *testing.T) *dbus.Conn {
+	t.Helper()
 	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
 	need(t, os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "", "no session bus")
 	for _, tool := range []string{"xdotool", "import"} {
@@ -56,7 +59,13 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	var hasHost bool
 	conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&hasHost)
 	need(t, hasHost, "no tray host (status-notifier-watcher) on the session bus")
+	return conn
+}
 
+// screenshotDir returns where screenshots and figures go: $SEGWI_SCREENSHOTS, else a temp
+// folder.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
 	shots := os.Getenv("SEGWI_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -65,6 +74,12 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshots and figures go to %s", shots)
+	return shots
+}
+
+func TestTrayAppOnARealDesktop(t *testing.T) {
+	conn := needDesktop(t)
+	shots := screenshotDir(t)
 	var figures []string
 	figure := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
@@ -99,36 +114,9 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
     timeout: 5m
 `, claudetest.Binary(t), checkout))
 
-	app := exec.Command(bin)
-	app.Env = append(env.Vars(),
-		"DISPLAY="+os.Getenv("DISPLAY"),
-		"DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
-		"LANG=en_US.UTF-8",
-	)
-	logPath := filepath.Join(shots, "segwi.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	app.Stdout, app.Stderr = logFile, logFile
-	launched := time.Now()
-	if err := app.Start(); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	exited := make(chan struct{})
-	var exitErr error
-	go func() { exitErr = app.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-exited:
-		default:
-			app.Process.Kill()
-			<-exited
-		}
-	})
-
-	tr, took := waitForTray(t, conn, app.Process.Pid, launched, 30*time.Second)
+	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi.log"))
+	exited := app.exited
+	tr, took := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
 	figure("launch to tray item registered: %d ms", took.Milliseconds())
 
 	t.Run("the tray menu offers every action", func(t *testing.T) {
@@ -152,7 +140,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	// the tray item registered, so that figures compare from run to run; this wait is the
 	// measurement's clock, not a wait for a condition.
 	time.Sleep(3 * time.Second)
-	figure("idle tray, no window: %s", readMemory(t, app.Process.Pid))
+	figure("idle tray, no window: %s", readMemory(t, app.cmd.Process.Pid))
 
 	t.Run("Settings… opens the settings window", func(t *testing.T) {
 		tr.click(t, "Settings…")
@@ -197,7 +185,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	// The picture is of the run's whole turn: wait for its result on the record.
 	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
 	await.For(t, 30*time.Second, "the run's result on its record", func() bool {
-		infos, _ := runs.List(stateDir)
+		infos, _, _ := runs.List(stateDir)
 		found := false
 		for _, info := range infos {
 			runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error {
@@ -209,7 +197,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	})
 	xdotool(t, "windowraise", runWin)
 	screenshot(t, shots, "run-window")
-	figure("tray with one run window open: %s", readMemory(t, app.Process.Pid))
+	figure("tray with one run window open: %s", readMemory(t, app.cmd.Process.Pid))
 
 	t.Run("Quit with a run going asks first", func(t *testing.T) {
 		tr.click(t, "Quit")
@@ -223,11 +211,11 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	})
 
 	t.Run("SIGTERM stops the run and quits, leaving no agent behind", func(t *testing.T) {
-		app.Process.Signal(syscall.SIGTERM)
+		app.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
-			if exitErr != nil {
-				t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", exitErr)
+			if app.err != nil {
+				t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", app.err)
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("segwi did not quit within 30 s of SIGTERM")
@@ -236,6 +224,54 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 			return len(processesIn(checkout)) == 0
 		})
 	})
+}
+
+// trayProcess is the tray app a test started.
+type trayProcess struct {
+	cmd      *exec.Cmd
+	launched time.Time
+	log      string        // where its stdout and stderr go
+	exited   chan struct{} // closed once it has exited
+	err      error         // what Wait returned, once exited is closed
+}
+
+// launchTray starts the segwi binary bin with no arguments (the tray app) in the environment
+// vars plus the test's display and bus, its output going to logPath; it is killed at the
+// end of the test if still running.
+func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayProcess {
+	t.Helper()
+	p := &trayProcess{cmd: exec.Command(bin), log: logPath, exited: make(chan struct{})}
+	p.cmd.Env = append(vars,
+		"DISPLAY="+os.Getenv("DISPLAY"),
+		"DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
+		"LANG=en_US.UTF-8",
+	)
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	p.launched = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	go func() { p.err = p.cmd.Wait(); logFile.Close(); close(p.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// output returns what the tray app wrote to its log so far.
+func (p *trayProcess) output() string {
+	b, _ := os.ReadFile(p.log)
+	return string(b)
 }
 
 // buildSegwi builds the segwi binary (with the Fyne app) into a temp folder.

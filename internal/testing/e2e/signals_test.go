@@ -48,7 +48,7 @@ func TestRunOutlivesAClosedStdoutPipe(t *testing.T) {
 	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
 		t.Fatalf("segwi was killed by %v; want it to finish the run. stderr:\n%s", st.Signal(), stderr.String())
 	}
-	infos, err := runs.List(s.stateDir())
+	infos, _, err := runs.List(s.stateDir())
 	if err != nil || len(infos) != 1 {
 		t.Fatalf("runs recorded: %v (%v), want 1", infos, err)
 	}

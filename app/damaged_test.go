@@ -1,0 +1,112 @@
+package app
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/records"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// What the tray app does at start with a state folder holding damaged records (app.Run:
+// the core, then ShowDamagedRecords once Fyne has started): it starts, names each damaged
+// file in a warning, lists the good runs in the history, and a run whose events cannot be
+// read opens and says what is wrong with the file.
+func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
+	state := t.TempDir()
+	st := records.WriteDamaged(t, state)
+	c, err := newCore(coreConfig{StateDir: state, Decider: refusingDecider{t}, Secrets: func() []string { return nil }})
+	if err != nil {
+		t.Fatalf("newCore: %v; want the core to start beside damaged records", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	a := newSettingsTestApp(t)
+
+	t.Run("a warning names each damaged file and opens its folder", func(t *testing.T) {
+		w := ShowDamagedRecords(a, c.mgr.Damaged())
+		if w == nil {
+			t.Fatal("no warning for two damaged records")
+		}
+		defer w.Close()
+		texts := strings.Join(settingsLabels(w.Content()), "\n")
+		for _, want := range []string{st.BadInfo, st.InterruptedEvents, "2 run records could not be read or updated.",
+			"the run is left out: repair the file, or move its folder", "is a directory"} {
+			if !strings.Contains(texts, want) {
+				t.Errorf("the warning does not say %q:\n%s", want, texts)
+			}
+		}
+		test.Tap(settingsButton(t, w, "Open folder"))
+		if got := a.openedURLs(); len(got) != 1 || !strings.HasPrefix(got[0], "file://"+state) {
+			t.Errorf("Open folder opened %v, want the damaged run's folder under %s", got, state)
+		}
+	})
+
+	t.Run("the history lists the good runs and names the damaged record", func(t *testing.T) {
+		h := newHistoryWindow(a, state, func() []settings.Repository { return nil }, func(runs.Info) {})
+		defer h.win.Close()
+		var ids []string
+		for _, in := range h.infos {
+			ids = append(ids, in.ID)
+		}
+		if diff := cmp.Diff([]string{st.Interrupted, st.Unreadable, st.Good}, ids); diff != "" {
+			t.Errorf("runs in the history (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(h.note.Text, st.BadInfo) || !strings.HasPrefix(h.note.Text, "3 runs, the newest first.") {
+			t.Errorf("the history's note is %q; want the 3 runs and the damaged %s", h.note.Text, st.BadInfo)
+		}
+	})
+
+	t.Run("a run whose events cannot be read opens and says why", func(t *testing.T) {
+		info, err := runs.Load(state, st.Unreadable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newRunWindow(runWindowDeps{app: a, stateDir: state, now: time.Now}, nil, info)
+		w.Show()
+		defer w.win.Close()
+		await.For(t, 10*time.Second, "a row saying the events cannot be read", func() error {
+			var texts []string
+			for _, r := range onUITimeline(w) {
+				if strings.HasPrefix(r, recordErrorMark+"|") && strings.Contains(r, st.UnreadableEvents) {
+					return nil
+				}
+				texts = append(texts, r)
+			}
+			return errors.New(strings.Join(texts, "\n"))
+		})
+	})
+}
+
+// onUITimeline returns the window's timeline rows (mark|text), read on Fyne's goroutine.
+func onUITimeline(w *runWindow) []string {
+	var rows []string
+	fyne.DoAndWait(func() { rows = timelineTexts(w) })
+	return rows
+}
+
+func TestDamagedRecordsWindow(t *testing.T) {
+	a := newSettingsTestApp(t)
+	dir := "/home/ada/.local/state/segwi/runs/20250314-092653-abcdef"
+	w := ShowDamagedRecords(a, []runs.Damaged{
+		{Dir: dir, File: dir + "/run.json", Err: errors.New("unexpected end of JSON input")},
+		{Dir: dir, File: dir + "/events.jsonl", Err: errors.New("permission denied")},
+	})
+	defer w.Close()
+	w.Resize(fyne.NewSize(620, 420))
+	assertMarkup(t, "warnings_damaged.xml", w.Canvas())
+	if w := ShowDamagedRecords(a, nil); w != nil {
+		t.Errorf("got window %q for no damaged records", w.Title())
+	}
+	if got := slices.Clone(a.notifications()); len(got) != 0 {
+		t.Errorf("notifications %v; the warning is a window only", got)
+	}
+}
