@@ -6,7 +6,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log"
 	"os"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/segwi/segwi/assets"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/canary"
@@ -48,7 +48,8 @@ type Options struct {
 
 // Run opens the tray app and blocks until the person quits it or ctx is cancelled (SIGINT,
 // SIGTERM). Either way it stops every run in two steps before it returns. Bad settings do
-// not stop it: it runs with the defaults and shows what is wrong.
+// not stop it: it runs with the defaults and shows what is wrong; nor do damaged run
+// records: it shows which files they are.
 func Run(ctx context.Context, opts Options) error {
 	if err := haveDisplay(); err != nil {
 		return err
@@ -56,40 +57,32 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Warner == nil {
 		opts.Warner = migrate.NewWarner()
 	}
-	stateDir, err := settings.StateDir()
-	if err != nil {
-		return fmt.Errorf("finding the state folder: %w", err)
-	}
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(iconApp)
 	popups := NewPopupDecider(a)
-	c, err := newCore(coreConfig{
+	c, err := core.New(core.Config{
 		ConfigPath: opts.ConfigPath,
-		StateDir:   stateDir,
 		Decider:    popups,
 		Watch:      true,
-		Log:        log.Printf,
+		Log:        func(format string, args ...any) { log.Printf("segwi: "+format, args...) },
 	})
 	if err != nil {
 		return err
 	}
 	if opts.Canary == nil {
 		// The tray's canary runs on the app's own manager, so its approvals go to the popups.
-		opts.Canary = canary.Func(c.mgr, c.Settings)
-	}
-	if rep := c.Report(); rep.Err != nil {
-		log.Printf("segwi: running with default settings: %v", rep.Err)
+		opts.Canary = canary.Func(c.Manager(), c.Settings)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ui := newDesktopUI(a, c, popups, opts)
+	ui := newDesktopUI(a, appCore{c}, popups, opts)
 	ui.startTray(ctx)
 	a.Lifecycle().SetOnStarted(func() {
 		ui.settingsLoaded(c.Report(), AtStartup)
-		ShowDamagedRecords(a, c.mgr.Damaged())
+		ShowDamagedRecords(a, c.Damaged())
 	})
-	c.OnReport(func(rep SettingsReport) {
+	c.OnReport(func(rep core.SettingsReport) {
 		onUI(func() { ui.settingsLoaded(rep, AfterEdit) })
 	})
 
@@ -118,7 +111,7 @@ func Run(ctx context.Context, opts Options) error {
 // fields are touched on Fyne's goroutine only.
 type desktopUI struct {
 	app    fyne.App
-	core   *core
+	core   appCore
 	popups *PopupDecider
 	opts   Options
 	tray   *tray
@@ -130,7 +123,7 @@ type desktopUI struct {
 	canaryWin fyne.Window
 }
 
-func newDesktopUI(a fyne.App, c *core, popups *PopupDecider, opts Options) *desktopUI {
+func newDesktopUI(a fyne.App, c appCore, popups *PopupDecider, opts Options) *desktopUI {
 	return &desktopUI{app: a, core: c, popups: popups, opts: opts, runWins: map[string]*runWindow{}}
 }
 
@@ -173,7 +166,7 @@ func (u *desktopUI) runDeps() runWindowDeps {
 		now:         time.Now,
 		clockEvery:  time.Second,
 		branch:      gitBranch,
-		pusher:      corePusher{settings: u.core.Settings, stateDir: u.core.stateDir},
+		pusher:      corePusher{settings: u.core.Settings, stateDir: u.core.StateDir()},
 		queuedAhead: u.core.QueuedAhead,
 		onClosed:    func(id string) { delete(u.runWins, id) },
 	}
@@ -238,6 +231,37 @@ func (u *desktopUI) openHistory() {
 		u.history.reload()
 	}
 	u.history.Show()
+}
+
+// appCore is the core as the app's windows use it: its runs as liveRuns, which the windows'
+// tests fake.
+type appCore struct{ *core.Core }
+
+// Start starts a run; see core.Core.Start.
+func (c appCore) Start(spec runs.Spec) (liveRun, error) {
+	r, err := c.Core.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Live returns the runs that have not ended, oldest first.
+func (c appCore) Live() []liveRun {
+	rs := c.Core.Live()
+	out := make([]liveRun, len(rs))
+	for i, r := range rs {
+		out[i] = r
+	}
+	return out
+}
+
+// Get returns the live run id, or nil.
+func (c appCore) Get(id string) liveRun {
+	if r := c.Core.Get(id); r != nil {
+		return r
+	}
+	return nil
 }
 
 // haveDisplay says why the tray app cannot open when there is no X display to open on

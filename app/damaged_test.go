@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
@@ -24,15 +25,15 @@ import (
 func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 	state := t.TempDir()
 	st := records.WriteDamaged(t, state)
-	c, err := newCore(coreConfig{StateDir: state, Decider: refusingDecider{t}, Secrets: func() []string { return nil }})
+	c, err := core.New(core.Config{StateDir: state, Decider: refusingDecider{t}, Secrets: func() []string { return nil }})
 	if err != nil {
-		t.Fatalf("newCore: %v; want the core to start beside damaged records", err)
+		t.Fatalf("core.New: %v; want the core to start beside damaged records", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	a := newSettingsTestApp(t)
 
 	t.Run("a warning names each damaged file and opens its folder", func(t *testing.T) {
-		w := ShowDamagedRecords(a, c.mgr.Damaged())
+		w := ShowDamagedRecords(a, c.Damaged())
 		if w == nil {
 			t.Fatal("no warning for two damaged records")
 		}

@@ -10,23 +10,68 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
+// refusingDecider fails the test: no test of the app's core expects an approval.
+type refusingDecider struct{ t *testing.T }
+
+func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (approvals.Answer, error) {
+	d.t.Errorf("unexpected approval request %+v", req)
+	return approvals.Answer{}, nil
+}
+
+// testCore builds the core over the settings file text (none when empty), without a watch,
+// keeping every run under a temp state folder and away from the keyring. No approval is
+// expected. It returns the core as the app uses it, and the settings file.
+func testCore(t *testing.T, file string) (appCore, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
+	if file != "" {
+		writeFile(t, path, file)
+	}
+	c, err := core.New(core.Config{
+		ConfigPath: path,
+		StateDir:   t.TempDir(),
+		Decider:    refusingDecider{t},
+		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		Secrets:    func() []string { return nil },
+		Log:        t.Logf,
+	})
+	if err != nil {
+		t.Fatalf("core.New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return appCore{c}, path
+}
+
+// writeFile writes text to path, making its folder.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A settings file with one bad value makes segwi start with the defaults. The settings
 // window must show the file's own values, so that fixing the bad field and pressing Save
 // keeps the person's good keys.
 func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
-	home := settingsHome(t)
-	path := filepath.Join(home, ".config", "segwi", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, "segwi:\n  repositories:\n    - name: web\n      path: ~/src/web\n"+
+	settingsHome(t)
+	c, path := testCore(t, "segwi:\n  repositories:\n    - name: web\n      path: ~/src/web\n"+
 		"  approvals:\n    trusted: [go test]\n  runs:\n    maxDuration: two hours\n")
-	rep := loadReport(path)
+	rep := c.Report()
 	if rep.Err == nil {
 		t.Fatal("the sample should have a bad maxDuration")
 	}
@@ -57,7 +102,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := json.Marshal(bin)
-	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n", false)
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n")
 	checkout := t.TempDir()
 	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
 	if err != nil {
@@ -92,7 +137,7 @@ func TestTrayDropsAnEndedRunAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := json.Marshal(bin)
-	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n", false)
+	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n")
 	test.NewTempApp(t)
 	tr := &tray{core: c, pending: func() int { return 0 }, now: time.Now, acts: trayActions{}}
 	menus := make(chan int, 100)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/segwi/segwi/internal/wire"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
@@ -21,7 +21,7 @@ type corePusher struct {
 
 // Check runs push's local checks without the token or the network.
 func (p corePusher) Check(ctx context.Context, checkout string) error {
-	_, err := push.Check(ctx, wire.Push(p.settings(), p.stateDir, "", checkout, nil))
+	_, err := push.Check(ctx, core.PushRequest(p.settings(), p.stateDir, "", checkout, nil))
 	var refused *push.RefusedError
 	if errors.As(err, &refused) {
 		return errors.New(refused.Msg) // the words for a person, without the prefix
@@ -37,7 +37,7 @@ func (p corePusher) Push(ctx context.Context, runID, checkout string) (string, e
 	if _, err := runs.KillLeftovers(p.stateDir, runID); err != nil {
 		return "", err
 	}
-	req := wire.Push(p.settings(), p.stateDir, runID, checkout, func(err error) {
+	req := core.PushRequest(p.settings(), p.stateDir, runID, checkout, func(err error) {
 		log.Printf("segwi: run %s: the push attempt is not on the run's record: %v", runID, err)
 	})
 	a, err := push.Push(ctx, req)

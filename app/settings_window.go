@@ -22,7 +22,7 @@ type SettingsWindowConfig struct {
 	Path string
 	// Current are the settings in force; the fields start with these values.
 	Current settings.Settings
-	// LoadErr, when not nil, is what is wrong with the file now (SettingsReport.Err); the
+	// LoadErr, when not nil, is what is wrong with the file now (core.SettingsReport.Err); the
 	// window says so above the fields, which then show the settings in force.
 	LoadErr error
 	// Token keeps the GitHub token; nil means the OS keyring (package settings/token).

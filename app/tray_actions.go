@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/internal/core"
 )
 
 // canaryTimeout bounds a canary run started from the tray.
@@ -29,7 +29,7 @@ func (u *desktopUI) openSettings() {
 // with it (segwi then runs with the defaults at start-up, or keeps the last good settings
 // after an edit), each retired key not yet warned about in this app run, and an addition
 // to the trusted commands that waits for them.
-func (u *desktopUI) settingsLoaded(rep SettingsReport, when ProblemsMoment) {
+func (u *desktopUI) settingsLoaded(rep core.SettingsReport, when ProblemsMoment) {
 	if rep.Err != nil {
 		ShowSettingsProblems(u.app, rep.File, rep.Err, when, u.openSettings)
 	} else {
@@ -66,10 +66,7 @@ func (u *desktopUI) quit() {
 		u.quitWin.RequestFocus()
 		return
 	}
-	grace := u.core.Settings().Runs.StopGrace
-	if grace <= 0 {
-		grace = runs.DefaultStopGrace
-	}
+	grace := u.core.StopGrace()
 	w := u.app.NewWindow("segwi: quit?")
 	u.quitWin = w
 	w.SetOnClosed(func() { u.quitWin = nil })

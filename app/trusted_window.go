@@ -8,9 +8,11 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/internal/core"
 )
 
-// trustedWindow asks the person about a TrustedChange.
+// trustedWindow asks the person about a core.TrustedChange.
 type trustedWindow struct {
 	win         fyne.Window
 	apply, keep *clickButton
@@ -28,15 +30,15 @@ var trustedWindows = struct {
 }{m: map[fyne.App]*trustedWindow{}}
 
 // ShowTrustedChange asks the person whether to put the new list of trusted commands of a
-// TrustedChange in force: it shows the old and the new list, marking what was added and
-// what was removed, with "Keep the old list" (keep) and "Apply the new list" (apply), and
-// sends a desktop notification. Closing the window keeps the old list. A window already
+// core.TrustedChange in force: it shows the old and the new list, marking what was added
+// and what was removed, with "Keep the old list" (keep) and "Apply the new list" (apply),
+// and sends a desktop notification. Closing the window keeps the old list. A window already
 // asking is reused for the newer change. Call it on the UI goroutine.
-func ShowTrustedChange(a fyne.App, file string, ch TrustedChange, apply, keep func()) fyne.Window {
+func ShowTrustedChange(a fyne.App, file string, ch core.TrustedChange, apply, keep func()) fyne.Window {
 	return showTrustedChange(a, file, ch, apply, keep).win
 }
 
-func showTrustedChange(a fyne.App, file string, ch TrustedChange, apply, keep func()) *trustedWindow {
+func showTrustedChange(a fyne.App, file string, ch core.TrustedChange, apply, keep func()) *trustedWindow {
 	const title = "segwi: trusted commands changed"
 	trustedWindows.Lock()
 	tw := trustedWindows.m[a]

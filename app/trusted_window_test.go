@@ -7,12 +7,14 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/internal/core"
 )
 
 // answers counts the person's answers in a trusted-change window.
 type answers struct{ applied, kept int }
 
-func (n *answers) show(a fyne.App, ch TrustedChange) *trustedWindow {
+func (n *answers) show(a fyne.App, ch core.TrustedChange) *trustedWindow {
 	return showTrustedChange(a, warningsFile, ch, func() { n.applied++ }, func() { n.kept++ })
 }
 
@@ -24,7 +26,7 @@ func trustedWindowOpen(a fyne.App) bool {
 }
 
 func TestTrustedChangeWindow(t *testing.T) {
-	ch := TrustedChange{Old: []string{"git status", "go test ./..."}, New: []string{"go test ./...", "rm", "curl"}}
+	ch := core.TrustedChange{Old: []string{"git status", "go test ./..."}, New: []string{"go test ./...", "rm", "curl"}}
 
 	t.Run("it shows both lists, marks what was added and removed, and applies on a click", func(t *testing.T) {
 		a := newSettingsTestApp(t)
@@ -75,7 +77,7 @@ func TestTrustedChangeWindow(t *testing.T) {
 		a := newSettingsTestApp(t)
 		var first, second answers
 		tw := first.show(a, ch)
-		newer := TrustedChange{Old: ch.Old, New: append(append([]string{}, ch.Old...), "make")}
+		newer := core.TrustedChange{Old: ch.Old, New: append(append([]string{}, ch.Old...), "make")}
 		if again := second.show(a, newer); again.win != tw.win {
 			t.Fatal("a newer change opened a second window")
 		}

@@ -37,12 +37,12 @@ func newCanaryCmd(env *Env) *cobra.Command {
 					return usageErrorf("--checkout %s: %v", checkout, err)
 				}
 			}
-			c, err := newCore(env, res.Settings)
+			c, err := startCore(env, res)
 			if err != nil {
 				return err
 			}
-			defer c.close()
-			opts := canary.FromSettings(c.mgr, res.Settings, dir)
+			defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
+			opts := canary.FromSettings(c.Manager(), res.Settings, dir)
 			var narrator runs.Narrator // called from the one goroutine following the run
 			opts.OnEvent = func(e runs.Event) {
 				io.WriteString(env.Stderr, narrator.Line(e)+"\n") //nolint:errcheck // progress only

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/segwi/segwi/internal/wire"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings/token"
@@ -64,7 +64,7 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	}
 	s := res.Settings
 	var recordErr error
-	req := wire.Push(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
+	req := core.PushRequest(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
 	req.RunActive = !info.State.Final()
 	req.AllowLoopbackHTTP = env.AllowLoopbackHTTP
 	if !req.RunActive {

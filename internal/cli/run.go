@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
 )
 
 // runOptions are segwi run's flags and arguments.
@@ -69,12 +71,12 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	c, err := newCore(env, res.Settings)
+	c, err := startCore(env, res)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	r, err := c.mgr.Start(spec)
+	defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
+	r, err := c.Start(spec)
 	if errors.Is(err, runs.ErrClaudeNotFound) {
 		return fmt.Errorf("%w\n(settings file: %s)", err, res.File)
 	}
@@ -118,6 +120,23 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		return &silentError{ExitError}
 	}
 	return nil
+}
+
+// startCore starts segwi's core for a command that runs Claude Code, with the settings res
+// the command loaded: approvals go to the person at the controlling terminal, and what the
+// core finds wrong at start (damaged run records) is a warning on stderr.
+func startCore(env *Env, res *settings.Result) (*core.Core, error) {
+	// The decider needs the core's redactor, and the core the decider: the redactor is
+	// looked up when a request is shown, by which time c is set.
+	var c *core.Core
+	decider := approvals.NewTerminalDecider(func(text string) string { return c.Redact(text) })
+	c, err := core.New(core.Config{
+		ConfigPath: res.File,
+		Settings:   res,
+		Decider:    decider,
+		Log:        func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) },
+	})
+	return c, err
 }
 
 // runSpec checks the command line and returns the run to start; its errors are usage

@@ -1,4 +1,4 @@
-package wire
+package core
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/segwi/segwi/settings"
 )
 
-func TestPushNamesTheRepositorysRemoteAndTheTokensHosts(t *testing.T) {
+func TestPushRequestNamesTheRepositorysRemoteAndTheTokensHosts(t *testing.T) {
 	web := t.TempDir()
 	link := filepath.Join(t.TempDir(), "web-link")
 	if err := os.Symlink(web, link); err != nil {
@@ -31,7 +31,7 @@ func TestPushNamesTheRepositorysRemoteAndTheTokensHosts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := settings.Settings{Repositories: tt.repos, GitHub: settings.GitHub{APIURL: tt.apiURL}}
-			req := Push(s, t.TempDir(), "run-1", tt.checkout, nil)
+			req := PushRequest(s, t.TempDir(), "run-1", tt.checkout, nil)
 			if req.Remote != tt.remote || !slices.Equal(req.TokenHosts, []string{tt.tokenHost}) || req.Checkout != tt.checkout {
 				t.Errorf("got remote %q, token hosts %v, checkout %q; want %q, [%s], %q",
 					req.Remote, req.TokenHosts, req.Checkout, tt.remote, tt.tokenHost, tt.checkout)

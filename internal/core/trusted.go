@@ -1,4 +1,4 @@
-package app
+package core
 
 import (
 	"errors"
@@ -64,7 +64,7 @@ func (r SettingsReport) trustedAfterEdit(file []string) ([]string, *TrustedChang
 
 // ApplyTrusted puts the new list of a change that waits for the person in force: they
 // confirmed it. It returns an error, and changes nothing, when the change no longer waits.
-func (c *core) ApplyTrusted(ch TrustedChange) error {
+func (c *Core) ApplyTrusted(ch TrustedChange) error {
 	c.policyMu.Lock()
 	defer c.policyMu.Unlock()
 	rep := c.Report()
@@ -79,7 +79,7 @@ func (c *core) ApplyTrusted(ch TrustedChange) error {
 
 // KeepTrusted keeps the accepted list in force instead of the change's new one: the person
 // said so. A change that no longer waits is left alone.
-func (c *core) KeepTrusted(ch TrustedChange) {
+func (c *Core) KeepTrusted(ch TrustedChange) {
 	c.policyMu.Lock()
 	defer c.policyMu.Unlock()
 	c.mu.Lock()
@@ -95,7 +95,7 @@ func (c *core) KeepTrusted(ch TrustedChange) {
 // window, and puts its trusted commands in force at once: the person chose them there.
 // The reload of the file that follows then finds nothing to ask about, unless something
 // else changed the list since.
-func (c *core) SaveSettings(path string, s settings.Settings) error {
+func (c *Core) SaveSettings(path string, s settings.Settings) error {
 	c.policyMu.Lock()
 	defer c.policyMu.Unlock()
 	if err := settings.Save(path, s); err != nil {
@@ -109,7 +109,7 @@ func (c *core) SaveSettings(path string, s settings.Settings) error {
 
 // setTrusted makes trusted the accepted list, in force, with no change waiting. The caller
 // holds policyMu; rep is the report to update.
-func (c *core) setTrusted(rep SettingsReport, trusted []string) error {
+func (c *Core) setTrusted(rep SettingsReport, trusted []string) error {
 	trusted = slices.Clone(trusted)
 	if err := c.server.SetPolicy(rep.InForce.Approvals.Timeout, trusted); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package wire
+package core
 
 import (
 	"net/url"
@@ -12,12 +12,12 @@ import (
 	"github.com/segwi/segwi/settings/token"
 )
 
-// Push returns the push request for the run runID in checkout under s: the remote of the
-// repository entry whose path is the checkout (default origin), the keyring's token, the
-// hosts that token may go to, and a Record that appends each attempt to the run's
+// PushRequest returns the push request for the run runID in checkout under s: the remote of
+// the repository entry whose path is the checkout (default origin), the keyring's token,
+// the hosts that token may go to, and a Record that appends each attempt to the run's
 // events.jsonl under stateDir, calling recordFailed when it cannot. The caller sets
 // RunActive.
-func Push(s settings.Settings, stateDir, runID, checkout string, recordFailed func(error)) push.Request {
+func PushRequest(s settings.Settings, stateDir, runID, checkout string, recordFailed func(error)) push.Request {
 	return push.Request{
 		Checkout:      checkout,
 		Remote:        remoteFor(s, checkout),

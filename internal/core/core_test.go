@@ -1,17 +1,22 @@
-package app
+package core
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -26,13 +31,13 @@ func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (appro
 
 // testCore builds a core over the settings file text (none when empty), keeping every
 // run under a temp state folder and away from the keyring. No approval is expected.
-func testCore(t *testing.T, file string, watch bool) (*core, string) {
+func testCore(t *testing.T, file string, watch bool) (*Core, string) {
 	t.Helper()
 	return testCoreDeciding(t, file, watch, refusingDecider{t})
 }
 
 // testCoreDeciding is testCore with the person who answers approvals.
-func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.Decider) (*core, string) {
+func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.Decider) (*Core, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
 	if file != "" {
@@ -41,7 +46,7 @@ func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.D
 		}
 		writeFile(t, path, file)
 	}
-	c, err := newCore(coreConfig{
+	c, err := New(Config{
 		ConfigPath: path,
 		StateDir:   t.TempDir(),
 		Decider:    decider,
@@ -51,7 +56,7 @@ func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.D
 		Log:        t.Logf,
 	})
 	if err != nil {
-		t.Fatalf("newCore: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := c.Close(); err != nil {
@@ -156,10 +161,91 @@ func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
 	if info := r.Info(); info.State != runs.StateStopped {
 		t.Errorf("after Close the run is %s (%s), want stopped", info.State, info.Reason)
 	}
-	if took := time.Since(start); took > time.Second+stopAllSlack {
+	if took := time.Since(start); took > time.Second+StopSlack {
 		t.Errorf("Close took %s, longer than stopGrace plus the slack", took)
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
+	}
+}
+
+// A damaged run record does not stop the core: it starts, says which file is damaged, and
+// runs go on.
+func TestCoreStartsBesideDamagedRunRecords(t *testing.T) {
+	state := t.TempDir()
+	st := records.WriteDamaged(t, state)
+	var mu sync.Mutex
+	var logged []string
+	c, err := New(Config{
+		StateDir: state,
+		Decider:  refusingDecider{t},
+		Secrets:  func() []string { return nil },
+		Log: func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logged = append(logged, fmt.Sprintf(format, args...))
+		},
+	})
+	if err != nil {
+		t.Fatalf("New: %v; want a core, with the damaged records reported", err)
+	}
+	t.Cleanup(func() { c.Close() })
+
+	var files []string
+	for _, d := range c.Damaged() {
+		files = append(files, d.File)
+	}
+	want := []string{st.BadInfo, st.InterruptedEvents}
+	slices.Sort(files)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, files); diff != "" {
+		t.Errorf("Damaged files (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	log := strings.Join(logged, "\n")
+	mu.Unlock()
+	for _, f := range want {
+		if !strings.Contains(log, f) {
+			t.Errorf("the log does not name %s:\n%s", f, log)
+		}
+	}
+}
+
+// A command loads and checks the settings itself; the core takes them as they are.
+func TestCoreRunsWithTheSettingsACommandLoaded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, path, "segwi:\n  claude:\n    model: opus\n")
+	res, err := settings.Load(path)
+	if err != nil || res.Err() != nil {
+		t.Fatalf("loading %s: %v %v", path, err, res.Err())
+	}
+	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n") // not read again
+	c, err := New(Config{ConfigPath: path, Settings: res, StateDir: t.TempDir(), Decider: refusingDecider{t},
+		Secrets: func() []string { return nil }})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if got := c.Settings().Claude.Model; got != "opus" {
+		t.Errorf("model in force %q, want the loaded opus", got)
+	}
+	if rep := c.Report(); rep.File != path || rep.Err != nil {
+		t.Errorf("report file %q, err %v; want %s and none", rep.File, rep.Err, path)
+	}
+}
+
+func TestCoreStopsCallingAReportSubscriberThatCancelled(t *testing.T) {
+	c, path := testCore(t, "segwi:\n  claude:\n    model: opus\n", true)
+	var mu sync.Mutex
+	var kept, cancelled int
+	c.OnReport(func(SettingsReport) { mu.Lock(); kept++; mu.Unlock() })
+	cancel := c.OnReport(func(SettingsReport) { mu.Lock(); cancelled++; mu.Unlock() })
+	cancel()
+	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n")
+	await.For(t, 10*time.Second, "the edit to be reported", func() bool { mu.Lock(); defer mu.Unlock(); return kept > 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	if cancelled != 0 {
+		t.Errorf("a cancelled subscriber was called %d times", cancelled)
 	}
 }

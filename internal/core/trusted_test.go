@@ -1,4 +1,4 @@
-package app
+package core
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,7 +53,7 @@ var askedRuns atomic.Int64
 
 // whoAnswers asks the core's approvals server, over MCP as Claude Code does, whether a run
 // may run the Bash command, and returns who answered: a trusted rule or the person.
-func whoAnswers(t *testing.T, c *core, command string) approvals.Answerer {
+func whoAnswers(t *testing.T, c *Core, command string) approvals.Answerer {
 	t.Helper()
 	id := "run-" + strconv.FormatInt(askedRuns.Add(1), 10)
 	run := answeredRun{answers: make(chan approvals.Answer, 1)}
@@ -93,7 +92,7 @@ type reports struct {
 	seen []SettingsReport
 }
 
-func watchReports(c *core) *reports {
+func watchReports(c *Core) *reports {
 	r := &reports{}
 	c.OnReport(func(rep SettingsReport) { r.mu.Lock(); r.seen = append(r.seen, rep); r.mu.Unlock() })
 	return r
@@ -196,20 +195,17 @@ func TestCoreAppliesARemovedTrustedCommandAtOnce(t *testing.T) {
 
 // The settings window is the person's own doing: what it saves applies at once.
 func TestCoreAppliesTrustedCommandsSavedFromTheSettingsWindowAtOnce(t *testing.T) {
-	settingsHome(t)
 	c, path := testCoreDeciding(t, trustedGitStatus, true, denyingPerson{})
 	got := watchReports(c)
-	rep := c.Report()
-	_, w := openTestSettings(t, SettingsWindowConfig{Path: path, Current: rep.FileSettings(), Save: c.SaveSettings})
-	w.form.trusted.SetText("git status\nmake test")
-	test.Tap(settingsButton(t, w.win, "Save"))
-	if want := "Saved to " + path + "."; w.note.Text != want {
-		t.Fatalf("got note %q, want %q", w.note.Text, want)
+	s := c.Report().FileSettings()
+	s.Approvals.Trusted = []string{"git status", "make test"}
+	if err := c.SaveSettings(path, s); err != nil {
+		t.Fatalf("SaveSettings: %v", err)
 	}
 	if by := whoAnswers(t, c, "make test"); by != approvals.ByTrusted {
 		t.Errorf("make test answered by %s after the save, want the trusted rule", by)
 	}
-	rep, _ = got.waitAfter(t, 0, "the saved file to be loaded")
+	rep, _ := got.waitAfter(t, 0, "the saved file to be loaded")
 	if rep.Err != nil || rep.TrustedChange != nil {
 		t.Errorf("reloading the saved file: err %v, change %+v; want neither", rep.Err, rep.TrustedChange)
 	}

@@ -1,7 +1,4 @@
-// Package wire turns settings into the configuration of segwi's core (the runs manager and
-// the approvals server), so that the command line and the tray app start the same core
-// the same way.
-package wire
+package core
 
 import (
 	"context"
@@ -17,11 +14,10 @@ import (
 // a run.
 const keyringWait = 3 * time.Second
 
-// Runs returns the runs manager's configuration for s. secrets gives the strings to redact
-// beyond the common secret shapes (KeyringSecrets in production); srv is the approvals
-// server (nil runs without the approval tool); env is the runs' base environment (nil:
-// segwi's own).
-func Runs(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
+// runsConfig returns the runs manager's configuration for s. secrets gives the strings to
+// redact beyond the common secret shapes (keyringSecrets in production); srv is the
+// approvals server; env is the runs' base environment (nil: segwi's own).
+func runsConfig(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
 	return runs.Config{
 		ClaudePath:      s.Claude.Path,
 		Model:           s.Claude.Model,
@@ -37,16 +33,16 @@ func Runs(s settings.Settings, stateDir string, secrets func() []string, srv run
 	}
 }
 
-// Approvals returns the approvals server's configuration for s, with d answering for the
-// person.
-func Approvals(s settings.Settings, d approvals.Decider) approvals.Config {
+// approvalsConfig returns the approvals server's configuration for s, with d answering for
+// the person.
+func approvalsConfig(s settings.Settings, d approvals.Decider) approvals.Config {
 	return approvals.Config{Timeout: s.Approvals.Timeout, Trusted: s.Approvals.Trusted, Decider: d}
 }
 
-// KeyringSecrets returns the GitHub token from the keyring, so that no record of a run
+// keyringSecrets returns the GitHub token from the keyring, so that no record of a run
 // holds it; nothing when no token is set or the keyring cannot be read: a run never fails
 // for want of a token. It is asked at each run's start, so a token set since is covered.
-func KeyringSecrets() []string {
+func keyringSecrets() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), keyringWait)
 	defer cancel()
 	tok, err := token.Get(ctx)
