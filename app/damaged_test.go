@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
@@ -25,11 +25,7 @@ import (
 func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 	state := t.TempDir()
 	st := records.WriteDamaged(t, state)
-	c, err := core.New(core.Config{StateDir: state, Decider: refusingDecider{t}, Secrets: func() []string { return nil }})
-	if err != nil {
-		t.Fatalf("core.New: %v; want the core to start beside damaged records", err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c, _ := coretest.New(t, "", coretest.Options{StateDir: state})
 	a := newSettingsTestApp(t)
 
 	t.Run("a warning names each damaged file and opens its folder", func(t *testing.T) {

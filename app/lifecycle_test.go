@@ -10,58 +10,18 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
-// refusingDecider fails the test: no test of the app's core expects an approval.
-type refusingDecider struct{ t *testing.T }
-
-func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (approvals.Answer, error) {
-	d.t.Errorf("unexpected approval request %+v", req)
-	return approvals.Answer{}, nil
-}
-
-// testCore builds the core over the settings file text (none when empty), without a watch,
-// keeping every run under a temp state folder and away from the keyring. No approval is
-// expected. It returns the core as the app uses it, and the settings file.
+// testCore builds the core over the settings file text (none when empty), as the app
+// uses it; no approval is expected.
 func testCore(t *testing.T, file string) (appCore, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
-	if file != "" {
-		writeFile(t, path, file)
-	}
-	c, err := core.New(core.Config{
-		ConfigPath: path,
-		StateDir:   t.TempDir(),
-		Decider:    refusingDecider{t},
-		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
-		Secrets:    func() []string { return nil },
-		Log:        t.Logf,
-	})
-	if err != nil {
-		t.Fatalf("core.New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	c, path := coretest.New(t, file, coretest.Options{})
 	return appCore{c}, path
-}
-
-// writeFile writes text to path, making its folder.
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A settings file with one bad value makes segwi start with the defaults. The settings
@@ -94,7 +54,7 @@ func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
 // timeout, and a new run in that checkout starts at once.
 func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "claude")
-	writeFile(t, bin, "#!/bin/sh\nread line\n"+
+	coretest.WriteFile(t, bin, "#!/bin/sh\nread line\n"+
 		`echo '{"type":"system","subtype":"init","session_id":"s","model":"m","permissionMode":"auto"}'`+"\n"+
 		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n"+
 		"while read line; do :; done\n")
@@ -131,7 +91,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 // run out, or it stays in the menu until the next 30 s tick.
 func TestTrayDropsAnEndedRunAtOnce(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "claude")
-	writeFile(t, bin, "#!/bin/sh\nread line\n"+
+	coretest.WriteFile(t, bin, "#!/bin/sh\nread line\n"+
 		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
 	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)

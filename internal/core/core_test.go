@@ -1,7 +1,6 @@
-package core
+package core_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,63 +13,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
-// refusingDecider fails the test: no test of the core expects an approval.
-type refusingDecider struct{ t *testing.T }
-
-func (d refusingDecider) Decide(_ context.Context, req approvals.Request) (approvals.Answer, error) {
-	d.t.Errorf("unexpected approval request %+v", req)
-	return approvals.Answer{}, nil
-}
-
-// testCore builds a core over the settings file text (none when empty), keeping every
-// run under a temp state folder and away from the keyring. No approval is expected.
-func testCore(t *testing.T, file string, watch bool) (*Core, string) {
+// testCore builds a core over the settings file text (none when empty); no approval is
+// expected.
+func testCore(t *testing.T, file string, watch bool) (*core.Core, string) {
 	t.Helper()
-	return testCoreDeciding(t, file, watch, refusingDecider{t})
-}
-
-// testCoreDeciding is testCore with the person who answers approvals.
-func testCoreDeciding(t *testing.T, file string, watch bool, decider approvals.Decider) (*Core, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
-	if file != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, path, file)
-	}
-	c, err := New(Config{
-		ConfigPath: path,
-		StateDir:   t.TempDir(),
-		Decider:    decider,
-		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
-		Secrets:    func() []string { return nil },
-		Watch:      watch,
-		Log:        t.Logf,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return c, path
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return coretest.New(t, file, coretest.Options{Watch: watch})
 }
 
 func TestCoreRunsWithDefaultsOnBadSettings(t *testing.T) {
@@ -93,25 +48,25 @@ func TestCoreAppliesGoodEditsAndKeepsThemOnBadOnes(t *testing.T) {
 		t.Fatalf("start: %v, model %q", c.Report().Err, c.Settings().Claude.Model)
 	}
 	var mu sync.Mutex
-	var seen []SettingsReport
-	c.OnReport(func(r SettingsReport) { mu.Lock(); seen = append(seen, r); mu.Unlock() })
-	last := func() (SettingsReport, int) {
+	var seen []core.SettingsReport
+	c.OnReport(func(r core.SettingsReport) { mu.Lock(); seen = append(seen, r); mu.Unlock() })
+	last := func() (core.SettingsReport, int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(seen) == 0 {
-			return SettingsReport{}, 0
+			return core.SettingsReport{}, 0
 		}
 		return seen[len(seen)-1], len(seen)
 	}
 
-	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [make test]\n")
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [make test]\n")
 	await.For(t, 10*time.Second, "the good edit", func() bool { r, _ := last(); return r.InForce.Claude.Model == "sonnet" })
 	if r, _ := last(); r.Err != nil || c.Settings().Claude.Model != "sonnet" {
 		t.Errorf("after a good edit: err %v, model in force %q", r.Err, c.Settings().Claude.Model)
 	}
 
 	_, n := last()
-	writeFile(t, path, "segwi:\n  runs:\n    stopGrace: soon\n")
+	coretest.WriteFile(t, path, "segwi:\n  runs:\n    stopGrace: soon\n")
 	await.For(t, 10*time.Second, "the bad edit", func() bool { _, m := last(); return m > n })
 	r, _ := last()
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "stopGrace") {
@@ -133,7 +88,7 @@ func TestCoreSaysWhenClaudeIsMissing(t *testing.T) {
 func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
 	// A claude that ignores its input and SIGTERM: only the second step ends it.
 	bin := filepath.Join(t.TempDir(), "claude")
-	writeFile(t, bin, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n")
+	coretest.WriteFile(t, bin, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n")
 	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +116,7 @@ func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
 	if info := r.Info(); info.State != runs.StateStopped {
 		t.Errorf("after Close the run is %s (%s), want stopped", info.State, info.Reason)
 	}
-	if took := time.Since(start); took > time.Second+StopSlack {
+	if took := time.Since(start); took > time.Second+core.StopSlack {
 		t.Errorf("Close took %s, longer than stopGrace plus the slack", took)
 	}
 	if err := c.Close(); err != nil {
@@ -176,9 +131,9 @@ func TestCoreStartsBesideDamagedRunRecords(t *testing.T) {
 	st := records.WriteDamaged(t, state)
 	var mu sync.Mutex
 	var logged []string
-	c, err := New(Config{
+	c, err := core.New(core.Config{
 		StateDir: state,
-		Decider:  refusingDecider{t},
+		Decider:  coretest.Refusing(t),
 		Secrets:  func() []string { return nil },
 		Log: func(format string, args ...any) {
 			mu.Lock()
@@ -214,13 +169,13 @@ func TestCoreStartsBesideDamagedRunRecords(t *testing.T) {
 // A command loads and checks the settings itself; the core takes them as they are.
 func TestCoreRunsWithTheSettingsACommandLoaded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	writeFile(t, path, "segwi:\n  claude:\n    model: opus\n")
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: opus\n")
 	res, err := settings.Load(path)
 	if err != nil || res.Err() != nil {
 		t.Fatalf("loading %s: %v %v", path, err, res.Err())
 	}
-	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n") // not read again
-	c, err := New(Config{ConfigPath: path, Settings: res, StateDir: t.TempDir(), Decider: refusingDecider{t},
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: sonnet\n") // not read again
+	c, err := core.New(core.Config{ConfigPath: path, Settings: res, StateDir: t.TempDir(), Decider: coretest.Refusing(t),
 		Secrets: func() []string { return nil }})
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -238,10 +193,10 @@ func TestCoreStopsCallingAReportSubscriberThatCancelled(t *testing.T) {
 	c, path := testCore(t, "segwi:\n  claude:\n    model: opus\n", true)
 	var mu sync.Mutex
 	var kept, cancelled int
-	c.OnReport(func(SettingsReport) { mu.Lock(); kept++; mu.Unlock() })
-	cancel := c.OnReport(func(SettingsReport) { mu.Lock(); cancelled++; mu.Unlock() })
+	c.OnReport(func(core.SettingsReport) { mu.Lock(); kept++; mu.Unlock() })
+	cancel := c.OnReport(func(core.SettingsReport) { mu.Lock(); cancelled++; mu.Unlock() })
 	cancel()
-	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n")
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: sonnet\n")
 	await.For(t, 10*time.Second, "the edit to be reported", func() bool { mu.Lock(); defer mu.Unlock(); return kept > 0 })
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"context"
@@ -15,7 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/coretest"
 )
 
 // denyingPerson denies every request put to them, as a person clicking Deny would.
@@ -53,15 +55,15 @@ var askedRuns atomic.Int64
 
 // whoAnswers asks the core's approvals server, over MCP as Claude Code does, whether a run
 // may run the Bash command, and returns who answered: a trusted rule or the person.
-func whoAnswers(t *testing.T, c *Core, command string) approvals.Answerer {
+func whoAnswers(t *testing.T, c *core.Core, command string) approvals.Answerer {
 	t.Helper()
 	id := "run-" + strconv.FormatInt(askedRuns.Add(1), 10)
 	run := answeredRun{answers: make(chan approvals.Answer, 1)}
-	reg, err := c.server.Register(approvals.RunInfo{ID: id, Kind: "build", Checkout: t.TempDir()}, run)
+	reg, err := core.ApprovalsServer(c).Register(approvals.RunInfo{ID: id, Kind: "build", Checkout: t.TempDir()}, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.server.Unregister(id)
+	defer core.ApprovalsServer(c).Unregister(id)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.328"}, nil)
@@ -89,19 +91,19 @@ func whoAnswers(t *testing.T, c *Core, command string) approvals.Answerer {
 // reports collects the core's reports after edits of the settings file.
 type reports struct {
 	mu   sync.Mutex
-	seen []SettingsReport
+	seen []core.SettingsReport
 }
 
-func watchReports(c *Core) *reports {
+func watchReports(c *core.Core) *reports {
 	r := &reports{}
-	c.OnReport(func(rep SettingsReport) { r.mu.Lock(); r.seen = append(r.seen, rep); r.mu.Unlock() })
+	c.OnReport(func(rep core.SettingsReport) { r.mu.Lock(); r.seen = append(r.seen, rep); r.mu.Unlock() })
 	return r
 }
 
 // waitAfter waits for a report after the first n and returns it with the new count.
-func (r *reports) waitAfter(t *testing.T, n int, what string) (SettingsReport, int) {
+func (r *reports) waitAfter(t *testing.T, n int, what string) (core.SettingsReport, int) {
 	t.Helper()
-	var last SettingsReport
+	var last core.SettingsReport
 	var count int
 	await.For(t, 10*time.Second, what, func() bool {
 		r.mu.Lock()
@@ -118,14 +120,14 @@ func (r *reports) waitAfter(t *testing.T, n int, what string) (SettingsReport, i
 const trustedGitStatus = "segwi:\n  approvals:\n    trusted: [git status]\n"
 
 func TestCoreHoldsANewTrustedCommandUntilThePersonConfirms(t *testing.T) {
-	c, path := testCoreDeciding(t, trustedGitStatus, true, denyingPerson{})
+	c, path := coretest.New(t, trustedGitStatus, coretest.Options{Watch: true, Decider: denyingPerson{}})
 	if by := whoAnswers(t, c, "git status"); by != approvals.ByTrusted {
 		t.Fatalf("git status answered by %s at start, want the trusted rule", by)
 	}
 	got := watchReports(c)
 
 	// What a run's agent can do: add rm to the trusted commands, beside another edit.
-	writeFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [git status, rm]\n")
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: sonnet\n  approvals:\n    trusted: [git status, rm]\n")
 	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
 	if rep.Err != nil || c.Settings().Claude.Model != "sonnet" {
 		t.Fatalf("the rest of the edit was not applied: err %v, model %q", rep.Err, c.Settings().Claude.Model)
@@ -136,7 +138,7 @@ func TestCoreHoldsANewTrustedCommandUntilThePersonConfirms(t *testing.T) {
 	if got := c.Settings().Approvals.Trusted; !slices.Equal(got, []string{"git status"}) {
 		t.Errorf("trusted commands in force %q, want the old list", got)
 	}
-	want := &TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}}
+	want := &core.TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}}
 	if diff := cmp.Diff(want, rep.TrustedChange); diff != "" {
 		t.Fatalf("the change waiting for the person (-want +got):\n%s", diff)
 	}
@@ -153,9 +155,9 @@ func TestCoreHoldsANewTrustedCommandUntilThePersonConfirms(t *testing.T) {
 }
 
 func TestCoreKeepsTheOldTrustedCommandsWhenThePersonSaysSo(t *testing.T) {
-	c, path := testCoreDeciding(t, trustedGitStatus, true, denyingPerson{})
+	c, path := coretest.New(t, trustedGitStatus, coretest.Options{Watch: true, Decider: denyingPerson{}})
 	got := watchReports(c)
-	writeFile(t, path, "segwi:\n  approvals:\n    trusted: [git status, rm]\n")
+	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [git status, rm]\n")
 	rep, n := got.waitAfter(t, 0, "the edit to be loaded")
 	if rep.TrustedChange == nil {
 		t.Fatal("no change waits for the person")
@@ -166,7 +168,7 @@ func TestCoreKeepsTheOldTrustedCommandsWhenThePersonSaysSo(t *testing.T) {
 	}
 
 	// Another edit that leaves the refused list in the file does not ask again.
-	writeFile(t, path, "segwi:\n  claude:\n    model: opus\n  approvals:\n    trusted: [git status, rm]\n")
+	coretest.WriteFile(t, path, "segwi:\n  claude:\n    model: opus\n  approvals:\n    trusted: [git status, rm]\n")
 	rep, _ = got.waitAfter(t, n, "the second edit to be loaded")
 	if c.Settings().Claude.Model != "opus" {
 		t.Errorf("the second edit was not applied: model %q", c.Settings().Claude.Model)
@@ -181,9 +183,9 @@ func TestCoreKeepsTheOldTrustedCommandsWhenThePersonSaysSo(t *testing.T) {
 
 // Removing trusted commands only sends more to the person, so it applies at once.
 func TestCoreAppliesARemovedTrustedCommandAtOnce(t *testing.T) {
-	c, path := testCoreDeciding(t, "segwi:\n  approvals:\n    trusted: [git status, go test]\n", true, denyingPerson{})
+	c, path := coretest.New(t, "segwi:\n  approvals:\n    trusted: [git status, go test]\n", coretest.Options{Watch: true, Decider: denyingPerson{}})
 	got := watchReports(c)
-	writeFile(t, path, "segwi:\n  approvals:\n    trusted: [go test]\n")
+	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [go test]\n")
 	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
 	if rep.TrustedChange != nil {
 		t.Errorf("a removal waits for the person: %+v", rep.TrustedChange)
@@ -195,7 +197,7 @@ func TestCoreAppliesARemovedTrustedCommandAtOnce(t *testing.T) {
 
 // The settings window is the person's own doing: what it saves applies at once.
 func TestCoreAppliesTrustedCommandsSavedFromTheSettingsWindowAtOnce(t *testing.T) {
-	c, path := testCoreDeciding(t, trustedGitStatus, true, denyingPerson{})
+	c, path := coretest.New(t, trustedGitStatus, coretest.Options{Watch: true, Decider: denyingPerson{}})
 	got := watchReports(c)
 	s := c.Report().FileSettings()
 	s.Approvals.Trusted = []string{"git status", "make test"}
@@ -214,9 +216,9 @@ func TestCoreAppliesTrustedCommandsSavedFromTheSettingsWindowAtOnce(t *testing.T
 // The settings window shows, and saves, the trusted commands the person accepted, not an
 // addition still waiting in the file: saving it must not apply that addition.
 func TestCoreSettingsWindowShowsTheAcceptedTrustedCommands(t *testing.T) {
-	c, path := testCoreDeciding(t, trustedGitStatus, true, denyingPerson{})
+	c, path := coretest.New(t, trustedGitStatus, coretest.Options{Watch: true, Decider: denyingPerson{}})
 	got := watchReports(c)
-	writeFile(t, path, "segwi:\n  approvals:\n    trusted: [git status, rm]\n")
+	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [git status, rm]\n")
 	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
 	if got := rep.FileSettings().Approvals.Trusted; !slices.Equal(got, []string{"git status"}) {
 		t.Errorf("the settings window would show trusted commands %q, want the accepted list", got)
