@@ -1,9 +1,11 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -46,7 +48,9 @@ func AppendEvent(stateDir, id string, e Event, secrets ...string) (Event, error)
 	return appendLocked(dir, e, secrets...)
 }
 
-// appendLocked is AppendEvent for the run in dir, whose folder lock the caller holds.
+// appendLocked is AppendEvent for the run in dir, whose folder lock the caller holds. It is
+// the one way an event is added to the record of a run no segwi is running: a push
+// attempt, the leftovers killed after the run ended, the mark of an interrupted run.
 func appendLocked(dir string, e Event, secrets ...string) (Event, error) {
 	id := filepath.Base(dir)
 	path := filepath.Join(dir, eventsFile)
@@ -83,4 +87,27 @@ func appendLocked(dir string, e Event, secrets ...string) (Event, error) {
 		return Event{}, fmt.Errorf("recording on run %s in %s: %w", id, path, err)
 	}
 	return written, nil
+}
+
+// lastSeq returns the highest sequence number in the last 1 MiB of an events file.
+func lastSeq(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	off := max(st.Size()-1<<20, 0)
+	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
+	if err != nil {
+		return 0
+	}
+	var seq int64
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Seq int64 `json:"seq"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Seq > seq {
+			seq = e.Seq
+		}
+	}
+	return seq
 }

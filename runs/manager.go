@@ -1,20 +1,16 @@
 package runs
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/segwi/segwi/internal/redact"
@@ -363,114 +359,4 @@ func (m *Manager) StopAll(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// MarkInterrupted marks interrupted each run under stateDir left in a live state by a
-// segwi that is gone (no process holds its folder lock), and kills the processes still
-// running that any such run (interrupted or finished) left, recording each on its run, as
-// NewManager does: for commands that read the records without a Manager, such as segwi
-// runs and segwi push, so a run whose segwi died reads as what it is and leaves nothing
-// running. Runs of a live segwi are left alone. It returns the records it could not read
-// or update; the others are marked.
-func MarkInterrupted(stateDir string) []Damaged {
-	return damagedIn(stateDir, markInterrupted(stateDir))
-}
-
-// markInterrupted is MarkInterrupted, its problems joined.
-func markInterrupted(stateDir string) error {
-	err := markInterruptedRuns(stateDir)
-	return errors.Join(err, sweepDeadRuns(stateDir))
-}
-
-// markInterruptedRuns marks the runs interrupted, as MarkInterrupted says.
-func markInterruptedRuns(stateDir string) error {
-	infos, damaged, listErr := List(stateDir)
-	errs := []error{listErr}
-	for _, d := range damaged {
-		errs = append(errs, d)
-	}
-	for _, info := range infos {
-		if info.State.Final() {
-			continue
-		}
-		lock, err := lockRun(info.Dir)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			continue // a live segwi (the tray app, another `segwi run`) owns it
-		}
-		if err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, lockFile), Err: unwrapPath(err)})
-			continue
-		}
-		from := info.State
-		info.State = StateInterrupted
-		info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
-		info.End = lastWrite(info.Dir)
-		if err := writeInfo(info.Dir, info); err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, infoFile), Err: unwrapPath(err)})
-		} else if err := appendInterrupted(info, from); err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
-		}
-		lock.Close()
-	}
-	return errors.Join(errs...)
-}
-
-// lastWrite returns when the run's record was last written: its end, for an interrupted run.
-func lastWrite(dir string) time.Time {
-	var last time.Time
-	for _, name := range []string{eventsFile, outputFile, infoFile} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.ModTime().After(last) {
-			last = st.ModTime()
-		}
-	}
-	return last
-}
-
-// appendInterrupted appends the state event of an interrupted run to its events, after
-// the last sequence number found at the end of the file.
-func appendInterrupted(info Info, from State) error {
-	path := filepath.Join(info.Dir, eventsFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("marking run %s interrupted: %w", info.ID, err)
-	}
-	defer f.Close()
-	seq := lastSeq(f)
-	prefix := ""
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		tail := make([]byte, 1)
-		if _, err := f.ReadAt(tail, st.Size()-1); err == nil && tail[0] != '\n' {
-			prefix = "\n" // the last line was cut short by the crash
-		}
-	}
-	e := Event{RunID: info.ID, Seq: seq + 1, Time: time.Now(), Type: EventState,
-		State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}
-	b, _ := e.AppendJSON(nil)
-	if _, err := f.WriteString(prefix + string(b) + "\n"); err != nil {
-		return fmt.Errorf("marking run %s interrupted: %w", info.ID, err)
-	}
-	return f.Sync()
-}
-
-// lastSeq returns the highest sequence number in the last 1 MiB of an events file.
-func lastSeq(f *os.File) int64 {
-	st, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	off := max(st.Size()-1<<20, 0)
-	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
-	if err != nil {
-		return 0
-	}
-	var seq int64
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		var e struct {
-			Seq int64 `json:"seq"`
-		}
-		if json.Unmarshal(line, &e) == nil && e.Seq > seq {
-			seq = e.Seq
-		}
-	}
-	return seq
 }

@@ -1,0 +1,50 @@
+package runs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
+	state := t.TempDir()
+	mk := func(id string, s State) string {
+		dir := filepath.Join(RunsDir(state), id)
+		os.MkdirAll(dir, 0o700)
+		if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, State: s, Created: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, eventsFile), []byte(`{"run":"`+id+`","seq":7,"type":"state"}`+"\n"+`{"run":"x","seq":8,"ty`), 0o600)
+		return dir
+	}
+	mk("20250101-000000-aaaaaa", StateRunning)
+	mk("20250101-000001-bbbbbb", StateSucceeded)
+	liveDir := mk("20250101-000002-cccccc", StateWaiting)
+	lock, err := lockRun(liveDir) // another segwi, still alive, owns this one
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+
+	if _, err := NewManager(Config{StateDir: state, ClaudePath: fakeClaude}); err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting}
+	infos, damaged, err := List(state)
+	if err != nil || len(damaged) != 0 || len(infos) != 3 {
+		t.Fatalf("List = %d runs, damaged %v, %v; want 3 runs", len(infos), damaged, err)
+	}
+	for _, info := range infos {
+		if info.State != want[info.ID] {
+			t.Errorf("run %s: %s, want %s", info.ID, info.State, want[info.ID])
+		}
+	}
+	var last Event
+	if err := ReadEvents(state, "20250101-000000", func(e Event) error { last = e; return nil }); err != nil {
+		t.Fatalf("ReadEvents by prefix: %v", err)
+	}
+	if last.Seq != 8 || last.State == nil || last.State.To != StateInterrupted || last.State.From != StateRunning {
+		t.Errorf("last event = %+v, want seq 8 running -> interrupted", last)
+	}
+}
