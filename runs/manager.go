@@ -299,35 +299,6 @@ func (m *Manager) Runs() []*Run {
 	return slices.DeleteFunc(slices.Clone(m.live), func(r *Run) bool { return r.State().Final() })
 }
 
-// Subscribe returns a channel of every run's state events (Event.Type EventState, with
-// RunID), for a tray that shows the runs and their states. It is closed by cancel. A
-// subscriber that falls 1024 events behind misses some and gets an EventDropped event.
-func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
-	s := &subscriber{ch: make(chan Event, subscriberBuffer)}
-	m.subMu.Lock()
-	if m.subs == nil {
-		m.subs = map[*subscriber]struct{}{}
-	}
-	m.subs[s] = struct{}{}
-	m.subMu.Unlock()
-	return s.ch, func() {
-		m.subMu.Lock()
-		defer m.subMu.Unlock()
-		if _, ok := m.subs[s]; ok {
-			delete(m.subs, s)
-			close(s.ch)
-		}
-	}
-}
-
-func (m *Manager) publish(e Event) {
-	m.subMu.Lock()
-	defer m.subMu.Unlock()
-	for s := range m.subs {
-		s.send(e)
-	}
-}
-
 // StopAll stops every run, for segwi quitting or getting SIGINT/SIGTERM: queued runs leave
 // the queue, active ones get the two-step stop, and no run can start any more. It returns
 // when every run has ended, or when ctx is done; then it kills what is left at once and

@@ -99,39 +99,6 @@ func TestOneWritingRunPerCheckout(t *testing.T) {
 	}
 }
 
-func TestTimeoutsEndARunAsTimedOut(t *testing.T) {
-	tests := []struct {
-		name       string
-		prompt     string
-		idle, max  time.Duration
-		wantReason string
-	}{
-		{"a silent run hits the idle timeout", "fake:silent", 300 * time.Millisecond, time.Hour, "runs.idleTimeout"},
-		{"a chatty run hits the maximum duration", "fake:chatty", time.Hour, 500 * time.Millisecond, "runs.maxDuration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m, _ := testManager(t, func(c *Config) { c.IdleTimeout, c.MaxDuration = tt.idle, tt.max })
-			began := time.Now()
-			info := wait(t, start(t, m, Spec{Prompt: tt.prompt}))
-			if info.State != StateTimedOut || !strings.Contains(info.Reason, tt.wantReason) {
-				t.Errorf("got %s (%s), want timed-out naming %s", info.State, info.Reason, tt.wantReason)
-			}
-			if took := time.Since(began); took < min(tt.idle, tt.max) {
-				t.Errorf("ended after %s, before the limit", took)
-			}
-		})
-	}
-}
-
-func TestAKeptOpenRunEndsNormallyWhenNobodyFollowsUp(t *testing.T) {
-	m, _ := testManager(t, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
-	info := wait(t, start(t, m, Spec{Prompt: "fake:success", KeepOpen: true}))
-	if info.State != StateSucceeded {
-		t.Errorf("got %s (%s), want succeeded once the idle input was closed", info.State, info.Reason)
-	}
-}
-
 func TestStoppingAQueuedRunTakesItOffTheQueue(t *testing.T) {
 	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
 	hold, open := release(t)

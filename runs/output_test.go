@@ -91,3 +91,56 @@ func TestALineOver16MiBKeepsABearerTokenWhole(t *testing.T) {
 	output, events := readLongLine(t, line, MaxLineBytes)
 	checkLongLine(t, at, line, output, events)
 }
+
+func TestAPlantedTokenIsAbsentFromEveryFileAndEvent(t *testing.T) {
+	for _, scenario := range []string{"fake:secret", "fake:longline"} {
+		t.Run(scenario, func(t *testing.T) {
+			m, _ := testManager(t, func(c *Config) { c.Secrets = func() []string { return []string{"keyring-token-0123456789"} } })
+			r := start(t, m, Spec{Prompt: scenario + " and keyring-token-0123456789"})
+			evs, cancel := r.Subscribe()
+			defer cancel()
+			var published strings.Builder
+			for e := range evs {
+				published.WriteString(e.Text + string(e.Input) + string(e.Raw) + FormatEvent(e))
+			}
+			if info := wait(t, r); info.State != StateSucceeded {
+				t.Fatalf("state = %s (%s), want succeeded", info.State, info.Reason)
+			}
+			for _, secret := range []string{plantedToken, "keyring-token-0123456789"} {
+				if strings.Contains(published.String(), secret) {
+					t.Errorf("a published event holds %q", secret)
+				}
+				entries, _ := os.ReadDir(r.Dir())
+				for _, ent := range entries {
+					b, _ := os.ReadFile(filepath.Join(r.Dir(), ent.Name()))
+					if strings.Contains(string(b), secret) {
+						t.Errorf("%s holds %q", ent.Name(), secret)
+					}
+				}
+			}
+			if !strings.Contains(published.String(), "[REDACTED]") {
+				t.Errorf("no [REDACTED] mark in the published events")
+			}
+		})
+	}
+}
+
+func TestALineLongerThanTheLimitIsCutNotLost(t *testing.T) {
+	m, _ := testManager(t, nil)
+	r := start(t, m, Spec{Prompt: "fake:longline"})
+	if info := wait(t, r); info.State != StateSucceeded {
+		t.Fatalf("state = %s (%s), want succeeded", info.State, info.Reason)
+	}
+	evs := events(t, m, r.ID())
+	long, ok := find(evs, func(e Event) bool { return e.Subtype == "long-line" })
+	if !ok || !long.Truncated || len(long.Text) > MaxFieldBytes {
+		t.Errorf("long line event = %v (truncated %v, %d bytes), want one cut output event", ok, long.Truncated, len(long.Text))
+	}
+	if _, ok := find(evs, func(e Event) bool { return e.Text == "after the long line" }); !ok {
+		t.Errorf("the line after the long one was not parsed")
+	}
+	st, _ := os.Stat(filepath.Join(r.Dir(), outputFile))
+	if st.Size() < 17<<20 {
+		t.Errorf("output.log holds %d bytes, want the whole 17 MiB line", st.Size())
+	}
+}

@@ -1,0 +1,114 @@
+package runs
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// MaxLineBytes is the longest output line read as one; a longer one is kept in
+// output.log in pieces and shown as one cut output event.
+const MaxLineBytes = 16 << 20
+
+// readOutput reads the pty until it ends, one line at a time, and hands each line on. It
+// is the run's only reader of the pty.
+func (r *Run) readOutput(pty io.Reader) { r.readLines(pty, MaxLineBytes) }
+
+// readLines is readOutput with lines cut in pieces once they hold maxLine bytes.
+func (r *Run) readLines(pty io.Reader, maxLine int) {
+	br := bufio.NewReaderSize(pty, 64<<10)
+	p := newParser()
+	var line, red []byte
+	long := false // inside a line longer than MaxLineBytes
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			r.touch()
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			line = append(line, chunk...)
+			if len(line) >= maxLine {
+				line, red = r.longPiece(line, red, maxLine, !long)
+				long = true
+			}
+			continue
+		case long:
+			line = append(line, chunk...)
+			red = r.lines.Append(red[:0], line)
+			r.rec.output(red)
+			line, long = line[:0], false
+		case len(chunk) > 0:
+			whole := chunk
+			if len(line) > 0 {
+				line = append(line, chunk...)
+				whole = line
+			}
+			red = r.lines.Append(red[:0], whole)
+			r.rec.output(red)
+			r.handleLine(p, red)
+			line = line[:0]
+		}
+		if err != nil {
+			return // io.EOF, or EIO once the pty's other side is closed: the output ended
+		}
+		if cap(red) > 1<<20 {
+			red = nil // let a huge line's buffer go
+		}
+		if cap(line) > 1<<20 {
+			line = nil
+		}
+	}
+}
+
+// longLineHoldDivisor sets how much of a long line's piece is held back for the next one:
+// 1/16 of the limit (1 MiB of MaxLineBytes). A secret and what marks it as one ("Bearer",
+// a key's name) that fit in it are always redacted whole (see redact.Lines.AppendPiece).
+const longLineHoldDivisor = 16
+
+// longPiece writes the front of an over-long line to output.log, cut where no secret can
+// be split, emits one cut output event for the line when first, and returns the rest of
+// the line to go on with.
+func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []byte) {
+	red, n := r.lines.AppendPiece(red[:0], line, maxLine/longLineHoldDivisor)
+	r.rec.output(red)
+	if first {
+		e := outputEvent(red[:min(len(red), MaxFieldBytes)])
+		e.Truncated = true
+		e.Subtype = "long-line"
+		r.emit(e, false)
+	}
+	rest := copy(line, line[n:])
+	return line[:rest], red
+}
+
+// handleLine parses one redacted output line (newline included) into events.
+func (r *Run) handleLine(p *parser, line []byte) {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	p.parseLine(line, func(e Event) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		switch e.Type {
+		case EventToolCall:
+			r.calls.started(e.ToolUseID)
+		case EventToolResult, EventRefusal:
+			r.calls.finished(e.ToolUseID)
+		case EventInit:
+			r.info.SessionID = e.SessionID
+		case EventResult:
+			r.results++
+			r.lastFailed = e.Result.IsError
+			r.info.CostUSD = e.Result.CostUSD // total_cost_usd is the session's total so far
+			r.info.Turns = e.Result.NumTurns
+			if e.SessionID != "" {
+				r.info.SessionID = e.SessionID
+			}
+		}
+		r.emitLocked(e, false)
+		if e.Type == EventResult && !r.spec.KeepOpen && r.results >= r.sent {
+			r.closeInputLocked()
+		}
+	})
+}
