@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/segwi/segwi/internal/redact"
 )
 
 // streamJSON returns about n bytes of typical stream-json output: text, tool calls and
@@ -34,22 +32,11 @@ func streamJSON(n int) []byte {
 	return b.Bytes()
 }
 
-// benchRun returns a run wired to a real record in dir, without a process.
-func benchRun(tb testing.TB, dir string) *Run {
-	tb.Helper()
-	rec, err := openRecorder(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), checkouts: map[string]*Run{}}
-	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{})}
-}
-
 // BenchmarkParseAndRecord measures reading stream-json output into events: redaction,
 // parsing, events.jsonl and output.log, on one goroutine as a run's reader does it.
 func BenchmarkParseAndRecord(b *testing.B) {
 	data := streamJSON(16 << 20)
-	r := benchRun(b, b.TempDir())
+	r := bareRun(b, b.TempDir())
 	defer r.rec.close()
 	b.SetBytes(int64(len(data)))
 	cpu0 := cpuTime()

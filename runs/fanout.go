@@ -11,24 +11,24 @@ func (r *Run) emit(e Event, sync bool) {
 	r.emitLocked(e, sync)
 }
 
-// backlogMax bound what a late subscriber is given of the past: the last events up to
+// backlogMaxEvents and backlogMaxBytes bound what a late subscriber is given of the past: the last events up to
 // this many bytes of text. The whole past is in events.jsonl (ReadEvents).
 const (
 	backlogMaxEvents = 256
 	backlogMaxBytes  = 2 << 20
 )
 
+// emitLocked is emit with r.mu held. An event after the run ended is dropped: its record
+// is closed.
 func (r *Run) emitLocked(e Event, sync bool) {
-	if r.ended {
+	if r.phase == phaseEnded {
 		return
 	}
 	r.seq++
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
 	r.rec.event(&e, sync)
-	for s := range r.subs {
-		s.send(e)
-	}
+	r.subs.send(e)
 	if e.Type == EventState {
 		r.m.publish(e)
 	}
@@ -51,33 +51,58 @@ func (r *Run) emitLocked(e Event, sync bool) {
 func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &subscriber{ch: make(chan Event, subscriberBuffer+len(r.backlog))}
-	for _, e := range r.backlog {
-		s.ch <- e
-	}
-	if r.ended {
+	s := newSubscriber(r.backlog)
+	if r.phase == phaseEnded {
 		close(s.ch)
 		return s.ch, func() {}
 	}
-	if r.subs == nil {
-		r.subs = map[*subscriber]struct{}{}
-	}
-	r.subs[s] = struct{}{}
+	r.subs.add(s)
 	return s.ch, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if _, ok := r.subs[s]; ok {
-			delete(r.subs, s)
-			close(s.ch)
-		}
+		r.subs.remove(s)
 	}
 }
 
+// Subscribe returns a channel of every run's state events (Event.Type EventState, with
+// RunID), for a tray that shows the runs and their states. It is closed by cancel. A
+// subscriber that falls 1024 events behind misses some and gets an EventDropped event.
+func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	s := newSubscriber(nil)
+	m.subs.add(s)
+	return s.ch, func() {
+		m.subMu.Lock()
+		defer m.subMu.Unlock()
+		m.subs.remove(s)
+	}
+}
+
+// publish hands a run's state event to the Manager's subscribers.
+func (m *Manager) publish(e Event) {
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	m.subs.send(e)
+}
+
+// subscriberBuffer is how many events a subscriber may fall behind before it misses some.
 const subscriberBuffer = 1024
 
+// subscriber is one channel of events, and how many it missed since the last it got.
 type subscriber struct {
 	ch      chan Event
 	dropped int
+}
+
+// newSubscriber returns a subscriber whose channel holds backlog already, with room for
+// subscriberBuffer more.
+func newSubscriber(backlog []Event) *subscriber {
+	s := &subscriber{ch: make(chan Event, subscriberBuffer+len(backlog))}
+	for _, e := range backlog {
+		s.ch <- e
+	}
+	return s
 }
 
 // send hands e to the subscriber without waiting; what does not fit is counted and
@@ -99,31 +124,37 @@ func (s *subscriber) send(e Event) {
 	}
 }
 
-// Subscribe returns a channel of every run's state events (Event.Type EventState, with
-// RunID), for a tray that shows the runs and their states. It is closed by cancel. A
-// subscriber that falls 1024 events behind misses some and gets an EventDropped event.
-func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
-	s := &subscriber{ch: make(chan Event, subscriberBuffer)}
-	m.subMu.Lock()
-	if m.subs == nil {
-		m.subs = map[*subscriber]struct{}{}
+// subscribers are the subscribers of one run's events, or of the Manager's state events.
+// Their owner's lock guards them.
+type subscribers map[*subscriber]struct{}
+
+// add adds s.
+func (ss *subscribers) add(s *subscriber) {
+	if *ss == nil {
+		*ss = subscribers{}
 	}
-	m.subs[s] = struct{}{}
-	m.subMu.Unlock()
-	return s.ch, func() {
-		m.subMu.Lock()
-		defer m.subMu.Unlock()
-		if _, ok := m.subs[s]; ok {
-			delete(m.subs, s)
-			close(s.ch)
-		}
+	(*ss)[s] = struct{}{}
+}
+
+// remove removes s and closes its channel; a subscriber already removed is left alone.
+func (ss subscribers) remove(s *subscriber) {
+	if _, ok := ss[s]; ok {
+		delete(ss, s)
+		close(s.ch)
 	}
 }
 
-func (m *Manager) publish(e Event) {
-	m.subMu.Lock()
-	defer m.subMu.Unlock()
-	for s := range m.subs {
+// send hands e to every subscriber, without waiting for any.
+func (ss subscribers) send(e Event) {
+	for s := range ss {
 		s.send(e)
 	}
+}
+
+// closeAll closes every subscriber's channel and removes them all: no event comes after.
+func (ss *subscribers) closeAll() {
+	for s := range *ss {
+		close(s.ch)
+	}
+	*ss = nil
 }

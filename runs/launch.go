@@ -45,9 +45,10 @@ func (r *Run) launch() {
 
 	r.mu.Lock()
 	r.info.Argv, r.info.Model = argv, model
-	if r.stops > 0 { // stopped while starting
+	if r.phase != phaseRunning { // stopped while starting
+		stopped := r.stopped
 		r.mu.Unlock()
-		r.finish(r.stopAs, r.stopReason+" before it started", nil)
+		r.finish(stopped.as, stopped.reason+" before it started", nil)
 		return
 	}
 	r.mu.Unlock()
@@ -63,9 +64,9 @@ func (r *Run) launch() {
 	r.mu.Lock()
 	r.proc = proc
 	r.info.PID, r.info.Start = proc.pgid, time.Now()
+	r.stepLocked(onStarted, "", "") // a stop asked meanwhile reaches it now
 	switch {
-	case r.stops > 0:
-		proc.signal(syscall.SIGTERM)
+	case r.phase != phaseRunning: // stopped while it started: its state says stopping
 	case r.pending > 0:
 		r.setStateLocked(StateWaiting, "an approval request waits for a person")
 	default:
@@ -88,7 +89,7 @@ func (r *Run) launch() {
 
 	waitErr := proc.wait()
 	r.mu.Lock()
-	r.exited = true // a Stop from now on is too late to change how the run ended
+	r.stepLocked(onExited, "", "") // a Stop from now on is too late to change how the run ended
 	r.mu.Unlock()
 	exit := exitInfo(proc.cmd.ProcessState)
 	// No process of the run outlives it: whatever is left of the group goes now, and
@@ -109,7 +110,6 @@ func (r *Run) launch() {
 
 	r.mu.Lock()
 	r.closeInputLocked()
-	r.inputClosed = true
 	r.mu.Unlock()
 
 	var extra []Event
@@ -134,8 +134,8 @@ func (r *Run) launch() {
 // outcomeLocked decides the end state of a run whose process exited.
 func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 	switch {
-	case r.stops > 0:
-		return r.stopAs, r.stopReason
+	case r.stopped.as != "": // stopped before the process exited
+		return r.stopped.as, r.stopped.reason
 	case exit.Code != 0 && exit.Signal != "":
 		return StateFailed, fmt.Sprintf("claude was killed by %s", exit.Signal)
 	case exit.Code != 0:
@@ -153,7 +153,7 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 func (r *Run) finish(state State, reason string, last []Event) {
 	cfg := r.m.config()
 	r.mu.Lock()
-	if r.ended {
+	if r.phase == phaseEnded {
 		r.mu.Unlock()
 		return
 	}
@@ -174,11 +174,8 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 	r.info.End = time.Now()
 	r.setStateLocked(state, reason)
-	r.ended = true
-	for s := range r.subs {
-		close(s.ch)
-	}
-	r.subs = nil
+	r.stepLocked(onEnded, "", "")
+	r.subs.closeAll()
 	r.mu.Unlock()
 
 	if err := r.rec.close(); err != nil {

@@ -22,24 +22,28 @@ func (r *Run) watch(done <-chan struct{}) {
 	}
 }
 
-// check applies the limits of cfg at now.
+// check applies the limits of cfg at now: the stop grace of a run being stopped, the
+// maximum duration and the idle timeout of a running one. A run whose time is up is
+// stopped as Stop would, ending timed-out.
 func (r *Run) check(cfg Config, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.ended || r.proc == nil {
+	if r.proc == nil {
 		return
 	}
-	if r.stops > 0 {
-		if now.Sub(r.stopAt) >= cfg.StopGrace {
-			r.killLocked(fmt.Sprintf("still running %s after SIGTERM (runs.stopGrace): killing its process group", cfg.StopGrace))
+	switch r.phase {
+	case phaseRunning:
+	case phaseStopping:
+		if now.Sub(r.stopped.at) >= cfg.StopGrace {
+			r.stepLocked(onGrace, "", fmt.Sprintf("still running %s after SIGTERM (runs.stopGrace): killing its process group", cfg.StopGrace))
 		}
 		return
+	default:
+		return // killing: nothing more to send; exited or ended: nothing left to watch
 	}
 	// maxDuration is wall clock: a request waiting for a person does not extend it.
 	if now.Sub(r.info.Start) >= cfg.MaxDuration {
-		r.mu.Unlock()
-		r.stop(StateTimedOut, fmt.Sprintf("ran longer than %s (runs.maxDuration)", cfg.MaxDuration))
-		r.mu.Lock()
+		r.stepLocked(onStop, StateTimedOut, fmt.Sprintf("ran longer than %s (runs.maxDuration)", cfg.MaxDuration))
 		return
 	}
 	if r.pending > 0 {
@@ -63,8 +67,6 @@ func (r *Run) check(cfg Config, now time.Time) {
 			}
 			reason = fmt.Sprintf("did not exit within %s of its last output, after its input was closed", cfg.IdleTimeout+cfg.StopGrace)
 		}
-		r.mu.Unlock()
-		r.stop(StateTimedOut, reason)
-		r.mu.Lock()
+		r.stepLocked(onStop, StateTimedOut, reason)
 	}
 }

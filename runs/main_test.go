@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/redact"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
@@ -186,4 +187,16 @@ func envValue(env []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// bareRun returns a run wired to a real record in dir, without a process: for the tests
+// of what a run does with its output, its events and its stop, one piece at a time.
+func bareRun(tb testing.TB, dir string) *Run {
+	tb.Helper()
+	rec, err := openRecorder(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), checkouts: map[string]*Run{}}
+	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{})}
 }

@@ -35,7 +35,7 @@ type Manager struct {
 	damaged    []Damaged // the records NewManager could not read or update
 
 	subMu sync.Mutex
-	subs  map[*subscriber]struct{}
+	subs  subscribers // of every run's state events
 }
 
 // NewManager returns a Manager for cfg. It creates StateDir/runs, marks interrupted the

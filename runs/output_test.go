@@ -20,7 +20,7 @@ const (
 // returns what output.log and events.jsonl then hold.
 func readLongLine(t *testing.T, line string, maxLine int) (output, events string) {
 	t.Helper()
-	r := benchRun(t, t.TempDir())
+	r := bareRun(t, t.TempDir())
 	r.readLines(strings.NewReader(line), maxLine)
 	if err := r.rec.close(); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ type process struct {
 	stdin *os.File // the write end of the child's stdin pipe
 	pgid  int
 	start uint64 // when it started (see proc.Start), 0 where unknown
+	// kill signals a process or group: syscall.Kill; a test's fake records the signals
+	// the stop phase sends instead (see stop_test.go).
+	kill func(pid int, sig syscall.Signal) error
 }
 
 // winsize is the pty's window size: a roomy terminal, in case a tool asks.
@@ -84,7 +87,7 @@ func startProcess(path string, argv []string, dir string, env []string) (*proces
 		return nil, err
 	}
 	pid := cmd.Process.Pid
-	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: pid, start: startOf(pid)}, nil
+	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: pid, start: startOf(pid), kill: syscall.Kill}, nil
 }
 
 // wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped.
@@ -141,7 +144,7 @@ func startOnSpawner(cmd *exec.Cmd) error {
 
 // signal sends sig to the whole process group. A group already gone is not an error.
 func (p *process) signal(sig syscall.Signal) error {
-	err := syscall.Kill(-p.pgid, sig)
+	err := p.kill(-p.pgid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

@@ -63,21 +63,16 @@ type Run struct {
 	seq         int64
 	pending     int // approval requests waiting for a person
 	proc        *process
-	token       string // the approvals bearer token, redacted everywhere
-	inputClosed bool
-	sent        int // messages written to the input
-	results     int // results read
+	token       string      // the approvals bearer token, redacted everywhere
+	phase       phase       // running, stopping, killing, exited, ended: see phase
+	stopped     stopRequest // the first stop, asked before the process exited
+	inputClosed bool        // the input is closed, in any phase: the run ends once Claude Code exits
+	sent        int         // messages written to the input
+	results     int         // results read
 	lastFailed  bool
-	stops       int // how many times a stop was asked: 1 = SIGTERM sent, 2 = SIGKILL
-	stopAs      State
-	stopReason  string
-	stopAt      time.Time
-	killed      bool
-	exited      bool // the process has exited: the run is ending, whatever a Stop says now
-	subs        map[*subscriber]struct{}
+	subs        subscribers
 	backlog     []Event
 	backlogSize int
-	ended       bool
 }
 
 // ID returns the run's id, the name of its folder.
@@ -124,7 +119,7 @@ func (r *Run) Send(text string) error {
 	case r.inputClosed:
 		r.mu.Unlock()
 		return fmt.Errorf("sending to run %s: %w (it ends after its current turn; start a new run)", r.id, ErrInputClosed)
-	case r.proc == nil || r.stops > 0 || r.info.State.Final():
+	case r.proc == nil || r.phase != phaseRunning:
 		r.mu.Unlock()
 		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
 	}
