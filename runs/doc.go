@@ -18,5 +18,18 @@
 // follow-up, until CloseInput, Stop, or the idle timeout (which then ends the run
 // normally, as CloseInput would).
 //
+// A run stops in two steps, SIGTERM then SIGKILL, on a second Stop or once
+// Config.StopGrace has passed; a Stop that comes after Claude Code exited changes nothing.
+// The stop is one phase value with its moves in one place (stop.go).
+//
+// Each file holds one concern: run.go is a run's API (Send, CloseInput, the approvals
+// server's hooks); stop.go its stop phase; launch.go the process's life, from its start
+// to the run's end; leftovers.go the processes a run leaves, killed before its checkout is
+// free; limits.go the watchdog (maxDuration, idleTimeout, the stop grace); output.go the
+// pty reader and the cut of long lines, parse.go the stream-json it parses; fanout.go the
+// events published to subscribers; manager.go the queue and the slots; recorder.go a live
+// run's record, record.go reading records, append.go adding to an ended run's record,
+// interrupted.go marking the runs of a segwi that is gone; format.go the words of events.
+//
 // Nothing in this package imports settings or a UI: the caller fills Config.
 package runs

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -48,12 +47,6 @@ const (
 	mcpFile    = "mcp.json"
 	lockFile   = "run.lock"
 )
-
-// MaxOutputBytes caps output.log; what comes after is not kept there (the events are).
-const MaxOutputBytes = 64 << 20
-
-// outputCutMarker ends an output.log that reached MaxOutputBytes.
-const outputCutMarker = "\n[segwi: output.log reached its 64 MiB cap here; the rest of the output is not kept in this file, events.jsonl has the events]\n"
 
 // ErrNotFound is wrapped by the errors of Load and ReadEvents for a run id that names no run.
 var ErrNotFound = errors.New("run not found")
@@ -247,159 +240,6 @@ func ReadEvents(stateDir, id string, fn func(Event) error) error {
 			return damaged(err)
 		}
 	}
-}
-
-// recorder appends a run's events and output to its folder. It is safe for concurrent
-// use: the reader goroutine, the approvals server and the run's state changes all write.
-type recorder struct {
-	dir string
-
-	mu       sync.Mutex
-	events   *os.File
-	ew       *bufio.Writer
-	out      *os.File
-	ow       *bufio.Writer
-	outN     int64 // bytes written to output.log
-	outCut   bool  // output.log reached its cap
-	dirty    bool  // written since the last sync
-	lastSync time.Time
-	buf      []byte         // the event being written
-	syncing  sync.WaitGroup // fsyncs running without mu; close waits for them
-	err      error          // the first write error; the run goes on, and it is reported at the end
-	closed   bool
-}
-
-// openRecorder opens (creating) the events and output files of the run folder dir.
-func openRecorder(dir string) (*recorder, error) {
-	open := func(name string) (*os.File, error) {
-		return os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	}
-	ev, err := open(eventsFile)
-	if err != nil {
-		return nil, fmt.Errorf("creating run record: %w", err)
-	}
-	out, err := open(outputFile)
-	if err != nil {
-		ev.Close()
-		return nil, fmt.Errorf("creating run record: %w", err)
-	}
-	return &recorder{
-		dir: dir, events: ev, out: out,
-		ew: bufio.NewWriterSize(ev, 64<<10), ow: bufio.NewWriterSize(out, 64<<10),
-		lastSync: time.Now(),
-	}, nil
-}
-
-// event appends e to events.jsonl. It syncs when sync is set (a state change) or when the
-// last sync is a second old.
-func (r *recorder) event(e *Event, sync bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return
-	}
-	b, err := e.AppendJSON(r.buf[:0])
-	r.buf = b
-	if err != nil {
-		r.fail(fmt.Errorf("recording event %d: %w", e.Seq, err))
-		return
-	}
-	b = append(b, '\n')
-	if _, err := r.ew.Write(b); err != nil {
-		r.fail(err)
-	}
-	r.dirty = true
-	if sync {
-		r.syncLocked()
-	}
-}
-
-// output appends redacted pty bytes to output.log, up to MaxOutputBytes.
-func (r *recorder) output(b []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed || r.outCut {
-		return
-	}
-	if room := MaxOutputBytes - r.outN; int64(len(b)) > room {
-		b = b[:room]
-		r.outCut = true
-	}
-	n, err := r.ow.Write(b)
-	r.outN += int64(n)
-	if err != nil {
-		r.fail(err)
-	}
-	if r.outCut {
-		r.ow.WriteString(outputCutMarker)
-	}
-	r.dirty = true
-}
-
-// syncIfDirty flushes and syncs when something was written since the last sync, a
-// second or more ago. The run's watchdog calls it often, so that events reach the disk
-// at least once a second while they flow. The fsync itself runs without the lock, so the
-// reader goroutine does not wait for the disk.
-func (r *recorder) syncIfDirty() {
-	r.mu.Lock()
-	if r.closed || !r.dirty || time.Since(r.lastSync) < time.Second {
-		r.mu.Unlock()
-		return
-	}
-	for _, w := range []*bufio.Writer{r.ew, r.ow} {
-		if err := w.Flush(); err != nil {
-			r.fail(err)
-		}
-	}
-	r.dirty = false
-	r.lastSync = time.Now()
-	files := []*os.File{r.events, r.out}
-	r.syncing.Add(1)
-	r.mu.Unlock()
-	defer r.syncing.Done()
-	for _, f := range files {
-		if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-			r.mu.Lock()
-			r.fail(err)
-			r.mu.Unlock()
-		}
-	}
-}
-
-func (r *recorder) syncLocked() {
-	for _, w := range []*bufio.Writer{r.ew, r.ow} {
-		if err := w.Flush(); err != nil {
-			r.fail(err)
-		}
-	}
-	for _, f := range []*os.File{r.events, r.out} {
-		if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-			r.fail(err)
-		}
-	}
-	r.dirty = false
-	r.lastSync = time.Now()
-}
-
-func (r *recorder) fail(err error) {
-	if r.err == nil {
-		r.err = fmt.Errorf("recording run in %s: %w", r.dir, err)
-	}
-}
-
-// close syncs and closes the files, and returns the first error met while recording.
-func (r *recorder) close() error {
-	r.syncing.Wait()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return r.err
-	}
-	r.syncLocked()
-	r.events.Close()
-	r.out.Close()
-	r.closed = true
-	return r.err
 }
 
 // lockRun takes the run folder's lock, held by the segwi process that owns the run for as
