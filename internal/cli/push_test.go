@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/segwi/segwi/internal/testing/gitserver"
 	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings/token"
@@ -38,54 +37,35 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // forge is a loopback server with a git smart-HTTP endpoint at /me/repo.git (basic auth
 // with pushToken) and GitHub's pull request API under /api/v3.
 type forge struct {
-	srv  *httptest.Server
-	bare string
-	mu   sync.Mutex
-	prs  []map[string]any
+	*gitserver.Server
+	mu  sync.Mutex
+	prs []map[string]any
 }
 
 func newForge(t *testing.T) *forge {
 	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	root := t.TempDir()
-	f := &forge{bare: filepath.Join(root, "me", "repo.git")}
-	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", f.bare)
-	gitRun(t, f.bare, "config", "http.receivepack", "true")
-	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root}}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v3/") {
-			if r.Header.Get("Authorization") != "Bearer "+pushToken {
-				http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
-				return
-			}
-			switch r.Method + " " + r.URL.Path {
-			case "GET /api/v3/repos/me/repo":
-				json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
-			case "POST /api/v3/repos/me/repo/pulls":
-				var pr map[string]any
-				json.NewDecoder(r.Body).Decode(&pr)
-				f.mu.Lock()
-				f.prs = append(f.prs, pr)
-				f.mu.Unlock()
-				w.WriteHeader(http.StatusCreated)
-				json.NewEncoder(w).Encode(map[string]any{"number": 7, "html_url": "http://forge.invalid/me/repo/pull/7"})
-			default:
-				http.NotFound(w, r)
-			}
+	f := &forge{}
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+pushToken {
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
 			return
 		}
-		if _, pass, ok := r.BasicAuth(); !ok || pass != pushToken {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
+		switch r.Method + " " + r.URL.Path {
+		case "GET /api/v3/repos/me/repo":
+			json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
+		case "POST /api/v3/repos/me/repo/pulls":
+			var pr map[string]any
+			json.NewDecoder(r.Body).Decode(&pr)
+			f.mu.Lock()
+			f.prs = append(f.prs, pr)
+			f.mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"number": 7, "html_url": "http://forge.invalid/me/repo/pull/7"})
+		default:
+			http.NotFound(w, r)
 		}
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
+	})
+	f.Server = gitserver.New(t, gitserver.Options{Token: pushToken, Repo: "me/repo.git", API: api})
 	return f
 }
 
@@ -105,14 +85,14 @@ func TestPush(t *testing.T) {
 	os.WriteFile(filepath.Join(checkout, "a.txt"), []byte("a\n"), 0o644)
 	gitRun(t, checkout, "add", "a.txt")
 	gitRun(t, checkout, "commit", "--quiet", "-m", "first")
-	gitRun(t, checkout, "push", "--quiet", f.bare, "main")
-	gitRun(t, checkout, "remote", "add", "forge", f.srv.URL+"/me/repo.git")
+	gitRun(t, checkout, "push", "--quiet", f.Bare, "main")
+	gitRun(t, checkout, "remote", "add", "forge", f.URL)
 	gitRun(t, checkout, "update-ref", "refs/remotes/forge/main", "HEAD")
 	gitRun(t, checkout, "symbolic-ref", "refs/remotes/forge/HEAD", "refs/remotes/forge/main")
 
 	// The settings name the checkout's remote "forge" and point the API at the forge.
 	cfg := writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  repositories:\n    - name: repo\n      path: "+checkout+
-		"\n      remote: forge\n  github:\n    apiURL: "+f.srv.URL+"/api/v3\n")
+		"\n      remote: forge\n  github:\n    apiURL: "+f.Base+"/api/v3\n")
 	onMain := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success").stderr)
 	gitRun(t, checkout, "switch", "--quiet", "-c", "segwi/fix")
 	os.WriteFile(filepath.Join(checkout, "b.txt"), []byte("b\n"), 0o644)
@@ -164,11 +144,11 @@ func TestPush(t *testing.T) {
 	t.Run("a finished run's branch is pushed to its repository's remote, and a PR opened", func(t *testing.T) {
 		r := segwi(t, "", "--config", cfg, "push", "--pr", onBranch)
 		outputs = append(outputs, r.stdout, r.stderr)
-		want := "pushed segwi/fix (commit " + commit[:12] + ") to forge (" + f.srv.URL + "/me/repo.git)\nopened pull request #7: http://forge.invalid/me/repo/pull/7\n"
+		want := "pushed segwi/fix (commit " + commit[:12] + ") to forge (" + f.URL + ")\nopened pull request #7: http://forge.invalid/me/repo/pull/7\n"
 		if r.code != 0 || r.stdout != want {
 			t.Fatalf("got exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, want)
 		}
-		if got := gitRun(t, f.bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
+		if got := gitRun(t, f.Bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
 			t.Errorf("the forge has segwi/fix at %s, want %s", got, commit)
 		}
 		e := lastPush(t, onBranch)

@@ -3,11 +3,8 @@ package push
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"io/fs"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/segwi/segwi/internal/testing/gitserver"
 )
 
 // testToken is the token the test server accepts. It is long and unusual so that a
@@ -22,7 +21,7 @@ import (
 const testToken = "ghp_segwiTEST0123456789abcdefghijklmnopQRS"
 
 // fixture is one push scenario: a git smart-HTTP server on loopback serving a bare
-// repository, and a checkout whose origin is that server. Everything lives under temp
+// repository (gitserver), and a checkout whose origin is that server. Everything lives under temp
 // folders that are searched for the token when the test ends.
 type fixture struct {
 	t        *testing.T
@@ -55,12 +54,10 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{t: t, git: gitPath}
 	f.home = t.TempDir()
-	root := t.TempDir()
 	work := t.TempDir()
 	// The private repositories of the pushes go here, to be searched and found removed.
 	f.tmp = t.TempDir()
 	t.Setenv("TMPDIR", f.tmp)
-	f.dirs = []string{f.home, root, work, f.tmp}
 	f.env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + f.home,
@@ -71,41 +68,20 @@ func newFixture(t *testing.T) *fixture {
 		"LC_ALL=C",
 	}
 
-	f.bare = filepath.Join(root, "repo.git")
-	f.run("", "init", "--quiet", "--bare", "-b", "main", f.bare)
-	f.run(f.bare, "config", "http.receivepack", "true")
-
-	backend := &cgi.Handler{
-		Path: gitPath,
-		Args: []string{"http-backend"},
-		Dir:  root,
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + root,
-			"GIT_HTTP_EXPORT_ALL=1",
-			"HOME=" + f.home,
-			"GIT_CONFIG_NOSYSTEM=1",
-		},
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := gitserver.New(t, gitserver.Options{Token: testToken, Saw: func(r *http.Request, authorized bool) {
 		f.requests.Add(1)
 		user, pass, ok := r.BasicAuth()
-		if ok {
-			f.mu.Lock()
-			f.tried = append(f.tried, user+":"+pass)
-			f.mu.Unlock()
-		}
-		if !ok || subtle.ConstantTimeCompare([]byte(pass), []byte(testToken)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="segwi test"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
 		f.mu.Lock()
-		f.users = append(f.users, user)
-		f.mu.Unlock()
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	f.url = srv.URL + "/repo.git"
+		defer f.mu.Unlock()
+		if ok {
+			f.tried = append(f.tried, user+":"+pass)
+		}
+		if authorized {
+			f.users = append(f.users, user)
+		}
+	}})
+	f.bare, f.url = srv.Bare, srv.URL
+	f.dirs = []string{f.home, srv.Root, work, f.tmp}
 
 	f.checkout = filepath.Join(work, "checkout")
 	f.run("", "init", "--quiet", "-b", "main", f.checkout)

@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"crypto/subtle"
-	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -20,49 +17,12 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/gitserver"
 	"github.com/segwi/segwi/runs"
 )
 
 // pushToken is the GitHub token the test's git server accepts.
 const pushToken = "ghp_e2ePUSHtoken0123456789abcdefghijKLMN"
-
-// httpsGitServer is git's smart HTTP over TLS on loopback, serving one bare repository,
-// repo.git, to clients that send pushToken.
-type httpsGitServer struct {
-	url  string // the repository's URL
-	ca   string // a PEM file with the server's certificate, for GIT_SSL_CAINFO
-	bare string
-}
-
-func newHTTPSGitServer(t *testing.T) *httpsGitServer {
-	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	root := t.TempDir()
-	g := &httpsGitServer{bare: filepath.Join(root, "repo.git")}
-	claudetest.Git(t, "", "init", "--quiet", "--bare", "-b", "main", g.bare)
-	claudetest.Git(t, g.bare, "config", "http.receivepack", "true")
-	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root}}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pass, ok := r.BasicAuth(); !ok || subtle.ConstantTimeCompare([]byte(pass), []byte(pushToken)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="e2e"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	g.url = srv.URL + "/repo.git"
-	g.ca = filepath.Join(root, "server-ca.pem")
-	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(g.ca, cert, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // agentProxy is the proxy a hostile agent would name in git config: an HTTP proxy on
 // loopback that tunnels CONNECT and counts every connection and credential it sees.
@@ -125,7 +85,7 @@ const rewriterScript = `while :; do ` +
 // runs segwi push, again and again, with the token in the keyring. The proxy must never
 // see the push, and each push must land on the real server (or be refused, saying why).
 func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
-	server := newHTTPSGitServer(t)
+	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true}) // git's smart HTTP over TLS
 	proxy := newAgentProxy(t)
 	marker := "segwi-e2e-rewriter-" + strconv.Itoa(os.Getpid())
 	start := "cp .git/config .git/segwi-clean && cp .git/config .git/segwi-evil && " +
@@ -138,12 +98,12 @@ func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 	))
 	// Registered first, so it runs last: whatever happens, no rewriter outlives the test.
 	t.Cleanup(func() { killMarked(t, s.env.Home, marker) })
-	apiURL := strings.TrimSuffix(server.url, "/repo.git") + "/api/v3" // the token goes to this host
+	apiURL := server.Base + "/api/v3" // the token goes to this host
 	s.writeConfig(config{apiURL: apiURL})
 
 	// The checkout: origin is the server, which has main; the run's work is on a branch.
-	claudetest.Git(t, s.checkout, "push", "--quiet", server.bare, "main")
-	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.url)
+	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
+	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
 	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
 	claudetest.Git(t, s.checkout, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
 	claudetest.Git(t, s.checkout, "switch", "--quiet", "-c", "segwi/e2e")
@@ -176,7 +136,7 @@ func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 	// The token goes into a keyring of the test's own; git trusts the server's certificate
 	// through the environment, as a person with a company CA would.
 	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
-	s.env.Set("GIT_SSL_CAINFO", server.ca)
+	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")
 	set.run(t)
@@ -214,7 +174,7 @@ func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 	if connections > 0 {
 		t.Errorf("the agent's proxy saw %d connections; want none: segwi push must not read the checkout's config", connections)
 	}
-	if got := claudetest.Git(t, server.bare, "rev-parse", "refs/heads/segwi/e2e"); got != commit {
+	if got := claudetest.Git(t, server.Bare, "rev-parse", "refs/heads/segwi/e2e"); got != commit {
 		t.Errorf("the server has segwi/e2e at %s, want %s", got, commit)
 	}
 	rec := s.loadRecord(id)
