@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -170,32 +170,14 @@ func TestRunRefusesWhatItCannotRun(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestRunStopsInTwoSteps runs the fake claude that ignores SIGTERM (with a child of its
 // own). A cancelled context (SIGINT) sends SIGTERM; stopGrace later the group is killed.
 // A second Ctrl-C kills it at once.
 func TestRunStopsInTwoSteps(t *testing.T) {
 	home := isolate(t)
 	stateDir := filepath.Join(home, "state", "segwi")
-	start := func(t *testing.T, ctx context.Context, cfg string, main bool) (*syncBuffer, *syncBuffer, chan int) {
-		var out, errOut syncBuffer
+	start := func(t *testing.T, ctx context.Context, cfg string, main bool) (*syncbuf.Buffer, *syncbuf.Buffer, chan int) {
+		var out, errOut syncbuf.Buffer
 		done := make(chan int, 1)
 		args := []string{"--config", cfg, "run", "--checkout", t.TempDir(), "fake:ignore-term"}
 		opts := Options{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}

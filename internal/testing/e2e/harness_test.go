@@ -9,7 +9,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -20,7 +19,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +28,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -127,8 +126,8 @@ func (s *scenario) stateDir() string {
 type proc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout syncbuf.Buffer
+	stderr syncbuf.Buffer
 	term   *terminal // the controlling terminal, when started with one
 	home   string    // the scenario's HOME
 	done   chan struct{}
@@ -282,7 +281,7 @@ func (p *proc) runID() string {
 // terminal is the person's side of segwi's controlling terminal.
 type terminal struct {
 	ptmx *os.File
-	buf  syncBuffer
+	buf  syncbuf.Buffer
 }
 
 func (tm *terminal) read() { io.Copy(&tm.buf, tm.ptmx) } // ends with EIO when segwi is gone
@@ -329,24 +328,6 @@ func (p *proc) exited() bool {
 	default:
 		return false
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // record is what segwi recorded about a run.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -25,7 +26,7 @@ func TestRunOutlivesAClosedStdoutPipe(t *testing.T) {
 	cmd := exec.Command(segwiBin, "run", "--json", "--kind", "ask", "what is here?")
 	cmd.Dir, cmd.Env = s.checkout, s.env.Vars()
 	cmd.Stdout = w
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
