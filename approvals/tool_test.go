@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,41 +13,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/mcptest"
 )
 
-// bearer adds a run's token to every request, as Claude Code does from the run's mcp.json.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-// connect opens an MCP client session to s with token, speaking the protocol version
-// Claude Code 2.1.328 speaks unless version says otherwise.
+// connect opens an MCP client session to s with token, as Claude Code does, speaking the
+// protocol version Claude Code 2.1.328 speaks unless version says otherwise.
 func connect(t testing.TB, s *Server, token, version string) *mcp.ClientSession {
 	t.Helper()
-	if version == "" {
-		version = "2025-11-25"
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.328"}, nil)
-	transport := &mcp.StreamableClientTransport{
-		Endpoint:   s.URL(),
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
-		MaxRetries: -1,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", s.URL(), err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.Connect(t, s.URL(), token, version)
 }
 
 // callApprove calls the approval tool as Claude Code does and returns the text it answers.
@@ -71,23 +43,10 @@ func approveText(cs *mcp.ClientSession, toolName, input, toolUseID string) strin
 	return text
 }
 
+// tryApprove calls the approval tool with the raw input, as Claude Code sends it.
 func tryApprove(cs *mcp.ClientSession, toolName, input, toolUseID string) (string, error) {
 	args := json.RawMessage(`{"tool_name":` + quote(toolName) + `,"input":` + input + `,"tool_use_id":` + quote(toolUseID) + `}`)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: args})
-	if err != nil {
-		return "", fmt.Errorf("tools/call approve: %w", err)
-	}
-	if res.IsError {
-		return "", fmt.Errorf("tools/call approve: got a tool error %+v, want an answer", res.Content)
-	}
-	if len(res.Content) != 1 {
-		return "", fmt.Errorf("tools/call approve: got %d content blocks, want 1", len(res.Content))
-	}
-	text, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		return "", fmt.Errorf("tools/call approve: got content %T, want text", res.Content[0])
-	}
-	return text.Text, nil
+	return mcptest.CallText(context.Background(), cs, ToolName, args)
 }
 
 func quote(s string) string {

@@ -3,7 +3,6 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -12,12 +11,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/coretest"
+	"github.com/segwi/segwi/internal/testing/mcptest"
 )
 
 // denyingPerson denies every request put to them, as a person clicking Deny would.
@@ -42,15 +41,6 @@ func (answeredRun) Connected()     {}
 // ToolCallRunning says yes: this test's client stands in for Claude Code making the call.
 func (answeredRun) ToolCallRunning(context.Context, string) bool { return true }
 
-// bearerToken adds a run's token to every request, as Claude Code does.
-type bearerToken string
-
-func (b bearerToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 var askedRuns atomic.Int64
 
 // whoAnswers asks the core's approvals server, over MCP as Claude Code does, whether a run
@@ -66,17 +56,10 @@ func whoAnswers(t *testing.T, c *core.Core, command string) approvals.Answerer {
 	defer core.ApprovalsServer(c).Unregister(id)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.328"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: reg.URL, HTTPClient: &http.Client{Transport: bearerToken(reg.Token)}, MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		t.Fatalf("connecting to the approvals server: %v", err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, reg.URL, reg.Token, "")
 	input, _ := json.Marshal(map[string]string{"command": command})
-	args, _ := json.Marshal(map[string]any{"tool_name": "Bash", "input": json.RawMessage(input), "tool_use_id": "toolu_" + id})
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: approvals.ToolName, Arguments: json.RawMessage(args)}); err != nil {
+	args := map[string]any{"tool_name": "Bash", "input": json.RawMessage(input), "tool_use_id": "toolu_" + id}
+	if _, err := mcptest.CallText(ctx, cs, approvals.ToolName, args); err != nil {
 		t.Fatalf("asking to run %q: %v", command, err)
 	}
 	select {
