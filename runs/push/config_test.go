@@ -4,70 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/gitserver"
 )
-
-// recordingProxy is an HTTP proxy on loopback that forwards every request to where it was
-// going and keeps what it saw: what an agent's proxy would capture.
-type recordingProxy struct {
-	URL string
-
-	mu       sync.Mutex
-	requests int
-	auths    []string // the Authorization headers seen, empty ones included
-}
-
-func newRecordingProxy(t *testing.T) *recordingProxy {
-	t.Helper()
-	p := &recordingProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.requests++
-		p.auths = append(p.auths, r.Header.Get("Authorization"))
-		p.mu.Unlock()
-		out, err := http.NewRequest(r.Method, r.URL.String(), r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out.Header = r.Header.Clone()
-		out.ContentLength = r.ContentLength
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL
-	return p
-}
-
-// seen returns how many requests the proxy saw, and how many of them carried credentials.
-func (p *recordingProxy) seen() (requests, withCredentials int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, a := range p.auths {
-		if a != "" {
-			withCredentials++
-		}
-	}
-	return p.requests, withCredentials
-}
 
 // rewriteLoop replaces the file at path, atomically (write then rename, as an attacker
 // would, so git never reads half a file), with clean and evil in turn, about every
@@ -126,7 +71,7 @@ func TestARewrittenGitConfigNeverSendsTheTokenThroughAProxy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			proxy := newRecordingProxy(t)
+			proxy := gitserver.NewProxy(t)
 			path := tt.file(f)
 			clean, _ := os.ReadFile(path)
 			evil := string(clean) + "[http]\n\tproxy = " + proxy.URL + "\n"
@@ -145,7 +90,8 @@ func TestARewrittenGitConfigNeverSendsTheTokenThroughAProxy(t *testing.T) {
 				}
 			}
 			evils := stop()
-			requests, withCredentials := proxy.seen()
+			requests, credentials := proxy.Seen()
+			withCredentials := len(credentials)
 			t.Logf("%d pushes while %s was rewritten (%d times with the proxy): %d pushed, %d refused, %d failed; the proxy saw %d requests, %d with credentials",
 				tt.pushes, tt.name, evils, outcomes[Pushed], outcomes[Refused], outcomes[Failed], requests, withCredentials)
 			if evils == 0 {
@@ -277,7 +223,7 @@ func TestChangesAfterTheCheckDoNotReachThePush(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			proxy := newRecordingProxy(t)
+			proxy := gitserver.NewProxy(t)
 			if tt.setup != nil {
 				tt.setup(f, proxy.URL)
 			}
@@ -289,8 +235,8 @@ func TestChangesAfterTheCheckDoNotReachThePush(t *testing.T) {
 			if got := f.bareHas("segwi/feature"); got != checked {
 				t.Errorf("the served repository has segwi/feature at %q, want the commit the checks saw, %s", got, checked)
 			}
-			if requests, withCredentials := proxy.seen(); requests > 0 {
-				t.Errorf("the agent's server saw %d requests, %d with credentials; want none", requests, withCredentials)
+			if requests, credentials := proxy.Seen(); requests > 0 {
+				t.Errorf("the agent's server saw %d requests, with credentials %q; want none", requests, credentials)
 			}
 			if b, err := os.ReadFile(filepath.Join(f.home, "hooks-ran")); err == nil {
 				t.Errorf("hooks of the checkout ran: %s", b)
@@ -323,13 +269,13 @@ func TestAChangedPrivateRepositoryGetsNoToken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			proxy := newRecordingProxy(t)
+			proxy := gitserver.NewProxy(t)
 			a, err := f.pushWithHook(tt.hook(f, proxy.URL))
 			if err == nil || a.Outcome != Failed || !strings.Contains(a.Message, "another program changed the private repository segwi made for this push") {
 				t.Errorf("Push = %v (%s: %s), want a failure saying the private repository was changed", err, a.Outcome, a.Message)
 			}
-			if _, withCredentials := proxy.seen(); withCredentials > 0 {
-				t.Errorf("the agent's proxy received credentials %d times", withCredentials)
+			if _, credentials := proxy.Seen(); len(credentials) > 0 {
+				t.Errorf("the agent's proxy received credentials %d times", len(credentials))
 			}
 			if got := f.bareHas("segwi/feature"); got != "" {
 				t.Errorf("the served repository has segwi/feature at %s", got)
@@ -342,7 +288,7 @@ func TestAChangedPrivateRepositoryGetsNoToken(t *testing.T) {
 // the agent cannot change for a segwi already running) still apply to the push.
 func TestThePersonsProxyFromTheEnvironmentIsUsed(t *testing.T) {
 	f := newFixture(t)
-	proxy := newRecordingProxy(t)
+	proxy := gitserver.NewProxy(t)
 	var calls int
 	req := f.request(giveToken(testToken, &calls), new([]Attempt))
 	req.Env = append(append([]string{}, f.env...), "http_proxy="+proxy.URL)
@@ -351,7 +297,7 @@ func TestThePersonsProxyFromTheEnvironmentIsUsed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Push through the person's proxy: %v\ngit said: %s", err, a.GitOutput)
 	}
-	if requests, _ := proxy.seen(); requests == 0 {
+	if requests, _ := proxy.Seen(); requests == 0 {
 		t.Error("the proxy named by http_proxy saw no request")
 	}
 	if got, want := f.bareHas("segwi/feature"), f.run(f.checkout, "rev-parse", "HEAD"); got != want {

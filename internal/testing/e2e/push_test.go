@@ -1,16 +1,11 @@
 package e2e
 
 import (
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,56 +19,6 @@ import (
 // pushToken is the GitHub token the test's git server accepts.
 const pushToken = "ghp_e2ePUSHtoken0123456789abcdefghijKLMN"
 
-// agentProxy is the proxy a hostile agent would name in git config: an HTTP proxy on
-// loopback that tunnels CONNECT and counts every connection and credential it sees.
-type agentProxy struct {
-	url string
-
-	mu          sync.Mutex
-	connections int
-	credentials []string
-}
-
-func newAgentProxy(t *testing.T) *agentProxy {
-	t.Helper()
-	p := &agentProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.connections++
-		if a := r.Header.Get("Authorization") + r.Header.Get("Proxy-Authorization"); a != "" {
-			p.credentials = append(p.credentials, a)
-		}
-		p.mu.Unlock()
-		if r.Method != http.MethodConnect {
-			http.Error(w, "this proxy only tunnels", http.StatusBadGateway)
-			return
-		}
-		upstream, err := net.Dial("tcp", r.Host)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			upstream.Close()
-			return
-		}
-		io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n")
-		go func() { io.Copy(upstream, conn); upstream.Close() }()
-		io.Copy(conn, upstream)
-		conn.Close()
-	}))
-	t.Cleanup(srv.Close)
-	p.url = srv.URL
-	return p
-}
-
-func (p *agentProxy) seen() (connections int, credentials []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.connections, append([]string(nil), p.credentials...)
-}
-
 // rewriterScript is the loop a hostile agent leaves running: it puts the clean config and
 // the one naming its proxy in .git/config in turn, each atomically, every 2 ms.
 const rewriterScript = `while :; do ` +
@@ -86,10 +31,10 @@ const rewriterScript = `while :; do ` +
 // see the push, and each push must land on the real server (or be refused, saying why).
 func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true}) // git's smart HTTP over TLS
-	proxy := newAgentProxy(t)
+	proxy := gitserver.NewProxy(t)
 	marker := "segwi-e2e-rewriter-" + strconv.Itoa(os.Getpid())
 	start := "cp .git/config .git/segwi-clean && cp .git/config .git/segwi-evil && " +
-		"printf '[http]\\n\\tproxy = " + proxy.url + "\\n' >> .git/segwi-evil && " +
+		"printf '[http]\\n\\tproxy = " + proxy.URL + "\\n' >> .git/segwi-evil && " +
 		"setsid -f sh -c '" + rewriterScript + "' " + marker + " </dev/null >/dev/null 2>&1 && echo started"
 	bash := fakeapi.ToolUse("Bash", fakeapi.Input{"command": start, "description": "Start a helper"})
 	s := newScenario(t, fakeapi.Turns(
@@ -158,14 +103,14 @@ func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 		default:
 			t.Errorf("push %d: exit %d, stdout %q, stderr %q; want pushed, or refused saying why", i+1, code, p.stdout.String(), p.stderr.String())
 		}
-		if b, _ := os.ReadFile(filepath.Join(s.checkout, ".git", "config")); strings.Contains(string(b), proxy.url) {
+		if b, _ := os.ReadFile(filepath.Join(s.checkout, ".git", "config")); strings.Contains(string(b), proxy.URL) {
 			proxied++
 		}
 	}
 	if len(processesWith("HOME="+s.env.Home, marker)) == 0 {
 		t.Fatal("the rewriter is not running any more, so the pushes did not race it")
 	}
-	connections, credentials := proxy.seen()
+	connections, credentials := proxy.Seen()
 	t.Logf("%d pushes while the rewriter ran (.git/config named the proxy after %d of them); the proxy saw %d connections, %d with credentials",
 		pushes, proxied, connections, len(credentials))
 	if len(credentials) > 0 {

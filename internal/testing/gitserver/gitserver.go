@@ -1,8 +1,9 @@
-// Package gitserver is the git server of segwi's push tests: git's smart HTTP (the real
-// `git http-backend`) on loopback, serving one bare repository to clients that send a
-// token as their Basic password, as GitHub takes a token. A test may serve it over TLS,
-// see every request, and serve an API of its own beside it (GitHub's, for pull requests).
-// Only tests import it.
+// Package gitserver is the network of segwi's push tests. New starts a git server: git's
+// smart HTTP (the real `git http-backend`) on loopback, serving one bare repository to
+// clients that send a token as their Basic password, as GitHub takes a token; a test may
+// serve it over TLS, see every request, and serve an API of its own beside it (GitHub's,
+// for pull requests). NewProxy starts the proxy an agent would name in git's configuration
+// to capture a push, which keeps what passes through it. Only tests import it.
 package gitserver
 
 import (

@@ -1,7 +1,10 @@
 package gitserver_test
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,6 +65,46 @@ func TestAPushLandsOnlyWithTheToken(t *testing.T) {
 			}
 			if filepath.Dir(srv.Bare) != srv.Root {
 				t.Errorf("the bare repository %s is not under the root %s", srv.Bare, srv.Root)
+			}
+		})
+	}
+}
+
+func TestTheProxyKeepsWhatPassesThroughIt(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		t.Run(map[bool]string{false: "a forwarded request", true: "a CONNECT tunnel"}[tls], func(t *testing.T) {
+			var backend *httptest.Server
+			handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
+			if tls {
+				backend = httptest.NewTLSServer(handler)
+			} else {
+				backend = httptest.NewServer(handler)
+			}
+			defer backend.Close()
+			proxy := gitserver.NewProxy(t)
+			proxyURL, _ := url.Parse(proxy.URL)
+			transport := backend.Client().Transport.(*http.Transport).Clone()
+			transport.Proxy = http.ProxyURL(proxyURL)
+			req, _ := http.NewRequest("GET", backend.URL, nil)
+			req.SetBasicAuth("someone", "secret-0123456789")
+			resp, err := (&http.Client{Transport: transport}).Do(req)
+			if err != nil {
+				t.Fatalf("GET through the proxy: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(body) != "hello" {
+				t.Errorf("got %q through the proxy, want the backend's hello", body)
+			}
+			requests, credentials := proxy.Seen()
+			if requests != 1 {
+				t.Errorf("the proxy saw %d requests, want 1", requests)
+			}
+			if tls && len(credentials) != 0 {
+				t.Errorf("the proxy read %q inside a TLS tunnel", credentials)
+			}
+			if !tls && (len(credentials) != 1 || !strings.HasPrefix(credentials[0], "Basic ")) {
+				t.Errorf("the proxy kept credentials %q, want the request's Basic header", credentials)
 			}
 		})
 	}
