@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 )
 
 // fakeTTY is a terminal whose keyboard is the test: what the test types arrives through a
@@ -22,9 +23,9 @@ import (
 type fakeTTY struct {
 	keys   *io.PipeReader
 	typing *io.PipeWriter
+	out    syncbuf.Buffer
 
 	mu     sync.Mutex
-	out    strings.Builder
 	closed bool
 }
 
@@ -35,11 +36,7 @@ func newFakeTTY() *fakeTTY {
 
 func (f *fakeTTY) Read(p []byte) (int, error) { return f.keys.Read(p) }
 
-func (f *fakeTTY) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.out.Write(p)
-}
+func (f *fakeTTY) Write(p []byte) (int, error) { return f.out.Write(p) }
 
 func (f *fakeTTY) Close() error {
 	f.mu.Lock()
@@ -48,11 +45,7 @@ func (f *fakeTTY) Close() error {
 	return f.keys.Close()
 }
 
-func (f *fakeTTY) Output() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.out.String()
-}
+func (f *fakeTTY) Output() string { return f.out.String() }
 
 func (f *fakeTTY) Closed() bool {
 	f.mu.Lock()
@@ -347,9 +340,9 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 	path := pts.Name()
 	// Open the device by path, as NewTerminalDecider opens /dev/tty.
 	d := newTerminalDecider(func() (io.ReadWriteCloser, error) { return os.OpenFile(path, os.O_RDWR, 0) }, nil)
-	screen := &fakeTTY{}    // only its output side: what the decider prints
-	go io.Copy(screen, ptm) //nolint:errcheck // ends when the test closes ptm
-	prompts := func() int { return strings.Count(screen.Output(), "Allow?") }
+	var screen syncbuf.Buffer // what the decider prints
+	go io.Copy(&screen, ptm)  //nolint:errcheck // ends when the test closes ptm
+	prompts := func() int { return strings.Count(screen.String(), "Allow?") }
 
 	t.Run("the person's keys are read from it", func(t *testing.T) {
 		got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
