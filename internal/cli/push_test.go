@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/gitserver"
 	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/runs"
@@ -19,20 +19,6 @@ import (
 
 // pushToken is the token the test's git server and API accept.
 const pushToken = "ghp_cliPUSHtest0123456789abcdefghijklmnop"
-
-// gitRun runs git in dir with a sealed config and fails the test when it fails.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // forge is a loopback server with a git smart-HTTP endpoint at /me/repo.git (basic auth
 // with pushToken) and GitHub's pull request API under /api/v3.
@@ -81,24 +67,24 @@ func TestPush(t *testing.T) {
 	stateDir := filepath.Join(home, "state", "segwi")
 
 	checkout := t.TempDir()
-	gitRun(t, checkout, "init", "--quiet", "-b", "main")
+	claudetest.Git(t, checkout, "init", "--quiet", "-b", "main")
 	os.WriteFile(filepath.Join(checkout, "a.txt"), []byte("a\n"), 0o644)
-	gitRun(t, checkout, "add", "a.txt")
-	gitRun(t, checkout, "commit", "--quiet", "-m", "first")
-	gitRun(t, checkout, "push", "--quiet", f.Bare, "main")
-	gitRun(t, checkout, "remote", "add", "forge", f.URL)
-	gitRun(t, checkout, "update-ref", "refs/remotes/forge/main", "HEAD")
-	gitRun(t, checkout, "symbolic-ref", "refs/remotes/forge/HEAD", "refs/remotes/forge/main")
+	claudetest.Git(t, checkout, "add", "a.txt")
+	claudetest.Git(t, checkout, "commit", "--quiet", "-m", "first")
+	claudetest.Git(t, checkout, "push", "--quiet", f.Bare, "main")
+	claudetest.Git(t, checkout, "remote", "add", "forge", f.URL)
+	claudetest.Git(t, checkout, "update-ref", "refs/remotes/forge/main", "HEAD")
+	claudetest.Git(t, checkout, "symbolic-ref", "refs/remotes/forge/HEAD", "refs/remotes/forge/main")
 
 	// The settings name the checkout's remote "forge" and point the API at the forge.
 	cfg := writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  repositories:\n    - name: repo\n      path: "+checkout+
 		"\n      remote: forge\n  github:\n    apiURL: "+f.Base+"/api/v3\n")
 	onMain := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success").stderr)
-	gitRun(t, checkout, "switch", "--quiet", "-c", "segwi/fix")
+	claudetest.Git(t, checkout, "switch", "--quiet", "-c", "segwi/fix")
 	os.WriteFile(filepath.Join(checkout, "b.txt"), []byte("b\n"), 0o644)
-	gitRun(t, checkout, "add", "b.txt")
-	gitRun(t, checkout, "commit", "--quiet", "-m", "the run's work")
-	commit := gitRun(t, checkout, "rev-parse", "HEAD")
+	claudetest.Git(t, checkout, "add", "b.txt")
+	claudetest.Git(t, checkout, "commit", "--quiet", "-m", "the run's work")
+	commit := claudetest.Git(t, checkout, "rev-parse", "HEAD")
 	onBranch := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success Fix the login page\nmore notes").stderr)
 	var outputs []string
 
@@ -130,9 +116,9 @@ func TestPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("the remote's default branch is refused before any network call", func(t *testing.T) {
-		gitRun(t, checkout, "switch", "--quiet", "main")
+		claudetest.Git(t, checkout, "switch", "--quiet", "main")
 		r := segwi(t, "", "--config", cfg, "push", onMain)
-		gitRun(t, checkout, "switch", "--quiet", "segwi/fix")
+		claudetest.Git(t, checkout, "switch", "--quiet", "segwi/fix")
 		outputs = append(outputs, r.stdout, r.stderr)
 		if r.code != 1 || !strings.HasPrefix(r.stdout, "not pushed: ") || !strings.Contains(r.stdout, "main") {
 			t.Errorf("got exit %d, stdout %q", r.code, r.stdout)
@@ -148,7 +134,7 @@ func TestPush(t *testing.T) {
 		if r.code != 0 || r.stdout != want {
 			t.Fatalf("got exit %d, stdout %q, stderr %q; want 0, %q", r.code, r.stdout, r.stderr, want)
 		}
-		if got := gitRun(t, f.Bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
+		if got := claudetest.Git(t, f.Bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
 			t.Errorf("the forge has segwi/fix at %s, want %s", got, commit)
 		}
 		e := lastPush(t, onBranch)

@@ -37,13 +37,15 @@ func Checkout(t testing.TB) string {
 	return dir
 }
 
-// Git runs git with args in dir, isolated from the real user's git config, and returns its
-// trimmed output; it fails the test when git fails.
+// Git runs git with args in dir, isolated from the real user's git config and committing as
+// Checkout's user, and returns its trimmed output; it fails the test when git fails.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=segwi test", "GIT_AUTHOR_EMAIL=test@segwi.invalid",
+		"GIT_COMMITTER_NAME=segwi test", "GIT_COMMITTER_EMAIL=test@segwi.invalid")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
