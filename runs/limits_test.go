@@ -3,7 +3,9 @@ package runs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,5 +65,85 @@ func TestAKeptOpenRunEndsNormallyWhenNobodyFollowsUp(t *testing.T) {
 	info := wait(t, start(t, m, Spec{Prompt: "fake:success", KeepOpen: true}))
 	if info.State != StateSucceeded {
 		t.Errorf("got %s (%s), want succeeded once the idle input was closed", info.State, info.Reason)
+	}
+}
+
+// TestTheWatchdogsDecisions puts a run in each situation the watchdog (check) looks at,
+// with the clock where the test says, and checks what it does: nothing, close the input,
+// or stop the run (SIGTERM, timed out), or kill it after the stop grace.
+func TestTheWatchdogsDecisions(t *testing.T) {
+	cfg := Config{MaxDuration: time.Hour, IdleTimeout: time.Minute, StopGrace: 10 * time.Second}
+	start := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		from        phase
+		keepOpen    bool
+		inputClosed bool
+		pending     int
+		sent        int
+		results     int
+		idle        time.Duration // since the last output
+		elapsed     time.Duration // since the process started (and since the stop, when stopping)
+		signals     []syscall.Signal
+		state       State
+		reason      string // what the run's state says, in part
+		closesInput bool
+	}{
+		{name: "a busy run within its limits is left alone", sent: 1, idle: time.Second, elapsed: time.Minute,
+			state: StateRunning},
+		{name: "a run past maxDuration is stopped as timed out", sent: 1, idle: time.Second, elapsed: time.Hour,
+			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.maxDuration"},
+		{name: "a run waiting for a person still has maxDuration", pending: 1, sent: 1, idle: 2 * time.Hour, elapsed: time.Hour,
+			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.maxDuration"},
+		{name: "a run waiting for a person is not idle", pending: 1, sent: 1, idle: 2 * time.Minute, elapsed: 5 * time.Minute,
+			state: StateRunning},
+		{name: "a silent run past idleTimeout is stopped as timed out", sent: 1, idle: time.Minute, elapsed: 5 * time.Minute,
+			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "no output for 1m0s (runs.idleTimeout)"},
+		{name: "a kept-open run nobody followed up has its input closed", keepOpen: true, sent: 1, results: 1,
+			idle: time.Minute, elapsed: 5 * time.Minute, state: StateRunning, closesInput: true},
+		{name: "a kept-open run silent in its turn is stopped", keepOpen: true, sent: 2, results: 1,
+			idle: time.Minute, elapsed: 5 * time.Minute,
+			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.idleTimeout"},
+		{name: "a run whose input closed has a stop grace more to exit", inputClosed: true, sent: 1, results: 1,
+			idle: time.Minute + 5*time.Second, elapsed: 5 * time.Minute, state: StateRunning},
+		{name: "a run that does not exit after its input closed is stopped", inputClosed: true, sent: 1, results: 1,
+			idle: time.Minute + 10*time.Second, elapsed: 5 * time.Minute,
+			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "did not exit within 1m10s"},
+		{name: "a stopped run within the stop grace is left alone", from: phaseStopping, sent: 1,
+			idle: time.Hour, elapsed: 5 * time.Second, state: StateStopping},
+		{name: "a stopped run past the stop grace is killed", from: phaseStopping, sent: 1,
+			idle: time.Hour, elapsed: 10 * time.Second, signals: []syscall.Signal{syscall.SIGKILL}, state: StateStopping},
+		{name: "an exited run is not watched", from: phaseExited, sent: 1, idle: time.Hour, elapsed: 2 * time.Hour,
+			state: StateRunning},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, sig := phaseRun(t, tt.from, true)
+			stdinR, stdinW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdinR.Close()
+			r.proc.stdin = stdinW
+			r.spec.KeepOpen, r.inputClosed, r.pending, r.sent, r.results = tt.keepOpen, tt.inputClosed, tt.pending, tt.sent, tt.results
+			now := start.Add(tt.elapsed)
+			r.info.Start = start
+			r.stopped.at = start
+			r.lastActivity.Store(now.Add(-tt.idle).UnixNano())
+			r.check(cfg, now)
+			if !slices.Equal(sig.sent, tt.signals) {
+				t.Errorf("signals sent = %v, want %v", sig.sent, tt.signals)
+			}
+			info := r.Info()
+			if info.State != tt.state || !strings.Contains(info.Reason, tt.reason) {
+				t.Errorf("state = %s (%s), want %s saying %q", info.State, info.Reason, tt.state, tt.reason)
+			}
+			if tt.reason != "" && r.stopped.as != StateTimedOut {
+				t.Errorf("the run is to end %q, want %s", r.stopped.as, StateTimedOut)
+			}
+			if got := r.inputClosed && !tt.inputClosed; got != tt.closesInput {
+				t.Errorf("input closed by the watchdog = %v, want %v", got, tt.closesInput)
+			}
+		})
 	}
 }
