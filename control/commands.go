@@ -1,0 +1,117 @@
+package control
+
+import (
+	"errors"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// Start starts a run, as runs.Spec says. Its reply names the run.
+type Start struct {
+	Kind     runs.Kind `json:"kind"`
+	Checkout string    `json:"checkout"`
+	Prompt   string    `json:"prompt,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	KeepOpen bool      `json:"keepOpen,omitempty"`
+}
+
+// MessageType returns TypeStart.
+func (Start) MessageType() Type { return TypeStart }
+
+func (s Start) check() error {
+	if _, err := runs.ParseKind(string(s.Kind)); err != nil {
+		return err
+	}
+	if s.Checkout == "" {
+		return errors.New("no checkout")
+	}
+	return nil
+}
+
+// Spec is the run to start.
+func (s Start) Spec() runs.Spec {
+	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen}
+}
+
+// StartOf is the Start command of spec.
+func StartOf(spec runs.Spec) Start {
+	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen}
+}
+
+// FollowUp sends the person's message to a run that is going.
+type FollowUp struct {
+	Run  string `json:"run"`
+	Text string `json:"text"`
+}
+
+// MessageType returns TypeFollowUp.
+func (FollowUp) MessageType() Type { return TypeFollowUp }
+
+func (f FollowUp) check() error {
+	if f.Text == "" {
+		return errors.New("no text")
+	}
+	return needRun(f.Run)
+}
+
+// Finish closes a run's input: it ends once its last message has its result.
+type Finish struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeFinish.
+func (Finish) MessageType() Type { return TypeFinish }
+
+func (f Finish) check() error { return needRun(f.Run) }
+
+// Stop stops a run, in two steps.
+type Stop struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeStop.
+func (Stop) MessageType() Type { return TypeStop }
+
+func (s Stop) check() error { return needRun(s.Run) }
+
+// Push pushes an ended run's branch with the keyring's token. Its reply is an error when
+// the push was refused or failed; every attempt is recorded on the run.
+type Push struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypePush.
+func (Push) MessageType() Type { return TypePush }
+
+func (p Push) check() error { return needRun(p.Run) }
+
+// Subscribe asks for a run's events: its backlog, then each new event, as RunEvents.
+type Subscribe struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeSubscribe.
+func (Subscribe) MessageType() Type { return TypeSubscribe }
+
+func (s Subscribe) check() error { return needRun(s.Run) }
+
+// Unsubscribe ends a Subscribe.
+type Unsubscribe struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeUnsubscribe.
+func (Unsubscribe) MessageType() Type { return TypeUnsubscribe }
+
+func (u Unsubscribe) check() error { return needRun(u.Run) }
+
+// SaveSettings writes the settings the person edited to the tray's settings file (the
+// tray chooses the file; a client cannot). Its reply is an error naming the key when a
+// value is refused.
+type SaveSettings struct {
+	Settings settings.Settings `json:"settings"`
+}
+
+// MessageType returns TypeSaveSettings.
+func (SaveSettings) MessageType() Type { return TypeSaveSettings }

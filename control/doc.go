@@ -1,0 +1,37 @@
+// Package control is the tray's client API: the typed messages between the tray process,
+// which holds the core (settings, runs, approvals), and its clients, and their transport
+// over a private stream socket.
+//
+// The tray process runs all day and shows no windows; the window process (Fyne) is started
+// on demand and talks to the tray over one socket pair that the tray creates and the child
+// inherits (see StartChild and Inherited): there is no named socket and no port, nothing
+// another process can connect to. The same messages are meant for a second client, the
+// remote approval page, carried over HTTP instead (one JSON message per request body,
+// events as server-sent events, with Marshal and Unmarshal).
+//
+// # Messages
+//
+// Every message is a JSON object {"type": ..., "id": ..., "body": {...}} (see Marshal).
+// The tray sends snapshots and live events: Runs, Run, RunEvents, Approvals, Approval,
+// ApprovalGone, SettingsReport, Notice; and one request, Show, that asks the window process
+// to open a window. A client sends commands: Start, FollowUp, Finish, Stop, Push, Answer,
+// SaveSettings, Subscribe, Unsubscribe. Every request carries an id of its sender's and
+// gets one Reply with the same id: ok, or an error a person can read.
+//
+// # Roles
+//
+// What a client may send and receive is decided by the server, per connection, as a
+// Role, never by what the client says about itself. RoleWindow (the window process the
+// tray started) may send every command; RoleRemote (the approval page) may only Answer and
+// receives runs and approvals only: commands never come from the network.
+//
+// # Connections
+//
+// Both sides open a connection with a Hello carrying the channel's Version; a mismatch
+// ends the connection with a VersionError naming both versions. Messages are framed as a
+// 4-byte big-endian length and the JSON text, at most MaxMessageBytes. A malformed message
+// gets an error reply and the connection goes on; an oversized one, or one that stalls
+// half sent past the I/O timeout, ends that connection only. A Server serves each client
+// on its own connection: one client that misbehaves, stalls or dies never ends the tray
+// nor another client.
+package control
