@@ -1,0 +1,266 @@
+package tray
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/segwi/segwi/assets"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// Snapshot is what the tray shows, taken at one moment: a plain value, so that the menu,
+// the icon and the tooltip are pure functions of it.
+type Snapshot struct {
+	Runs    []Run // the runs that have not ended, oldest first
+	Pending int   // approval requests waiting for a person
+	Now     time.Time
+	Canary  bool // the canary can be run
+}
+
+// Run is one run as the tray shows it.
+type Run struct {
+	ID    string
+	Name  string // the repository's name in the settings, else the checkout's folder name
+	Kind  runs.Kind
+	State runs.State
+	Since time.Time // when its process started, or when it was queued
+}
+
+// RunOf turns a run's summary into its tray entry, named after its repository in repos.
+func RunOf(info runs.Info, repos []settings.Repository) Run {
+	since := info.Start
+	if since.IsZero() {
+		since = info.Created
+	}
+	return Run{ID: info.ID, Name: CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Since: since}
+}
+
+// CheckoutName names a checkout for a person: the configured repository's name when the
+// folder is one, else the folder's own name.
+func CheckoutName(checkout string, repos []settings.Repository) string {
+	clean := filepath.Clean(checkout)
+	for _, r := range repos {
+		if r.Name != "" && filepath.Clean(r.Path) == clean {
+			return r.Name
+		}
+	}
+	return filepath.Base(clean)
+}
+
+// Verb is what a menu item does.
+type Verb int
+
+// The verbs of the menu's items.
+const (
+	NoVerb         Verb = iota // a separator or an item that only informs
+	NewRun                     // open the new-run dialog for Action.Kind
+	OpenRun                    // open the run window of Action.Run
+	RaiseApprovals             // raise every waiting approval
+	History                    // open the run history
+	Settings                   // open the settings
+	Canary                     // run the canary
+	Quit                       // quit segwi
+)
+
+// Action is what clicking an item does: a plain value, so menus compare with ==.
+type Action struct {
+	Verb Verb
+	Kind runs.Kind // NewRun
+	Run  string    // OpenRun
+}
+
+// Item is one entry of the tray menu.
+type Item struct {
+	Label     string
+	Disabled  bool
+	Separator bool
+	Action    Action
+}
+
+// Actions are the callbacks of the menu's items.
+type Actions struct {
+	NewRun         func(runs.Kind)
+	OpenRun        func(id string)
+	RaiseApprovals func()
+	History        func()
+	Settings       func()
+	Canary         func()
+	Quit           func()
+}
+
+// Do calls the callback of act; a nil callback does nothing.
+func (a Actions) Do(act Action) {
+	call := func(f func()) {
+		if f != nil {
+			f()
+		}
+	}
+	switch act.Verb {
+	case NewRun:
+		if a.NewRun != nil {
+			a.NewRun(act.Kind)
+		}
+	case OpenRun:
+		if a.OpenRun != nil {
+			a.OpenRun(act.Run)
+		}
+	case RaiseApprovals:
+		call(a.RaiseApprovals)
+	case History:
+		call(a.History)
+	case Settings:
+		call(a.Settings)
+	case Canary:
+		call(a.Canary)
+	case Quit:
+		call(a.Quit)
+	}
+}
+
+// Labels of the tray menu's fixed items.
+const (
+	LabelNewBuild  = "New build run…"
+	LabelNewReady  = "New ready run…"
+	LabelAsk       = "Ask…"
+	LabelHistory   = "Run history…"
+	LabelSettings  = "Settings…"
+	LabelCanary    = "Run canary"
+	LabelQuit      = "Quit"
+	LabelNoRuns    = "No runs going"
+	WaitingForYou  = "⚠ waiting for you"
+	LabelApprovals = "Waiting approvals (%d)"
+)
+
+// Menu is the tray menu for s.
+func Menu(s Snapshot) []Item {
+	sep := Item{Separator: true}
+	items := []Item{
+		{Label: LabelNewBuild, Action: Action{Verb: NewRun, Kind: runs.KindBuild}},
+		{Label: LabelNewReady, Action: Action{Verb: NewRun, Kind: runs.KindReady}},
+		{Label: LabelAsk, Action: Action{Verb: NewRun, Kind: runs.KindAsk}},
+		sep,
+	}
+	if len(s.Runs) == 0 {
+		items = append(items, Item{Label: LabelNoRuns, Disabled: true})
+	}
+	for _, r := range s.Runs {
+		items = append(items, Item{Label: runLabel(r, s.Now), Action: Action{Verb: OpenRun, Run: r.ID}})
+	}
+	return append(items,
+		sep,
+		Item{Label: fmt.Sprintf(LabelApprovals, s.Pending), Disabled: s.Pending == 0, Action: Action{Verb: RaiseApprovals}},
+		Item{Label: LabelHistory, Action: Action{Verb: History}},
+		Item{Label: LabelSettings, Action: Action{Verb: Settings}},
+		Item{Label: LabelCanary, Disabled: !s.Canary, Action: Action{Verb: Canary}},
+		sep,
+		Item{Label: LabelQuit, Action: Action{Verb: Quit}},
+	)
+}
+
+// runLabel is a run's menu item: "web · build · running 4m", or with the waiting mark.
+func runLabel(r Run, now time.Time) string {
+	head := r.Name + " · " + string(r.Kind) + " · "
+	switch r.State {
+	case runs.StateWaiting:
+		return head + WaitingForYou + " " + shortElapsed(now.Sub(r.Since))
+	case runs.StateRunning:
+		return head + "running " + shortElapsed(now.Sub(r.Since))
+	}
+	return head + string(r.State)
+}
+
+// showsElapsed reports whether s's menu shows a time that moves: a running or waiting run.
+func showsElapsed(s Snapshot) bool {
+	for _, r := range s.Runs {
+		if r.State == runs.StateRunning || r.State == runs.StateWaiting {
+			return true
+		}
+	}
+	return false
+}
+
+// shortElapsed renders d in whole minutes, as the menu refreshes about twice a minute.
+func shortElapsed(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh %02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// Look is the tray icon's state at a glance.
+type Look int
+
+// The looks of the tray icon.
+const (
+	LookIdle    Look = iota // no run
+	LookBusy                // runs are going or queued
+	LookWaiting             // a run waits for a person
+)
+
+// LookOf chooses the icon for s: waiting wins over busy, busy over idle.
+func LookOf(s Snapshot) Look {
+	look := LookIdle
+	if s.Pending > 0 {
+		return LookWaiting
+	}
+	for _, r := range s.Runs {
+		if r.State == runs.StateWaiting {
+			return LookWaiting
+		}
+		if !r.State.Final() {
+			look = LookBusy
+		}
+	}
+	return look
+}
+
+// Icon returns the PNG of the tray icon of l.
+func (l Look) Icon() []byte {
+	switch l {
+	case LookWaiting:
+		return assets.TrayWaiting
+	case LookBusy:
+		return assets.TrayBusy
+	}
+	return assets.TrayIdle
+}
+
+// Title is the tray item's title, as a tray host lists it.
+const Title = "segwi"
+
+// Tooltip says what s holds in a line: "segwi: 2 runs going, 1 waiting for you".
+func Tooltip(s Snapshot) string {
+	going, waiting := 0, 0
+	for _, r := range s.Runs {
+		if !r.State.Final() {
+			going++
+		}
+		if r.State == runs.StateWaiting {
+			waiting++
+		}
+	}
+	if going == 0 {
+		return Title + ": no runs going"
+	}
+	tip := fmt.Sprintf("%s: %s going", Title, plural(going, "run"))
+	if waiting > 0 {
+		tip += fmt.Sprintf(", %d waiting for you", waiting)
+	}
+	if s.Pending > 0 {
+		tip += fmt.Sprintf(" (%s)", plural(s.Pending, "approval"))
+	}
+	return tip
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,178 @@
+package tray
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/assets"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// menuLines renders a menu as lines: "---" for a separator, "(off)" after a disabled item.
+func menuLines(items []Item) []string {
+	var out []string
+	for _, it := range items {
+		if it.Separator {
+			out = append(out, "---")
+			continue
+		}
+		l := it.Label
+		if it.Disabled {
+			l += " (off)"
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func TestMenuItems(t *testing.T) {
+	tests := []struct {
+		name string
+		snap Snapshot
+		want []string
+	}{
+		{
+			name: "idle with no canary shows no runs and disables approvals and canary",
+			snap: Snapshot{Now: t0},
+			want: []string{
+				"New build run…", "New ready run…", "Ask…", "---",
+				"No runs going (off)", "---",
+				"Waiting approvals (0) (off)", "Run history…", "Settings…", "Run canary (off)", "---",
+				"Quit",
+			},
+		},
+		{
+			name: "two runs, one waiting for a person, list each with its state and time",
+			snap: Snapshot{
+				Now:     t0,
+				Pending: 1,
+				Canary:  true,
+				Runs: []Run{
+					{ID: "a", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0.Add(-4*time.Minute - 20*time.Second)},
+					{ID: "b", Name: "api", Kind: runs.KindAsk, State: runs.StateWaiting, Since: t0.Add(-75 * time.Minute)},
+					{ID: "c", Name: "web", Kind: runs.KindReady, State: runs.StateQueued, Since: t0},
+				},
+			},
+			want: []string{
+				"New build run…", "New ready run…", "Ask…", "---",
+				"web · build · running 4m",
+				"api · ask · ⚠ waiting for you 1h 15m",
+				"web · ready · queued",
+				"---",
+				"Waiting approvals (1)", "Run history…", "Settings…", "Run canary", "---",
+				"Quit",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, menuLines(Menu(tt.snap))); diff != "" {
+				t.Errorf("menu (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMenuActions(t *testing.T) {
+	var got []string
+	acts := Actions{
+		NewRun:         func(k runs.Kind) { got = append(got, "new "+string(k)) },
+		OpenRun:        func(id string) { got = append(got, "open "+id) },
+		RaiseApprovals: func() { got = append(got, "raise") },
+		History:        func() { got = append(got, "history") },
+		Settings:       func() { got = append(got, "settings") },
+		Canary:         func() { got = append(got, "canary") },
+		Quit:           func() { got = append(got, "quit") },
+	}
+	snap := Snapshot{Now: t0, Pending: 2, Canary: true, Runs: []Run{
+		{ID: "r1", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0},
+		{ID: "r2", Name: "api", Kind: runs.KindAsk, State: runs.StateStarting, Since: t0},
+	}}
+	for _, it := range Menu(snap) {
+		acts.Do(it.Action)
+	}
+	want := []string{"new build", "new ready", "new ask", "open r1", "open r2", "raise", "history", "settings", "canary", "quit"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("actions (-want +got):\n%s", diff)
+	}
+	Actions{}.Do(Action{Verb: Quit}) // a missing callback does nothing
+}
+
+func TestLook(t *testing.T) {
+	running := Run{State: runs.StateRunning}
+	tests := []struct {
+		name string
+		snap Snapshot
+		want Look
+		icon []byte
+	}{
+		{"no runs is idle", Snapshot{}, LookIdle, assets.TrayIdle},
+		{"a queued run is busy", Snapshot{Runs: []Run{{State: runs.StateQueued}}}, LookBusy, assets.TrayBusy},
+		{"a running run is busy", Snapshot{Runs: []Run{running}}, LookBusy, assets.TrayBusy},
+		{"a waiting run wins over a running one", Snapshot{Runs: []Run{running, {State: runs.StateWaiting}}}, LookWaiting, assets.TrayWaiting},
+		{"a pending approval is waiting", Snapshot{Pending: 1}, LookWaiting, assets.TrayWaiting},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := LookOf(tt.snap)
+			if got != tt.want {
+				t.Errorf("look = %d, want %d", got, tt.want)
+			}
+			if !bytes.Equal(got.Icon(), tt.icon) {
+				t.Errorf("look %d has the wrong icon", got)
+			}
+		})
+	}
+}
+
+func TestTooltipNamesTheRunsGoingAndWaiting(t *testing.T) {
+	tests := []struct {
+		snap Snapshot
+		want string
+	}{
+		{Snapshot{}, "segwi: no runs going"},
+		{Snapshot{Runs: []Run{{State: runs.StateQueued}}}, "segwi: 1 run going"},
+		{Snapshot{Pending: 2, Runs: []Run{{State: runs.StateRunning}, {State: runs.StateWaiting}, {State: runs.StateWaiting}}},
+			"segwi: 3 runs going, 2 waiting for you (2 approvals)"},
+	}
+	for _, tt := range tests {
+		if got := Tooltip(tt.snap); got != tt.want {
+			t.Errorf("Tooltip = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestRunNames(t *testing.T) {
+	repos := []settings.Repository{{Name: "web", Path: "/home/ada/src/web-app"}}
+	info := runs.Info{ID: "x", Kind: runs.KindBuild, Checkout: "/home/ada/src/web-app/", State: runs.StateRunning,
+		Created: t0, Start: t0.Add(time.Minute)}
+	if got := RunOf(info, repos); got.Name != "web" || !got.Since.Equal(info.Start) {
+		t.Errorf("RunOf = %+v, want the repository's name and the start time", got)
+	}
+	info.Checkout, info.Start = "/tmp/scratch", time.Time{}
+	if got := RunOf(info, repos); got.Name != "scratch" || !got.Since.Equal(t0) {
+		t.Errorf("RunOf = %+v, want the folder's name and the queue time", got)
+	}
+}
+
+func TestShortElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		10 * time.Second:                "<1m",
+		4*time.Minute + 59*time.Second:  "4m",
+		2*time.Hour + 3*time.Minute + 1: "2h 03m",
+	} {
+		if got := shortElapsed(d); got != want {
+			t.Errorf("shortElapsed(%s) = %q, want %q", d, got, want)
+		}
+	}
+	if !strings.Contains(runLabel(Run{Name: "w", Kind: runs.KindAsk, State: runs.StateStopping}, t0), "stopping") {
+		t.Error("a stopping run's label does not say so")
+	}
+}
