@@ -11,10 +11,11 @@ want_test=0
 [ "${1:-}" = "--test" ] && want_test=1
 
 # Debian packages: Fyne's cgo build (GLFW over X11), a headless display, a session bus with a
-# tray host, a real Secret Service, and git for checkouts and pushes.
+# tray host, a notification daemon (dunst, started by the tests that need it), a real Secret
+# Service, and git for checkouts and pushes.
 pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
-  dbus dbus-x11 haskell-status-notifier-item-utils gnome-keyring libsecret-tools procps)
+  dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

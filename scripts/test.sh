@@ -35,6 +35,9 @@ if [ "${1:-}" != "--in-session" ]; then
   export LANG=en_US.UTF-8 SEGWI_TEST_STRICT=1
   export SEGWI_TEST_CLAUDE="$PWD/testdata/claude-code/node_modules/.bin/claude"
   unset GH_TOKEN GITHUB_TOKEN ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+  # The session bus starts services (a notification daemon) with its own environment: never
+  # on the person's real display. The tests' display is the Xvfb started below.
+  unset DISPLAY WAYLAND_DISPLAY
   dbus-run-session -- "$0" --in-session "$@"
   exit $?
 fi

@@ -1,0 +1,168 @@
+package desktop
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/segwi/segwi/internal/testing/await"
+	segwitray "github.com/segwi/segwi/tray"
+)
+
+// The tray process's notifications, without Fyne, against a real notification daemon
+// (dunst) on a session bus of the test's own, so that the other tests' notifications do
+// not reach it.
+func TestNotificationsFromTheTrayProcess(t *testing.T) {
+	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
+	for _, tool := range []string{"dbus-daemon", "dunst", "xdotool"} {
+		_, err := exec.LookPath(tool)
+		need(t, err == nil, tool+" is not installed")
+	}
+	addr := privateBus(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+
+	t.Run("with no notification daemon they are dropped, and that is logged once", func(t *testing.T) {
+		logs := &lines{}
+		n := segwitray.NewNotifier(logs.printf)
+		defer n.Close()
+		n.Notify("segwi: a run waits for you", "web · build: Bash touch approved.txt", func() {})
+		n.Notify("segwi: a run waits for you", "web · build: Bash rm approved.txt", nil)
+		got := logs.all()
+		if len(got) != 1 || !strings.Contains(got[0], "no notification daemon runs on the session bus") {
+			t.Errorf("logged %q; want one line saying no notification daemon runs", got)
+		}
+	})
+
+	t.Run("with no session bus they are dropped, and that is logged once", func(t *testing.T) {
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+		logs := &lines{}
+		n := segwitray.NewNotifier(logs.printf)
+		defer n.Close()
+		n.Notify("segwi", "one", nil)
+		n.Notify("segwi", "two", nil)
+		if got := logs.all(); len(got) != 1 || !strings.Contains(got[0], "no session bus") {
+			t.Errorf("logged %q; want one line saying there is no session bus", got)
+		}
+	})
+
+	t.Run("a click on the notification opens the run window", func(t *testing.T) {
+		startDunst(t, addr)
+		logs := &lines{}
+		n := segwitray.NewNotifier(logs.printf)
+		defer n.Close()
+		opened := make(chan struct{}, 1)
+		n.Notify("segwi: a run waits for you", "web · build: Bash touch approved.txt", func() { opened <- struct{}{} })
+		win := waitForWindow(t, "^Dunst$", 10*time.Second)
+		if shots := os.Getenv("SEGWI_SCREENSHOTS"); shots != "" {
+			screenshot(t, shots, "notification")
+		}
+		if out, err := xdotool(t, "mousemove", "--window", win, "20", "20", "click", "1"); err != nil {
+			t.Fatalf("clicking the notification: %v: %s", err, out)
+		}
+		select {
+		case <-opened:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("clicking the notification did not open the run window; logged %q", logs.all())
+		}
+		if got := logs.all(); len(got) != 0 {
+			t.Errorf("logged %q with a daemon running", got)
+		}
+	})
+}
+
+// lines collects log lines.
+type lines struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (l *lines) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, fmt.Sprintf(format, args...))
+}
+
+func (l *lines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.got...)
+}
+
+// privateBus starts a session bus of the test's own and returns its address. It starts
+// no service on demand: the notification daemon is there only once the test starts it.
+func privateBus(t *testing.T) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "bus.conf")
+	writeFile(t, config, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=`+t.TempDir()+`</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`)
+	cmd := exec.Command("dbus-daemon", "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting a session bus: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the session bus's address: %v", err)
+	}
+	return strings.TrimSpace(addr)
+}
+
+// startDunst starts the dunst notification daemon on the bus at addr and the test's
+// display, set so that a left click invokes a notification's default action, and waits
+// until it owns the notification service's name.
+func startDunst(t *testing.T, addr string) {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "dunstrc")
+	writeFile(t, config, "[global]\n    origin = bottom-right\n    offset = 10x10\n    mouse_left_click = do_action, close_current\n")
+	cmd := exec.Command("dunst", "-config", config)
+	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS="+addr)
+	log, err := os.Create(filepath.Join(t.TempDir(), "dunst.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting dunst: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		log.Close()
+	})
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	await.For(t, 10*time.Second, "dunst on the test's session bus", func() bool {
+		var has bool
+		conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.Notifications").Store(&has)
+		return has
+	})
+}
