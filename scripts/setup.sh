@@ -12,10 +12,10 @@ want_test=0
 
 # Debian packages: Fyne's cgo build (GLFW over X11), a headless display, a session bus with a
 # tray host, a notification daemon (dunst, started by the tests that need it), a real Secret
-# Service, and git for checkouts and pushes.
+# Service, git for checkouts and pushes, and ss (iproute2) for the tests' socket checks.
 pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
-  dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps)
+  dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

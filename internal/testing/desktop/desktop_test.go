@@ -43,13 +43,13 @@ func need(t *testing.T, ok bool, what string) {
 	t.Skipf("%s: run the tests with scripts/test.sh, which provides it", what)
 }
 
-// needDesktop skips the test (see need) unless the display, the session bus, a tray host
-// and the X tools are there, and returns a connection to the bus.
-func needDesktop(t *testing.T) *dbus.Conn {
+// needDesktop skips the test (see need) unless the display, the session bus, a tray host,
+// the X tools and the other tools named are there, and returns a connection to the bus.
+func needDesktop(t *testing.T, tools ...string) *dbus.Conn {
 	t.Helper()
 	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
 	need(t, os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "", "no session bus")
-	for _, tool := range []string{"xdotool", "import"} {
+	for _, tool := range append([]string{"xdotool", "import"}, tools...) {
 		_, err := exec.LookPath(tool)
 		need(t, err == nil, tool+" is not installed")
 	}
