@@ -20,6 +20,7 @@ import (
 const (
 	childEnv     = "SEGWI_CONTROL_TEST_CHILD"
 	childWindow  = "window"   // the window process: speaks over the fd it inherited
+	childHangs   = "hangs"    // a window process that connects, then hangs until killed
 	childIntrude = "intruder" // another process of the same user: tries to reach the tray's channel
 )
 
@@ -29,6 +30,16 @@ func TestMain(m *testing.M) {
 		os.Exit(windowChild())
 	case childIntrude:
 		os.Exit(intruderChild())
+	case childHangs:
+		conn, err := Inherited()
+		if err == nil {
+			_, err = NewClient(conn, ClientOptions{Program: "segwi test window that hangs"})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		select {}
 	}
 	os.Exit(m.Run())
 }
@@ -110,6 +121,51 @@ func TestAChildSpeaksOverTheDescriptorItInherited(t *testing.T) {
 		}
 	case <-time.After(within):
 		t.Fatal("Serve did not return after the child exited")
+	}
+}
+
+func TestAKilledWindowProcessEndsOnlyItsConnection(t *testing.T) {
+	c := newCore()
+	connected := make(chan *Peer, 2)
+	c.connected = func(p *Peer) { connected <- p }
+	s := NewServer("segwi test tray", c)
+	start := func(mode string) (*exec.Cmd, <-chan error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+mode)
+		conn, err := StartChild(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := make(chan error, 1)
+		go func() { served <- s.Serve(context.Background(), conn, Grant{Role: RoleWindow, Who: ByThisDesktop}) }()
+		return cmd, served
+	}
+	hung, served := start(childHangs)
+	select {
+	case <-connected:
+	case <-time.After(within):
+		t.Fatal("the window process did not connect")
+	}
+	hung.Process.Kill() // kill -9, as a crash or a person would
+	hung.Wait()
+	select {
+	case err := <-served:
+		if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("Serve after the window process was killed = %v, want it to have hung up", err)
+		}
+	case <-time.After(within):
+		t.Fatal("Serve did not notice that the window process was killed")
+	}
+	if n := len(s.Peers(RoleWindow)); n != 0 {
+		t.Errorf("the server still has %d window peers", n)
+	}
+	// The tray starts a new window process, which is served as the first was.
+	next, _ := start(childWindow)
+	if got := c.next(t).cmd; got.MessageType() != TypeFollowUp {
+		t.Errorf("the new window process sent %v", got)
+	}
+	if err := next.Wait(); err != nil {
+		t.Errorf("the new window process failed: %v", err)
 	}
 }
 

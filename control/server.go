@@ -57,7 +57,8 @@ func NewServer(program string, h Handler) *Server {
 }
 
 // Serve serves one client on nc, with what g grants, and returns when the connection has
-// ended (nil when the client closed it) or ctx is done. It closes nc. Whatever the client
+// ended (nil when the client closed it; a client killed mid-way may show as a connection
+// reset) or ctx is done. It closes nc. Whatever the client
 // sends, it ends no more than this connection: a malformed message gets an error reply, a
 // refused command an error reply naming the role, an oversized or stalled message ends
 // the connection.
