@@ -29,6 +29,8 @@ type Approval struct {
 	ToolUseID string          `json:"toolUseID,omitempty"`
 	Asked     time.Time       `json:"asked"`
 	Deadline  time.Time       `json:"deadline"` // when it is denied for want of an answer
+	// Note is what segwi noticed about the call (approvals.Request.Note), when anything.
+	Note string `json:"note,omitempty"`
 }
 
 // MessageType returns TypeApproval.
@@ -52,6 +54,22 @@ func ApprovalOf(req approvals.Request, name, prompt string) Approval {
 		ToolUseID: req.ToolUseID,
 		Asked:     req.Asked,
 		Deadline:  req.Deadline,
+		Note:      req.Note,
+	}
+}
+
+// Broker is the request as the approvals broker holds it (approvals.Request), on which the
+// window process's popups are built.
+func (a Approval) Broker() approvals.Request {
+	return approvals.Request{
+		ID:        a.Request,
+		Run:       approvals.RunInfo{ID: a.Run.ID, Kind: string(a.Run.Kind), Checkout: a.Run.Checkout},
+		ToolName:  a.Tool,
+		Input:     a.Input,
+		ToolUseID: a.ToolUseID,
+		Asked:     a.Asked,
+		Deadline:  a.Deadline,
+		Note:      a.Note,
 	}
 }
 
@@ -118,6 +136,20 @@ func GoneOf(req approvals.Request, a approvals.Answer, by string) ApprovalGone {
 	return g
 }
 
+// GoneBecause is the ApprovalGone of a request that stopped waiting before anyone
+// answered it, for the cause its context ended with (approvals.ErrTimedOut,
+// approvals.ErrRunEnded, or anything else: withdrawn).
+func GoneBecause(req approvals.Request, cause error) ApprovalGone {
+	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: WhyWithdrawn}
+	switch {
+	case errors.Is(cause, approvals.ErrTimedOut):
+		g.Why = WhyTimedOut
+	case errors.Is(cause, approvals.ErrRunEnded):
+		g.Why = WhyRunEnded
+	}
+	return g
+}
+
 // Decision is a person's answer to a request.
 type Decision string
 
@@ -154,6 +186,19 @@ func (a Answer) check() error {
 		return nil
 	}
 	return fmt.Errorf("unknown decision %q: use allow, deny or deny-and-stop", a.Decision)
+}
+
+// AnswerOf is the Answer of a request that a person gave through a Decider (a popup):
+// allow, deny or deny and stop, with their words.
+func AnswerOf(request string, a approvals.Answer, by string) Answer {
+	out := Answer{Request: request, Decision: Allow, By: by}
+	if !a.Allow || a.Interrupt {
+		out.Decision, out.Reason = Deny, a.Message
+		if a.Interrupt {
+			out.Decision = DenyAndStop
+		}
+	}
+	return out
 }
 
 // Approval is the person's answer as the approvals broker takes it from a Decider.

@@ -52,9 +52,14 @@ func (c *Client) Role() Role { return c.role }
 type CommandError struct {
 	Type Type
 	Text string // the tray's words
+	Code Code   // the sentinel error it stands for, if any (see Reply.Err)
 }
 
 func (e *CommandError) Error() string { return fmt.Sprintf("%s: %s", e.Type, e.Text) }
+
+// Unwrap returns the tray's error, which errors.Is matches against the sentinel of its
+// Code (runs.ErrNotRunning, token.ErrNotFound, ...).
+func (e *CommandError) Unwrap() error { return &ReplyError{Text: e.Text, Code: e.Code} }
 
 // Do sends the command cmd and returns the tray's reply: a *CommandError when the tray
 // refused it or it failed. It returns when the reply arrives, ctx is done or the
@@ -69,7 +74,7 @@ func (c *Client) Do(ctx context.Context, cmd Body) (Reply, error) {
 		return Reply{}, err
 	}
 	if r.Error != "" {
-		return r, &CommandError{Type: t, Text: r.Error}
+		return r, &CommandError{Type: t, Text: r.Error, Code: r.Code}
 	}
 	return r, nil
 }

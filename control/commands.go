@@ -115,3 +115,81 @@ type SaveSettings struct {
 
 // MessageType returns TypeSaveSettings.
 func (SaveSettings) MessageType() Type { return TypeSaveSettings }
+
+// CheckPush asks whether an ended run's branch can be pushed: push's local checks, without
+// the token or the network. Its reply is an error saying why not.
+type CheckPush struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeCheckPush.
+func (CheckPush) MessageType() Type { return TypeCheckPush }
+
+func (c CheckPush) check() error { return needRun(c.Run) }
+
+// ApplyTrusted puts the new list of a trusted-command change in force: the person
+// confirmed it. Its reply is an error when the change no longer waits.
+type ApplyTrusted struct {
+	Change settings.TrustedChange `json:"change"`
+}
+
+// MessageType returns TypeApplyTrusted.
+func (ApplyTrusted) MessageType() Type { return TypeApplyTrusted }
+
+// KeepTrusted keeps the accepted trusted commands instead of a change's new list: the
+// person said so.
+type KeepTrusted struct {
+	Change settings.TrustedChange `json:"change"`
+}
+
+// MessageType returns TypeKeepTrusted.
+func (KeepTrusted) MessageType() Type { return TypeKeepTrusted }
+
+// TokenStatus asks whether a GitHub token is in the keyring; the reply says so in
+// TokenSet, never with the token.
+type TokenStatus struct{}
+
+// MessageType returns TypeTokenStatus.
+func (TokenStatus) MessageType() Type { return TypeTokenStatus }
+
+// SetToken stores a GitHub token in the keyring, replacing any token stored before. The
+// tray process is the one that reads and writes the keyring.
+type SetToken struct {
+	Token string `json:"token"`
+}
+
+// MessageType returns TypeSetToken.
+func (SetToken) MessageType() Type { return TypeSetToken }
+
+func (s SetToken) check() error {
+	if s.Token == "" {
+		return errors.New("no token")
+	}
+	return nil
+}
+
+// DeleteToken removes the GitHub token from the keyring.
+type DeleteToken struct{}
+
+// MessageType returns TypeDeleteToken.
+func (DeleteToken) MessageType() Type { return TypeDeleteToken }
+
+// RunCanary runs segwi's canary on the tray's runs; its reply carries the report in Text
+// (and an error when a check did not pass). StopCanary ends a canary under way.
+type RunCanary struct{}
+
+// MessageType returns TypeRunCanary.
+func (RunCanary) MessageType() Type { return TypeRunCanary }
+
+// StopCanary stops the canary under way, if any: the person closed its window.
+type StopCanary struct{}
+
+// MessageType returns TypeStopCanary.
+func (StopCanary) MessageType() Type { return TypeStopCanary }
+
+// Quit stops every run in two steps and then ends the tray: the person confirmed it. Its
+// reply comes once the runs are stopped, just before the tray ends.
+type Quit struct{}
+
+// MessageType returns TypeQuit.
+func (Quit) MessageType() Type { return TypeQuit }

@@ -3,6 +3,9 @@ package control
 import (
 	"errors"
 	"fmt"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings/token"
 )
 
 // Hello opens a connection, both ways: each side sends one first, then reads the other's.
@@ -39,24 +42,79 @@ func (e *VersionError) Error() string {
 // Reply answers one request: its Message.ID is the request's. An empty Error means done.
 type Reply struct {
 	Error string `json:"error,omitempty"` // what went wrong, for a person to read
-	Run   string `json:"run,omitempty"`   // the run a Start started
+	// Code names the error when a caller may branch on it (see Failed); empty otherwise.
+	Code     Code   `json:"code,omitempty"`
+	Run      string `json:"run,omitempty"`      // the run a Start started
+	Text     string `json:"text,omitempty"`     // what a Push did, the canary's report, in words
+	TokenSet bool   `json:"tokenSet,omitempty"` // TokenStatus: a GitHub token is in the keyring
 }
 
 // MessageType returns TypeReply.
 func (Reply) MessageType() Type { return TypeReply }
 
-// Err returns the reply's error, or nil when the request was done.
+// Err returns the reply's error, or nil when the request was done. The error matches the
+// sentinel its Code names with errors.Is.
 func (r Reply) Err() error {
 	if r.Error == "" {
 		return nil
 	}
-	return errors.New(r.Error)
+	return &ReplyError{Text: r.Error, Code: r.Code}
 }
 
-// Failed returns the reply of a request that failed with err.
+// Failed returns the reply of a request that failed with err, its Code set when err is
+// one of the errors callers branch on (see Codes).
 func Failed(err error) Reply {
 	if err == nil {
 		return Reply{}
 	}
-	return Reply{Error: err.Error()}
+	r := Reply{Error: err.Error()}
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			r.Code = c.code
+			break
+		}
+	}
+	return r
+}
+
+// Code names an error a caller may branch on, across the channel.
+type Code string
+
+// The codes, each for one sentinel error of segwi's packages.
+const (
+	CodeRunNotRunning  Code = "run-not-running"   // runs.ErrNotRunning
+	CodeRunInputClosed Code = "run-input-closed"  // runs.ErrInputClosed
+	CodeRunNotFound    Code = "run-not-found"     // runs.ErrNotFound
+	CodeNoToken        Code = "token-not-found"   // token.ErrNotFound
+	CodeNoKeyring      Code = "token-unavailable" // token.ErrUnavailable
+)
+
+var codes = []struct {
+	code Code
+	err  error
+}{
+	{CodeRunNotRunning, runs.ErrNotRunning},
+	{CodeRunInputClosed, runs.ErrInputClosed},
+	{CodeRunNotFound, runs.ErrNotFound},
+	{CodeNoToken, token.ErrNotFound},
+	{CodeNoKeyring, token.ErrUnavailable},
+}
+
+// ReplyError is a request's error as the other side's reply said it: its words, and the
+// sentinel error it stands for, which errors.Is matches.
+type ReplyError struct {
+	Text string
+	Code Code
+}
+
+func (e *ReplyError) Error() string { return e.Text }
+
+// Is reports whether target is the sentinel error e's Code names.
+func (e *ReplyError) Is(target error) bool {
+	for _, c := range codes {
+		if c.code == e.Code && c.err == target {
+			return true
+		}
+	}
+	return false
 }

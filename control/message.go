@@ -46,6 +46,15 @@ const (
 	TypeSaveSettings Type = "save-settings"
 	TypeSubscribe    Type = "subscribe"
 	TypeUnsubscribe  Type = "unsubscribe"
+	TypeCheckPush    Type = "check-push"
+	TypeApplyTrusted Type = "apply-trusted"
+	TypeKeepTrusted  Type = "keep-trusted"
+	TypeTokenStatus  Type = "token-status"
+	TypeSetToken     Type = "set-token"
+	TypeDeleteToken  Type = "delete-token"
+	TypeRunCanary    Type = "run-canary"
+	TypeStopCanary   Type = "stop-canary"
+	TypeQuit         Type = "quit"
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -122,6 +131,15 @@ var kinds = map[Type]kind{
 	TypeSaveSettings: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SaveSettings]()},
 	TypeSubscribe:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Subscribe]()},
 	TypeUnsubscribe:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Unsubscribe]()},
+	TypeCheckPush:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckPush]()},
+	TypeApplyTrusted: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[ApplyTrusted]()},
+	TypeKeepTrusted:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[KeepTrusted]()},
+	TypeTokenStatus:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[TokenStatus]()},
+	TypeSetToken:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetToken]()},
+	TypeDeleteToken:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[DeleteToken]()},
+	TypeRunCanary:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
+	TypeStopCanary:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
+	TypeQuit:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -32,12 +32,13 @@ func examples() []Body {
 	approval := Approval{
 		Request: "7", Run: RunRef{ID: info.ID, Kind: runs.KindBuild, Checkout: info.Checkout, Name: "web", Prompt: "fix the build"},
 		Tool: "Bash", Input: json.RawMessage(`{"command":"git status && git diff > out.txt"}`), ToolUseID: "toolu_1",
-		Asked: t0, Deadline: t0.Add(10 * time.Minute),
+		Asked: t0, Deadline: t0.Add(10 * time.Minute), Note: "Not checked against your trusted commands: too long.",
 	}
+	change := &settings.TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}, Declined: true}
 	return []Body{
 		Hello{Version: Version, Program: "segwi test tray", Role: RoleWindow},
-		Reply{Error: "run x: the run is not running", Run: "r1"},
-		Runs{Runs: []Run{{Info: info, Name: "web"}}},
+		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", TokenSet: true},
+		Runs{Runs: []Run{{Info: info, Name: "web", Dir: "/home/ada/.local/state/segwi/runs/" + info.ID}}},
 		Run{Info: info, Name: "web"},
 		RunEvents{Run: info.ID, Events: []runs.Event{
 			{RunID: info.ID, Seq: 1, Time: t0, Type: runs.EventText, Text: "Looking at it."},
@@ -45,18 +46,22 @@ func examples() []Body {
 			{RunID: info.ID, Seq: 3, Time: t0, Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateWaiting, Reason: "an approval waits"}},
 			{RunID: info.ID, Seq: 4, Time: t0, Type: runs.EventApprovalAnswer, Approval: &runs.ApprovalInfo{RequestID: "7", Allow: true, By: "person", WaitedMS: 900}},
 			{RunID: info.ID, Seq: 5, Time: t0, Type: runs.EventResult, Result: &runs.ResultInfo{NumTurns: 3, CostUSD: 0.25, Usage: json.RawMessage(`{"input_tokens":5}`)}},
-		}},
+		}, Now: &Run{Info: info, Name: "web"}, Ended: true},
 		Approvals{Waiting: []Approval{approval}},
 		approval,
 		ApprovalGone{Request: "7", Run: info.ID, Why: WhyAnswered, Allow: true, By: ByThisDesktop},
 		SettingsReport{
-			File: "/home/ada/.config/segwi/config.yaml", Found: true, Settings: s,
-			Problems: []settings.Problem{{File: "/home/ada/.config/segwi/config.yaml", Key: "segwi.runs.maxConcurrent", Message: "must be between 1 and 64, got 0"}},
-			Retired:  []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
-			Unknown:  []string{"segwi.runs.idelTimeout"},
+			File: "/home/ada/.config/segwi/config.yaml", StateDir: "/home/ada/.local/state/segwi", Found: true,
+			Settings: s, InForce: settings.Default(), Error: "segwi.runs.maxConcurrent: must be between 1 and 64, got 0",
+			TrustedChange: change,
+			Problems:      []settings.Problem{{File: "/home/ada/.config/segwi/config.yaml", Key: "segwi.runs.maxConcurrent", Message: "must be between 1 and 64, got 0"}},
+			Retired:       []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
+			Unknown:       []string{"segwi.runs.idelTimeout"},
 		},
 		Notice{Level: Warning, Title: "segwi: retired settings", Text: "segwi.mcpPermissions is ignored", Run: info.ID},
-		Show{Window: ShowNewRun, Kind: runs.KindAsk},
+		Show{Window: ShowNewRun, Kind: runs.KindAsk, Moment: AtStartup,
+			Retired: []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
+			Damaged: []DamagedRecord{{Dir: "/d", File: "/d/run.json", Err: "unexpected end of JSON input"}}},
 		Start{Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "fix the build", Model: "opus", KeepOpen: true},
 		FollowUp{Run: info.ID, Text: "and the tests"},
 		Finish{Run: info.ID},
@@ -66,6 +71,15 @@ func examples() []Body {
 		SaveSettings{Settings: s},
 		Subscribe{Run: info.ID},
 		Unsubscribe{Run: info.ID},
+		CheckPush{Run: info.ID},
+		ApplyTrusted{Change: *change},
+		KeepTrusted{Change: *change},
+		TokenStatus{},
+		SetToken{Token: "ghp_example"},
+		DeleteToken{},
+		RunCanary{},
+		StopCanary{},
+		Quit{},
 	}
 }
 

@@ -14,6 +14,19 @@ type Run struct {
 	runs.Info
 	// Name is the repository's name in the settings, else the checkout's folder name.
 	Name string `json:"name"`
+	// Dir is the run's folder (runs.Info.Dir, which run.json does not hold): the window
+	// process reads the run's output.log there.
+	Dir string `json:"dir,omitempty"`
+}
+
+// RunOf is the Run of info, known to a person as name.
+func RunOf(info runs.Info, name string) Run { return Run{Info: info, Name: name, Dir: info.Dir} }
+
+// Summary is the run's runs.Info, with its folder.
+func (r Run) Summary() runs.Info {
+	info := r.Info
+	info.Dir = r.Dir
+	return info
 }
 
 // MessageType returns TypeRun: the run changed (sent whole, so applying it twice is
@@ -35,7 +48,13 @@ func (Runs) MessageType() Type { return TypeRuns }
 // backlog first, then each new event. Events are as the run recorded them.
 type RunEvents struct {
 	Run    string       `json:"run"`
-	Events []runs.Event `json:"events"`
+	Events []runs.Event `json:"events,omitempty"`
+	// Now is the run's summary after these events (its cost, turns and state move with
+	// them), when the tray sends it.
+	Now *Run `json:"now,omitempty"`
+	// Ended says that the run has ended and these are its last events: the subscription
+	// is over. (A Subscribe to a run that is not live is refused in its reply instead.)
+	Ended bool `json:"ended,omitempty"`
 }
 
 // MessageType returns TypeRunEvents.

@@ -418,8 +418,8 @@ func TestTheTrayAsksTheWindowProcessToShowAWindow(t *testing.T) {
 	if rep, err := peers[0].Request(ctx, Show{Window: ShowRun, Run: "r1"}); err != nil || rep.Error != "" {
 		t.Errorf("show run window = %+v, %v", rep, err)
 	}
-	if got := <-shown; got != (Show{Window: ShowRun, Run: "r1"}) {
-		t.Errorf("the window process was asked to show %+v", got)
+	if diff := cmp.Diff(Show{Window: ShowRun, Run: "r1"}, <-shown); diff != "" {
+		t.Errorf("the window process was asked to show (-want +got):\n%s", diff)
 	}
 	if rep, _ := peers[0].Request(ctx, Show{Window: ShowCanary}); rep.Error != "the canary report is not built yet" {
 		t.Errorf("a show that fails replies %q", rep.Error)

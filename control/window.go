@@ -10,18 +10,51 @@ import (
 )
 
 // SettingsReport is the settings the tray runs with and what is wrong with the file: sent
-// at connect and after each reload.
+// to the window process at connect and after each reload. It does not open a window by
+// itself (the tray sends a Show for what the person must see); a window already open
+// follows it: the bad-settings window closes once the file is good again, the
+// trusted-change window once no change waits.
 type SettingsReport struct {
-	File     string             `json:"file"`
-	Found    bool               `json:"found"` // false: the file does not exist, Settings are the defaults
-	Settings settings.Settings  `json:"settings"`
-	Problems []settings.Problem `json:"problems,omitempty"` // values refused; the last good ones stay
-	Retired  []migrate.Retired  `json:"retired,omitempty"`  // retired keys, ignored
-	Unknown  []string           `json:"unknown,omitempty"`  // keys segwi does not know
+	File string `json:"file"`
+	// StateDir is the folder of the run records, which the window process reads (never
+	// writes) for the history and the run windows.
+	StateDir string `json:"stateDir"`
+	Found    bool   `json:"found"` // false: the file does not exist
+	// Settings are what the file says, a bad value reset to its default, with the trusted
+	// commands the person accepted: what the settings window shows and saves.
+	Settings settings.Settings `json:"settings"`
+	// InForce are the settings segwi runs with: the file's, the defaults after a bad
+	// start, or the last good ones after a bad edit.
+	InForce settings.Settings `json:"inForce"`
+	// Error is why the settings in force are not the file's (a parse error, or the
+	// problems joined); empty when they are. Problems are the values refused.
+	Error    string             `json:"error,omitempty"`
+	Problems []settings.Problem `json:"problems,omitempty"`
+	Retired  []migrate.Retired  `json:"retired,omitempty"` // retired keys, ignored
+	Unknown  []string           `json:"unknown,omitempty"` // keys segwi does not know
+	// TrustedChange is an addition to the trusted commands that waits for the person, or
+	// that they declined; nil when there is none.
+	TrustedChange *settings.TrustedChange `json:"trustedChange,omitempty"`
 }
 
 // MessageType returns TypeSettings.
 func (SettingsReport) MessageType() Type { return TypeSettings }
+
+// Err is what is wrong with the file as an error: the problems joined (each a
+// settings.Problem, as settings.Result.Err gives them), else Error; nil when nothing is.
+func (r SettingsReport) Err() error {
+	if len(r.Problems) > 0 {
+		errs := make([]error, len(r.Problems))
+		for i, p := range r.Problems {
+			errs[i] = p
+		}
+		return errors.Join(errs...)
+	}
+	if r.Error != "" {
+		return errors.New(r.Error)
+	}
+	return nil
+}
 
 // Level says how much a Notice matters.
 type Level string
@@ -65,16 +98,52 @@ const (
 	ShowRun       Window = "run"       // the run window of Show.Run
 	ShowHistory   Window = "history"   // the run history
 	ShowSettings  Window = "settings"  // the settings window
-	ShowCanary    Window = "canary"    // the canary report
+	ShowCanary    Window = "canary"    // run the canary and show its report
 	ShowApprovals Window = "approvals" // raise every waiting approval's popup
+	ShowQuit      Window = "quit"      // ask whether to stop the runs going and quit
+	// The warnings.
+	ShowSettingsProblems Window = "settings-problems" // what is wrong with the settings (SettingsReport), at Show.Moment
+	ShowRetired          Window = "retired"           // Show.Retired: retired keys not shown before
+	ShowTrustedChange    Window = "trusted-change"    // the change of SettingsReport.TrustedChange
+	ShowDamaged          Window = "damaged"           // Show.Damaged: run records segwi could not read
 )
 
-// Show asks the window process to open (or raise) a window: a tray menu click, or a
-// notification's action. Its reply is an error when the window could not be shown.
+// Moment says when bad settings were found, which decides what segwi runs with.
+type Moment string
+
+// The moments.
+const (
+	AtStartup Moment = "startup"    // the file was bad at start: segwi runs with the defaults
+	AfterEdit Moment = "after-edit" // an edit made it bad: segwi keeps the last good settings
+)
+
+// DamagedRecord is a run record segwi could not read or update (runs.Damaged).
+type DamagedRecord struct {
+	Dir  string `json:"dir"`
+	File string `json:"file"`
+	Err  string `json:"err"`
+}
+
+// DamagedOf is the DamagedRecord of d.
+func DamagedOf(d runs.Damaged) DamagedRecord {
+	return DamagedRecord{Dir: d.Dir, File: d.File, Err: fmt.Sprint(d.Err)}
+}
+
+// Damaged is the record as runs names it, with its advice.
+func (d DamagedRecord) Damaged() runs.Damaged {
+	return runs.Damaged{Dir: d.Dir, File: d.File, Err: errors.New(d.Err)}
+}
+
+// Show asks the window process to open (or raise) a window: a tray menu click, a
+// notification's action, a warning. Its reply is an error when the window could not be
+// shown.
 type Show struct {
-	Window Window    `json:"window"`
-	Kind   runs.Kind `json:"kind,omitempty"`
-	Run    string    `json:"run,omitempty"`
+	Window  Window            `json:"window"`
+	Kind    runs.Kind         `json:"kind,omitempty"`
+	Run     string            `json:"run,omitempty"`
+	Moment  Moment            `json:"moment,omitempty"`
+	Retired []migrate.Retired `json:"retired,omitempty"`
+	Damaged []DamagedRecord   `json:"damaged,omitempty"`
 }
 
 // MessageType returns TypeShow.
@@ -87,7 +156,22 @@ func (s Show) check() error {
 		return err
 	case ShowRun:
 		return needRun(s.Run)
-	case ShowHistory, ShowSettings, ShowCanary, ShowApprovals:
+	case ShowSettingsProblems:
+		if s.Moment != AtStartup && s.Moment != AfterEdit {
+			return fmt.Errorf("unknown moment %q", s.Moment)
+		}
+		return nil
+	case ShowRetired:
+		if len(s.Retired) == 0 {
+			return errors.New("no retired keys to show")
+		}
+		return nil
+	case ShowDamaged:
+		if len(s.Damaged) == 0 {
+			return errors.New("no damaged records to show")
+		}
+		return nil
+	case ShowHistory, ShowSettings, ShowCanary, ShowApprovals, ShowQuit, ShowTrustedChange:
 		return nil
 	}
 	return fmt.Errorf("unknown window %q", s.Window)

@@ -163,3 +163,13 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// Summary says in a line that the retired keys found in file are ignored: "segwi.x in
+// FILE is retired and ignored: delete it." for one, "3 retired settings in FILE are
+// ignored: delete them." for more (a desktop notification's text).
+func Summary(file string, found []Retired) string {
+	if len(found) == 1 {
+		return fmt.Sprintf("%s in %s is retired and ignored: delete it.", found[0].Where(), file)
+	}
+	return fmt.Sprintf("%d retired settings in %s are ignored: delete them.", len(found), file)
+}

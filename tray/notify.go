@@ -150,3 +150,6 @@ func (n *Notifier) Close() {
 		n.conn = nil
 	}
 }
+
+// WaitsForYou is the title of the notification of an approval request.
+const WaitsForYou = "segwi: a run waits for you"

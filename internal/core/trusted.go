@@ -17,34 +17,9 @@ import (
 // once too (SaveSettings): the person wrote it there.
 
 // TrustedChange is an edit of approvals.trusted in the settings file that adds commands
-// and did not come from segwi's settings window.
-type TrustedChange struct {
-	Old []string // the list the person accepted, in force until they confirm New
-	New []string // the list the file now holds
-	// Declined is set once the person chose to keep Old; the change is not asked again
-	// while the file holds New.
-	Declined bool
-}
-
-// Added returns the commands of New that are not in Old, in New's order.
-func (c TrustedChange) Added() []string { return missingFrom(c.New, c.Old) }
-
-// Removed returns the commands of Old that are not in New, in Old's order.
-func (c TrustedChange) Removed() []string { return missingFrom(c.Old, c.New) }
-
-func missingFrom(list, other []string) []string {
-	var out []string
-	for _, e := range list {
-		if !slices.Contains(other, e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func (c TrustedChange) same(o TrustedChange) bool {
-	return slices.Equal(c.Old, o.Old) && slices.Equal(c.New, o.New)
-}
+// and did not come from segwi's settings window (settings.TrustedChange: the windows show
+// it without the core).
+type TrustedChange = settings.TrustedChange
 
 // errTrustedSuperseded is ApplyTrusted's answer for a change the file no longer holds.
 var errTrustedSuperseded = errors.New("the settings file changed again since: answer the newer change")
@@ -68,7 +43,7 @@ func (c *Core) ApplyTrusted(ch TrustedChange) error {
 	c.policyMu.Lock()
 	defer c.policyMu.Unlock()
 	rep := c.Report()
-	if rep.TrustedChange == nil || !rep.TrustedChange.same(ch) {
+	if rep.TrustedChange == nil || !rep.TrustedChange.Same(ch) {
 		return fmt.Errorf("applying the trusted commands: %w", errTrustedSuperseded)
 	}
 	if err := c.setTrusted(rep, ch.New); err != nil {
@@ -84,7 +59,7 @@ func (c *Core) KeepTrusted(ch TrustedChange) {
 	defer c.policyMu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p := c.report.TrustedChange; p != nil && p.same(ch) {
+	if p := c.report.TrustedChange; p != nil && p.Same(ch) {
 		declined := *p
 		declined.Declined = true
 		c.report.TrustedChange = &declined

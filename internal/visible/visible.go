@@ -48,3 +48,21 @@ func Escape(s string) string {
 func hidden(r rune) bool {
 	return r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r)
 }
+
+// FirstLine is the first line of s, trimmed and cut to at most limit runes, with an
+// ellipsis when anything was left out: a one-line summary for a list, a notification or a
+// window's header. It escapes nothing: pass what it returns through Escape to show it.
+func FirstLine(s string, limit int) string {
+	s = strings.TrimSpace(s)
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = strings.TrimSpace(s[:i]), true
+	}
+	if utf8.RuneCountInString(s) > limit {
+		s, more = string([]rune(s)[:limit]), true
+	}
+	if more {
+		s += "…"
+	}
+	return s
+}

@@ -24,11 +24,13 @@ type Options struct {
 	Decider approvals.Decider
 	// StateDir is the state folder; empty means a new temp folder.
 	StateDir string
+	// Env is the runs' base environment; nil means PATH and a temp HOME.
+	Env []string
 }
 
 // New builds the core over the settings file text (no file when empty), written as
 // segwi/config.yaml in a temp folder, and returns it with the file's path. Its runs get
-// PATH and a temp HOME as their environment; its log goes to t.Logf.
+// the environment o.Env (PATH and a temp HOME by default); its log goes to t.Logf.
 func New(t testing.TB, file string, o Options) (*core.Core, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "segwi", "config.yaml")
@@ -41,11 +43,14 @@ func New(t testing.TB, file string, o Options) (*core.Core, string) {
 	if o.StateDir == "" {
 		o.StateDir = t.TempDir()
 	}
+	if o.Env == nil {
+		o.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	}
 	c, err := core.New(core.Config{
 		ConfigPath: path,
 		StateDir:   o.StateDir,
 		Decider:    o.Decider,
-		Env:        []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		Env:        o.Env,
 		Secrets:    func() []string { return nil },
 		Watch:      o.Watch,
 		Log:        t.Logf,

@@ -1,0 +1,132 @@
+package control
+
+import (
+	"context"
+	"errors"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// The typed commands of a Client. Each sends one command and returns when the tray has
+// replied, ctx is done or the connection ends. An error the tray replied with reads as
+// the tray's words for a person and matches its sentinel error with errors.Is (see
+// Reply.Err); any other error is the channel's.
+
+// do sends cmd and returns the reply, with the tray's error unwrapped to its words.
+func (c *Client) do(ctx context.Context, cmd Body) (Reply, error) {
+	r, err := c.Do(ctx, cmd)
+	var refused *CommandError
+	if errors.As(err, &refused) {
+		return r, refused.Unwrap()
+	}
+	return r, err
+}
+
+// Start starts a run as spec says and returns its id.
+func (c *Client) Start(ctx context.Context, spec runs.Spec) (string, error) {
+	r, err := c.do(ctx, StartOf(spec))
+	return r.Run, err
+}
+
+// FollowUp sends text to the run id.
+func (c *Client) FollowUp(ctx context.Context, id, text string) error {
+	_, err := c.do(ctx, FollowUp{Run: id, Text: text})
+	return err
+}
+
+// Finish closes the run id's input: it ends once its current turn is done.
+func (c *Client) Finish(ctx context.Context, id string) error {
+	_, err := c.do(ctx, Finish{Run: id})
+	return err
+}
+
+// Stop stops the run id: politely the first time, by force the next.
+func (c *Client) Stop(ctx context.Context, id string) error {
+	_, err := c.do(ctx, Stop{Run: id})
+	return err
+}
+
+// CheckPush returns nil when the ended run id's branch can be pushed, or why not.
+func (c *Client) CheckPush(ctx context.Context, id string) error {
+	_, err := c.do(ctx, CheckPush{Run: id})
+	return err
+}
+
+// Push pushes the ended run id's branch and says what it did, in words.
+func (c *Client) Push(ctx context.Context, id string) (string, error) {
+	r, err := c.do(ctx, Push{Run: id})
+	return r.Text, err
+}
+
+// Answer answers a waiting approval request.
+func (c *Client) Answer(ctx context.Context, a Answer) error {
+	_, err := c.do(ctx, a)
+	return err
+}
+
+// SaveSettings writes s to the tray's settings file.
+func (c *Client) SaveSettings(ctx context.Context, s settings.Settings) error {
+	_, err := c.do(ctx, SaveSettings{Settings: s})
+	return err
+}
+
+// ApplyTrusted puts the new list of ch in force.
+func (c *Client) ApplyTrusted(ctx context.Context, ch settings.TrustedChange) error {
+	_, err := c.do(ctx, ApplyTrusted{Change: ch})
+	return err
+}
+
+// KeepTrusted keeps the old list of ch in force.
+func (c *Client) KeepTrusted(ctx context.Context, ch settings.TrustedChange) error {
+	_, err := c.do(ctx, KeepTrusted{Change: ch})
+	return err
+}
+
+// TokenStatus reports whether a GitHub token is in the keyring.
+func (c *Client) TokenStatus(ctx context.Context) (bool, error) {
+	r, err := c.do(ctx, TokenStatus{})
+	return r.TokenSet, err
+}
+
+// SetToken stores tok in the keyring.
+func (c *Client) SetToken(ctx context.Context, tok string) error {
+	_, err := c.do(ctx, SetToken{Token: tok})
+	return err
+}
+
+// DeleteToken removes the token from the keyring; token.ErrNotFound when there was none.
+func (c *Client) DeleteToken(ctx context.Context) error {
+	_, err := c.do(ctx, DeleteToken{})
+	return err
+}
+
+// RunCanary runs the canary and returns its report, with an error when it did not pass.
+func (c *Client) RunCanary(ctx context.Context) (string, error) {
+	r, err := c.do(ctx, RunCanary{})
+	return r.Text, err
+}
+
+// StopCanary stops the canary under way.
+func (c *Client) StopCanary(ctx context.Context) error {
+	_, err := c.do(ctx, StopCanary{})
+	return err
+}
+
+// Quit stops every run and ends the tray.
+func (c *Client) Quit(ctx context.Context) error {
+	_, err := c.do(ctx, Quit{})
+	return err
+}
+
+// Subscribe asks for the run id's events, which arrive as RunEvents.
+func (c *Client) Subscribe(ctx context.Context, id string) error {
+	_, err := c.do(ctx, Subscribe{Run: id})
+	return err
+}
+
+// Unsubscribe ends a Subscribe.
+func (c *Client) Unsubscribe(ctx context.Context, id string) error {
+	_, err := c.do(ctx, Unsubscribe{Run: id})
+	return err
+}

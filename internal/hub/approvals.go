@@ -1,0 +1,117 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/tray"
+)
+
+// waiter is one approval request waiting for a person.
+type waiter struct {
+	msg    control.Approval
+	answer chan control.Answer // buffered: holds the one answer
+}
+
+// Decide is the hub as the core's approvals.Decider: it hands req to the clients (starting
+// a window process, whose popup shows it, when none runs), notifies the desktop, and waits
+// for a client's Answer. It returns that answer, or ctx's error when ctx ends first (the
+// request timed out, its run ended, Claude Code withdrew it); either way the clients are
+// told that it no longer waits. A window process that dies meanwhile does not end the
+// wait: the request stays, and the next window process shows it again.
+func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answer, error) {
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return approvals.Answer{}, ctx.Err()
+	}
+	w := &waiter{msg: h.approvalOf(req), answer: make(chan control.Answer, 1)}
+	h.mu.Lock()
+	h.waiting = append(h.waiting, w)
+	h.mu.Unlock()
+	h.publish(w.msg)
+	h.changed()
+	go h.windows.need()
+	if h.opts.Notify != nil {
+		go h.opts.Notify(tray.WaitsForYou, req.Notice(), func() {
+			h.show(context.Background(), control.Show{Window: control.ShowApprovals})
+		})
+	}
+
+	select {
+	case a := <-w.answer:
+		h.forget(w, control.ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: control.WhyAnswered,
+			Allow: a.Decision == control.Allow, By: a.By})
+		return a.Approval(), nil
+	case <-ctx.Done():
+		h.forget(w, control.GoneBecause(req, context.Cause(ctx)))
+		return approvals.Answer{}, ctx.Err()
+	}
+}
+
+// approvalOf is req as the clients are sent it, with the run's name and task.
+func (h *Hub) approvalOf(req approvals.Request) control.Approval {
+	name, prompt := tray.CheckoutName(req.Run.Checkout, h.core.Settings().Repositories), ""
+	if r := h.core.Get(req.Run.ID); r != nil {
+		prompt = r.Info().Prompt
+	}
+	return control.ApprovalOf(req, name, prompt)
+}
+
+// forget takes w off the waiting list and tells the clients, with gone.
+func (h *Hub) forget(w *waiter, gone control.ApprovalGone) {
+	h.mu.Lock()
+	h.waiting = slices.DeleteFunc(h.waiting, func(x *waiter) bool { return x == w })
+	h.mu.Unlock()
+	h.publish(gone)
+	h.changed()
+}
+
+// errNotWaiting is the answer to an Answer for a request that no longer waits.
+var errNotWaiting = errors.New("it no longer waits: it was answered already, timed out, or its run ended")
+
+// answer hands a to the request it answers. The first answer wins, from any client; a
+// later one is refused, and so is one for a request that no longer waits.
+func (h *Hub) answer(a control.Answer) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, w := range h.waiting {
+		if w.msg.Request == a.Request {
+			// Off the list at once: a second answer finds nothing to answer.
+			h.waiting = slices.Delete(h.waiting, i, i+1)
+			w.answer <- a
+			return nil
+		}
+	}
+	return fmt.Errorf("answering approval request %s: %w", a.Request, errNotWaiting)
+}
+
+// windowEnded starts a new window process when the one that ended leaves requests
+// waiting: it shows them again.
+func (h *Hub) windowEnded() {
+	if h.pending() > 0 {
+		h.windows.need()
+	}
+}
+
+// pending is how many requests wait for a person.
+func (h *Hub) pending() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.waiting)
+}
+
+// approvalsSnapshot is every waiting request, oldest first.
+func (h *Hub) approvalsSnapshot() control.Approvals {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := control.Approvals{Waiting: []control.Approval{}}
+	for _, w := range h.waiting {
+		out.Waiting = append(out.Waiting, w.msg)
+	}
+	return out
+}

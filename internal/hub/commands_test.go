@@ -1,0 +1,261 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// A run a window starts shows in the snapshots, its events reach the window that
+// subscribed, with the run's summary, and its end ends the subscription; the runs
+// published on the run's last state already leave it out, so the tray menu drops it at
+// once.
+func TestAWindowStartsARunAndFollowsItToItsEnd(t *testing.T) {
+	claude := claudeScript(t, "read line\n"+
+		`echo '{"type":"system","subtype":"init","session_id":"s","model":"m","permissionMode":"auto"}'`+"\n"+
+		`echo '{"type":"assistant","message":{"content":[{"type":"text","text":"On it."}]}}'`+"\n"+
+		"read line\n"+
+		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
+	checkout := t.TempDir()
+	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  repositories:\n    - name: web\n      path: "+checkout+"\n", options{})
+	ctx := context.Background()
+	if err := h.hub.Show(ctx, control.Show{Window: control.ShowHistory}); err != nil {
+		t.Fatal(err)
+	}
+	w := h.windows.window(t, 1)
+
+	id, err := w.client.Start(ctx, runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if err := w.client.Subscribe(ctx, id); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	await.For(t, within, "the run's text", func() bool {
+		for {
+			select {
+			case b := <-w.events:
+				if e, ok := b.(control.RunEvents); ok && slices.ContainsFunc(e.Events, func(e runs.Event) bool { return e.Text == "On it." }) {
+					if e.Now == nil || e.Now.ID != id || e.Now.Name != "web" || e.Now.Dir == "" {
+						t.Errorf("the events came with the summary %+v, want run %s in web with its folder", e.Now, id)
+					}
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
+	if err := w.client.FollowUp(ctx, id, "and finish"); err != nil {
+		t.Fatalf("FollowUp: %v", err)
+	}
+	if err := w.client.Finish(ctx, id); err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	// The end, as the window is told it: the subscription's last events with the run's
+	// final summary, a runs snapshot that leaves the run out, and the run's final state
+	// whole.
+	var last *control.Run
+	var runsEmpty, final bool
+	await.For(t, within, "the end of the subscription, a runs snapshot without the run, and its final summary", func() bool {
+		for last == nil || !runsEmpty || !final {
+			select {
+			case b := <-w.events:
+				switch b := b.(type) {
+				case control.RunEvents:
+					if b.Ended {
+						last = b.Now
+					}
+				case control.Runs:
+					runsEmpty = len(b.Runs) == 0
+				case control.Run:
+					final = final || b.ID == id && b.State == runs.StateSucceeded
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	})
+	if last.State != runs.StateSucceeded {
+		t.Errorf("the subscription ended with %+v, want the run succeeded", last)
+	}
+	if s := h.hub.Snapshot(); len(s.Runs) != 0 {
+		t.Errorf("the tray shows %d runs once the run ended, want none", len(s.Runs))
+	}
+
+	err = w.client.FollowUp(ctx, id, "too late")
+	if !errors.Is(err, runs.ErrNotRunning) {
+		t.Errorf("a follow-up to the ended run = %v, want runs.ErrNotRunning across the channel", err)
+	}
+	if err := w.client.Subscribe(ctx, id); !errors.Is(err, runs.ErrNotRunning) {
+		t.Errorf("subscribing to the ended run = %v, want runs.ErrNotRunning", err)
+	}
+	// The checkout is not a repository: push says why it cannot.
+	if err := w.client.CheckPush(ctx, id); err == nil {
+		t.Error("CheckPush of a folder that is not a repository passed")
+	}
+	if _, err := w.client.Push(ctx, "20250101-000000-000000"); !errors.Is(err, runs.ErrNotFound) {
+		t.Errorf("pushing a run that does not exist = %v, want runs.ErrNotFound", err)
+	}
+}
+
+// The token goes to the tray's keyring and never comes back: the window only learns
+// whether one is set, and the keyring's errors keep their meaning across the channel.
+func TestTheKeyringIsTheTraysAndTheWindowOnlyLearnsWhetherATokenIsSet(t *testing.T) {
+	h := newHarness(t, "", options{})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
+	w := h.windows.window(t, 1)
+	if set, err := w.client.TokenStatus(ctx); err != nil || set {
+		t.Fatalf("TokenStatus = %v, %v; want none set", set, err)
+	}
+	if err := w.client.DeleteToken(ctx); !errors.Is(err, token.ErrNotFound) {
+		t.Errorf("deleting no token = %v, want token.ErrNotFound", err)
+	}
+	if err := w.client.SetToken(ctx, "ghp_secret"); err != nil {
+		t.Fatal(err)
+	}
+	if set, err := w.client.TokenStatus(ctx); err != nil || !set {
+		t.Errorf("TokenStatus after Set = %v, %v; want set", set, err)
+	}
+	if h.token.tok != "ghp_secret" {
+		t.Errorf("the keyring holds %q", h.token.tok)
+	}
+}
+
+// Saving from the settings window writes the tray's file and the window gets the report
+// again; an edit that adds trusted commands waits for the person, who applies it from a
+// window.
+func TestSettingsAreSavedByTheTrayAndATrustedChangeWaitsForThePerson(t *testing.T) {
+	h := newHarness(t, "segwi:\n  approvals:\n    trusted: [git status]\n", options{watch: true})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
+	w := h.windows.window(t, 1)
+	w.nextShow(t)
+	rep := next[control.SettingsReport](t, w)
+	if rep.File != h.path || rep.StateDir != h.core.StateDir() || !slices.Equal(rep.Settings.Approvals.Trusted, []string{"git status"}) {
+		t.Fatalf("the first report is %+v", rep)
+	}
+
+	s := rep.Settings
+	s.Claude.Model = "opus"
+	if err := w.client.SaveSettings(ctx, s); err != nil {
+		t.Fatalf("SaveSettings: %v", err)
+	}
+	saved, err := settings.Load(h.path)
+	if err != nil || saved.Settings.Claude.Model != "opus" {
+		t.Fatalf("the file after Save: %+v, %v", saved, err)
+	}
+
+	// An edit of the file from outside adds a trusted command.
+	if err := os.WriteFile(h.path, []byte("segwi:\n  claude:\n    model: opus\n  approvals:\n    trusted: [git status, rm]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sh := w.nextShow(t); sh.Window != control.ShowTrustedChange {
+		t.Fatalf("the window process was asked to show %s, want the trusted change", sh.Window)
+	}
+	var change *settings.TrustedChange
+	for change == nil {
+		change = next[control.SettingsReport](t, w).TrustedChange
+	}
+	if !slices.Equal(change.Added(), []string{"rm"}) {
+		t.Fatalf("the change adds %q, want rm", change.Added())
+	}
+	await.For(t, within, "the notification", func() bool {
+		return slices.ContainsFunc(h.notes.all(), func(n string) bool { return strings.HasPrefix(n, "segwi: trusted commands changed: ") })
+	})
+	if err := w.client.ApplyTrusted(ctx, *change); err != nil {
+		t.Fatalf("ApplyTrusted: %v", err)
+	}
+	for rep := next[control.SettingsReport](t, w); rep.TrustedChange != nil; rep = next[control.SettingsReport](t, w) {
+	}
+	if got := h.core.Settings().Approvals.Trusted; !slices.Equal(got, []string{"git status", "rm"}) {
+		t.Errorf("trusted in force %q, want the new list", got)
+	}
+}
+
+// What the person must see at start comes up in a window of its own: bad settings, with
+// the moment; retired keys, notified too; damaged run records.
+func TestWarningsAtStartShowInWindows(t *testing.T) {
+	state := t.TempDir()
+	bad := filepath.Join(runs.RunsDir(state), "20250101-000000-aaaaaa")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bad, "run.json"), []byte("{"), 0o600)
+	h := newHarness(t, "segwi:\n  mcpPermissions: true\n  runs:\n    maxConcurrent: 0\n", options{state: state})
+	w := h.windows.window(t, 1)
+	shown := map[control.Window]control.Show{}
+	for len(shown) < 3 {
+		s := w.nextShow(t)
+		shown[s.Window] = s
+	}
+	if s := shown[control.ShowSettingsProblems]; s.Moment != control.AtStartup {
+		t.Errorf("settings problems shown %+v, want at start-up", s)
+	}
+	if s := shown[control.ShowRetired]; len(s.Retired) != 1 || s.Retired[0].Key != "segwi.mcpPermissions" {
+		t.Errorf("retired keys shown %+v, want segwi.mcpPermissions", s.Retired)
+	}
+	if s := shown[control.ShowDamaged]; len(s.Damaged) != 1 || s.Damaged[0].File != filepath.Join(bad, "run.json") {
+		t.Errorf("damaged records shown %+v, want %s", s.Damaged, filepath.Join(bad, "run.json"))
+	}
+	if n := h.windows.count(); n != 1 {
+		t.Errorf("%d window processes started for three warnings, want 1", n)
+	}
+	await.For(t, within, "the retired keys' notification", func() bool {
+		return slices.Contains(h.notes.all(), "segwi: retired settings: segwi.mcpPermissions in "+h.path+" is retired and ignored: delete it.")
+	})
+}
+
+// A window process that leaves as it is asked to show a window (its last window closed a
+// while ago) is replaced, and the new one shows it.
+func TestAShowReachesANewWindowProcessWhenTheLastOneLeaves(t *testing.T) {
+	h := newHarness(t, "", options{})
+	h.windows.onShow = func(w *fakeWindow, s control.Show) error {
+		if w.n == 1 {
+			w.client.Close() // leaving: the request is never answered
+		}
+		return nil
+	}
+	if err := h.hub.Show(context.Background(), control.Show{Window: control.ShowNewRun, Kind: runs.KindAsk}); err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	if s := h.windows.window(t, 2).nextShow(t); s.Window != control.ShowNewRun {
+		t.Errorf("the second window process was asked to show %s", s.Window)
+	}
+}
+
+func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
+	claude := claudeScript(t, "trap 'exit 0' TERM\nread line\nwhile :; do sleep 1; done\n")
+	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  runs:\n    stopGrace: 1s\n", options{})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowQuit})
+	w := h.windows.window(t, 1)
+	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.client.Quit(ctx); err != nil {
+		t.Fatalf("Quit: %v", err)
+	}
+	if !r.State().Final() {
+		t.Errorf("the run is %s after Quit replied, want it stopped", r.State())
+	}
+	select {
+	case <-h.quit:
+	case <-time.After(within):
+		t.Error("the tray was not ended")
+	}
+}

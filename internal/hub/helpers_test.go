@@ -1,0 +1,253 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/coretest"
+	"github.com/segwi/segwi/settings/token"
+)
+
+// within bounds the waits of these tests for what happens at once.
+const within = 10 * time.Second
+
+// harness is a hub over a core, whose window processes are fakes in this test process.
+type harness struct {
+	hub     *hub.Hub
+	core    *core.Core
+	path    string // the settings file
+	windows *fakeWindows
+	notes   *notes
+	token   *fakeToken
+	quit    chan struct{} // closed by the hub's Quit
+}
+
+// options change what newHarness builds.
+type options struct {
+	watch bool
+	env   []string // the runs' environment; nil: coretest's
+	state string   // the state folder; empty: a temp one
+}
+
+// newHarness builds a hub and its core over the settings file text and runs the hub until
+// the end of the test.
+func newHarness(t *testing.T, file string, o options) *harness {
+	t.Helper()
+	h := &harness{windows: &fakeWindows{t: t}, notes: &notes{}, token: &fakeToken{}, quit: make(chan struct{})}
+	var once sync.Once
+	h.hub = hub.New(hub.Options{
+		Program: "segwi test tray",
+		Spawn:   h.windows.spawn,
+		Notify:  h.notes.add,
+		Log:     t.Logf,
+		Token:   h.token,
+		Quit:    func() { once.Do(func() { close(h.quit) }) },
+	})
+	h.core, h.path = coretest.New(t, file, coretest.Options{Decider: h.hub, Watch: o.watch, Env: o.env, StateDir: o.state})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.hub.Run(ctx, h.core)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(within):
+			t.Error("the hub's Run did not return once its context was done")
+		}
+	})
+	return h
+}
+
+// fakeWindows starts fake window processes: control clients in this test process, each
+// on its own socket pair, as the window process is.
+type fakeWindows struct {
+	t       *testing.T
+	mu      sync.Mutex
+	started []*fakeWindow
+	onShow  func(w *fakeWindow, s control.Show) error // nil: every Show succeeds
+}
+
+// fakeWindow is one fake window process: what it was sent, and its channel.
+type fakeWindow struct {
+	n      int // 1 for the first started
+	client *control.Client
+	events chan control.Body
+	shows  chan control.Show
+	conn   net.Conn // its end
+	gone   chan struct{}
+}
+
+func (f *fakeWindows) spawn() (*hub.Process, error) {
+	ours, child, err := control.Pair()
+	if err != nil {
+		return nil, err
+	}
+	theirs, err := net.FileConn(child)
+	child.Close()
+	if err != nil {
+		ours.Close()
+		return nil, err
+	}
+	f.mu.Lock()
+	w := &fakeWindow{n: len(f.started) + 1, events: make(chan control.Body, 1024), shows: make(chan control.Show, 64),
+		conn: theirs, gone: make(chan struct{})}
+	f.started = append(f.started, w)
+	f.mu.Unlock()
+	go func() {
+		defer close(w.gone)
+		c, err := control.NewClient(theirs, control.ClientOptions{
+			Program: fmt.Sprintf("fake window %d", w.n),
+			Event:   func(b control.Body) { w.events <- b },
+			Show: func(_ context.Context, s control.Show) error {
+				w.shows <- s
+				f.mu.Lock()
+				on := f.onShow
+				f.mu.Unlock()
+				if on != nil {
+					return on(w, s)
+				}
+				return nil
+			},
+		})
+		if err != nil {
+			theirs.Close()
+			return
+		}
+		f.mu.Lock()
+		w.client = c
+		f.mu.Unlock()
+		<-c.Done()
+		theirs.Close()
+	}()
+	f.t.Cleanup(func() { theirs.Close() })
+	return &hub.Process{Conn: ours, Pid: os.Getpid(), Wait: func() error { <-w.gone; return nil }, Kill: w.kill}, nil
+}
+
+// kill ends the fake window process at once, as SIGKILL would: its end of the channel
+// closes with nothing said.
+func (w *fakeWindow) kill() { w.conn.Close() }
+
+// window waits for the nth window process (1 is the first) to have connected.
+func (f *fakeWindows) window(t *testing.T, n int) *fakeWindow {
+	t.Helper()
+	var w *fakeWindow
+	await.For(t, within, fmt.Sprintf("window process %d to connect", n), func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.started) >= n && f.started[n-1].client != nil {
+			w = f.started[n-1]
+			return true
+		}
+		return false
+	})
+	return w
+}
+
+// count is how many window processes were started.
+func (f *fakeWindows) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.started)
+}
+
+// next returns the next message of type T the window process was sent, skipping others.
+func next[T control.Body](t *testing.T, w *fakeWindow) T {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case b := <-w.events:
+			if v, ok := b.(T); ok {
+				return v
+			}
+		case <-deadline:
+			var zero T
+			t.Fatalf("window process %d was sent no %s", w.n, zero.MessageType())
+			return zero
+		}
+	}
+}
+
+// nextShow returns the next window the window process was asked to show.
+func (w *fakeWindow) nextShow(t *testing.T) control.Show {
+	t.Helper()
+	select {
+	case s := <-w.shows:
+		return s
+	case <-time.After(within):
+		t.Fatalf("window process %d was asked to show nothing", w.n)
+		return control.Show{}
+	}
+}
+
+// notes records desktop notifications.
+type notes struct {
+	mu  sync.Mutex
+	got []string // "title: body"
+}
+
+func (n *notes) add(title, body string, _ func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, title+": "+body)
+}
+
+func (n *notes) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.got...)
+}
+
+// fakeToken is an in-memory keyring.
+type fakeToken struct {
+	mu  sync.Mutex
+	tok string
+}
+
+func (f *fakeToken) Status(context.Context) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tok != "", nil
+}
+
+func (f *fakeToken) Set(_ context.Context, tok string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tok = tok
+	return nil
+}
+
+func (f *fakeToken) Delete(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tok == "" {
+		return token.ErrNotFound
+	}
+	f.tok = ""
+	return nil
+}
+
+// claudeScript writes an executable shell script standing in for Claude Code and returns
+// its path, quoted for a YAML settings file.
+func claudeScript(t *testing.T, body string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "claude")
+	coretest.WriteFile(t, bin, "#!/bin/sh\n"+body)
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%q", bin)
+}

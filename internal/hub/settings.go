@@ -1,0 +1,71 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/migrate"
+)
+
+// Titles of the notifications of the settings' warnings.
+const (
+	retiredTitle = "segwi: retired settings"
+	trustedTitle = "segwi: trusted commands changed"
+)
+
+// settingsReport is rep as the window process is sent it.
+func (h *Hub) settingsReport(rep core.SettingsReport) control.SettingsReport {
+	out := control.SettingsReport{
+		File:          rep.File,
+		StateDir:      h.core.StateDir(),
+		Settings:      rep.FileSettings(),
+		InForce:       rep.InForce,
+		Problems:      rep.Problems(),
+		TrustedChange: rep.TrustedChange,
+	}
+	if rep.Err != nil {
+		out.Error = rep.Err.Error()
+	}
+	if res := rep.Result; res != nil {
+		out.Found, out.Retired, out.Unknown = res.Found, res.Retired, res.Unknown
+	}
+	return out
+}
+
+// settingsChanged publishes a new settings report and shows what the person must see of
+// it: what is wrong with the file, the retired keys not shown before in this process, and
+// an addition to the trusted commands that waits for them. A window already showing a
+// problem that is gone closes by itself on the report.
+func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when control.Moment) {
+	h.publish(h.settingsReport(rep))
+	h.changed() // the repositories' names
+	if rep.Err != nil {
+		go h.show(ctx, control.Show{Window: control.ShowSettingsProblems, Moment: when})
+	}
+	if rep.Result != nil {
+		if fresh := h.opts.Warner.Fresh(rep.Result.Retired); len(fresh) > 0 {
+			h.notify(retiredTitle, migrate.Summary(rep.File, fresh))
+			go h.show(ctx, control.Show{Window: control.ShowRetired, Retired: fresh})
+		}
+	}
+	if ch := rep.TrustedChange; ch != nil && !ch.Declined {
+		h.notify(trustedTitle, fmt.Sprintf(
+			"The trusted commands in %s changed: segwi keeps the old list until you apply the new one.", rep.File))
+		go h.show(ctx, control.Show{Window: control.ShowTrustedChange})
+	}
+}
+
+// republish sends the settings report again after a command changed it without a reload
+// of the file (the trusted commands applied or kept).
+func (h *Hub) republish() {
+	h.publish(h.settingsReport(h.core.Report()))
+}
+
+// notify shows a desktop notification without an action, on a goroutine of its own.
+func (h *Hub) notify(title, body string) {
+	if h.opts.Notify != nil {
+		go h.opts.Notify(title, body, nil)
+	}
+}

@@ -1,0 +1,260 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/segwi/segwi/control"
+)
+
+// Process is a window process the hub started: this side's end of its channel, and how
+// to wait for it and end it.
+type Process struct {
+	Conn net.Conn
+	Pid  int
+	Wait func() error // returns once the process has ended
+	Kill func()       // ends it at once
+}
+
+// A Spawn starts a window process that speaks the control channel on its end of
+// Process.Conn.
+type Spawn func() (*Process, error)
+
+// Exec returns the Spawn that starts the program exe with args (segwi's hidden
+// subcommand) in a process group of its own, with its end of a new socket pair inherited
+// (control.StartChild) and its output going to this process's.
+func Exec(exe string, args ...string) Spawn {
+	return func() (*Process, error) {
+		cmd := exec.Command(exe, args...)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		// The tray stops it: a Ctrl-C meant for the tray reaches the tray only.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		conn, err := control.StartChild(cmd)
+		if err != nil {
+			return nil, err
+		}
+		return &Process{Conn: conn, Pid: cmd.Process.Pid, Wait: cmd.Wait, Kill: func() { cmd.Process.Kill() }}, nil
+	}
+}
+
+// Timing of the window processes.
+const (
+	// connectWithin bounds a window process's start, up to its Hello: a cold start of
+	// Fyne's driver takes about a second; one that has not connected by then is killed.
+	connectWithin = 30 * time.Second
+	// endWithin is how long a window process has to end once its channel is closed
+	// before it is killed.
+	endWithin = 5 * time.Second
+	// quickEnd and maxQuickEnds stop a window process that cannot start from being
+	// started again and again: after maxQuickEnds in a row that ended within quickEnd of
+	// their start, none is started again for waiting approvals until one is asked for.
+	quickEnd     = 5 * time.Second
+	maxQuickEnds = 3
+)
+
+// errNoSpawn is the error of a window asked of a hub that cannot start window processes.
+var errNoSpawn = errors.New("no window process can be started (this tray was built without one)")
+
+// windows starts the window process when a window is needed, serves its channel, and
+// starts another when it died while approvals waited. At most one runs at a time.
+type windows struct {
+	spawn  Spawn
+	server *control.Server
+	logf   func(format string, args ...any)
+	ended  func() // called after a window process ended
+
+	mu        sync.Mutex
+	ctx       context.Context // the hub's, set by start: ends the window process's channel
+	cur       *child
+	quickEnds int // window processes in a row that ended soon after their start
+	wg        sync.WaitGroup
+}
+
+// child is one window process.
+type child struct {
+	proc      *Process
+	started   time.Time
+	peer      *control.Peer // once it said hello
+	connected chan struct{} // closed once peer is set
+	done      chan struct{} // closed once it has ended and been waited for
+}
+
+func newWindows(spawn Spawn, server *control.Server, logf func(string, ...any), ended func()) *windows {
+	return &windows{spawn: spawn, server: server, logf: logf, ended: ended, ctx: context.Background()}
+}
+
+// start sets the context whose end ends the window process's channel.
+func (w *windows) start(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ctx = ctx
+}
+
+// ensure returns the window process's connection, starting a window process when none
+// runs and waiting for it to connect. It returns when it has connected, when it ended or
+// did not connect in time, or when ctx is done.
+func (w *windows) ensure(ctx context.Context) (*control.Peer, error) {
+	for {
+		c, err := w.current(true)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-c.connected:
+			if c.peer.Err() == nil {
+				return c.peer, nil
+			}
+			// Its channel ended: it is leaving. Wait until it has, then start another.
+			select {
+			case <-c.done:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case <-c.done:
+			return nil, errors.New("the window process ended before it connected: see segwi's log")
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// current returns the window process running, starting one when none does and force is
+// set or fewer than maxQuickEnds ended in a row; nil, nil when none runs and none may start.
+func (w *windows) current(force bool) (*child, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur != nil {
+		return w.cur, nil
+	}
+	if w.spawn == nil {
+		return nil, errNoSpawn
+	}
+	if w.ctx.Err() != nil {
+		return nil, fmt.Errorf("starting a window process: %w", w.ctx.Err())
+	}
+	if !force && w.quickEnds >= maxQuickEnds {
+		return nil, nil
+	}
+	proc, err := w.spawn()
+	if err != nil {
+		return nil, fmt.Errorf("starting a window process: %w", err)
+	}
+	c := &child{proc: proc, started: time.Now(), connected: make(chan struct{}), done: make(chan struct{})}
+	w.cur = c
+	w.wg.Add(1)
+	go w.serve(w.ctx, c)
+	return c, nil
+}
+
+// serve serves c's channel until it ends, then waits for c to end (killing it when it
+// does not within endWithin) and lets the next window process start.
+func (w *windows) serve(ctx context.Context, c *child) {
+	defer w.wg.Done()
+	connectCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-c.connected:
+		case <-time.After(connectWithin):
+			w.logf("the window process (pid %d) did not connect within %s: killing it", c.proc.Pid, connectWithin)
+			cancel()
+		case <-connectCtx.Done():
+		}
+	}()
+	err := w.server.Serve(connectCtx, c.proc.Conn, control.Grant{Role: control.RoleWindow, Who: control.ByThisDesktop})
+	cancel()
+	if err != nil && !isEnd(err) && ctx.Err() == nil {
+		w.logf("the window process's channel: %v", err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- c.proc.Wait() }()
+	var exit error
+	select {
+	case exit = <-waited:
+	case <-time.After(endWithin):
+		c.proc.Kill()
+		exit = <-waited
+	}
+	if exit != nil && ctx.Err() == nil {
+		w.logf("the window process (pid %d) ended: %v", c.proc.Pid, exit)
+	}
+	w.mu.Lock()
+	if time.Since(c.started) < quickEnd {
+		w.quickEnds++
+	} else {
+		w.quickEnds = 0
+	}
+	w.cur = nil
+	w.mu.Unlock()
+	close(c.done)
+	if ctx.Err() == nil {
+		w.ended()
+	}
+}
+
+// isEnd reports whether err is the end of a connection rather than a fault.
+func isEnd(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, control.ErrClosed) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, context.Canceled)
+}
+
+// connected records that the window process said hello, as p.
+func (w *windows) connected(p *control.Peer) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c := w.cur; c != nil && c.peer == nil {
+		c.peer = p
+		close(c.connected)
+	}
+}
+
+// need starts a window process when none runs, for a request that waits: its popup
+// shows once the process is up.
+func (w *windows) need() {
+	if _, err := w.current(false); err != nil && !errors.Is(err, context.Canceled) {
+		w.logf("no window for the approval requests waiting: %v", err)
+	}
+}
+
+// show asks the window process to show s, starting one when none runs. When the window
+// process ends as it is asked (it was leaving, its last window closed a while ago), a
+// new one is asked.
+func (w *windows) show(ctx context.Context, s control.Show) error {
+	for attempt := 0; ; attempt++ {
+		p, err := w.ensure(ctx)
+		if err != nil {
+			return err
+		}
+		r, err := p.Request(ctx, s)
+		if err == nil {
+			return r.Err()
+		}
+		if attempt > 0 || p.Err() == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// pid is the pid of the window process, or 0.
+func (w *windows) pid() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur == nil {
+		return 0
+	}
+	return w.cur.proc.Pid
+}
+
+// stop waits for the window process to end, once the hub's context is done (which closed
+// its channel), killing it when it has not ended within endWithin.
+func (w *windows) stop() {
+	w.wg.Wait()
+}
