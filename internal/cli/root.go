@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,6 +34,10 @@ type Options struct {
 	// Tray opens the desktop tray app and blocks until the person quits it or ctx is
 	// cancelled. Called when segwi runs without a subcommand.
 	Tray func(ctx context.Context, env *Env) error
+	// Windows runs the window process over conn, its channel to the tray that started it,
+	// until the tray goes or its windows have been closed a while. Called for the hidden
+	// WindowsCommand once the channel is found to be inherited.
+	Windows func(ctx context.Context, conn net.Conn, env *Env) error
 	// Stdin, Stdout and Stderr default to the process's own when nil.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -69,7 +74,7 @@ func run(ctx context.Context, args []string, opts Options) int {
 	if env.Stderr == nil {
 		env.Stderr = os.Stderr
 	}
-	root := newRoot(env, opts.Tray)
+	root := newRoot(env, opts)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
@@ -79,7 +84,8 @@ func run(ctx context.Context, args []string, opts Options) int {
 }
 
 // newRoot builds the command tree. Register each verb here with one line.
-func newRoot(env *Env, tray func(context.Context, *Env) error) *cobra.Command {
+func newRoot(env *Env, opts Options) *cobra.Command {
+	tray := opts.Tray
 	root := &cobra.Command{
 		Use:   "segwi",
 		Short: "Run Claude Code in your own checkouts, from the tray or the command line",
@@ -106,5 +112,6 @@ func newRoot(env *Env, tray func(context.Context, *Env) error) *cobra.Command {
 	root.AddCommand(newRunsCmd(env))
 	root.AddCommand(newPushCmd(env))
 	root.AddCommand(newCanaryCmd(env))
+	root.AddCommand(newWindowsCmd(env, opts.Windows))
 	return root
 }
