@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -86,11 +87,11 @@ func (h *historyWindow) reload() {
 // historyLine is a run's line in the history: "2025-03-14 09:26 · web · build · succeeded · $0.1200 · fix the login".
 func historyLine(info runs.Info, repos []settings.Repository) string {
 	line := fmt.Sprintf("%s · %s · %s · %s", info.Created.Local().Format("2006-01-02 15:04"),
-		checkoutName(info.Checkout, repos), info.Kind, info.State)
+		settings.CheckoutName(info.Checkout, repos), info.Kind, info.State)
 	if info.CostUSD > 0 {
 		line += fmt.Sprintf(" · $%.4f", info.CostUSD)
 	}
-	if p := firstLineCut(info.Prompt, 80); p != "" {
+	if p := visible.FirstLine(info.Prompt, 80); p != "" {
 		line += " · " + p
 	}
 	return line

@@ -1,33 +1,15 @@
 package app
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
-
-// writeRunRecord writes a run's run.json the way runs records it.
-func writeRunRecord(t *testing.T, stateDir string, info runs.Info) {
-	t.Helper()
-	dir := filepath.Join(runs.RunsDir(stateDir), info.ID)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "run.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestHistoryListsRunsNewestFirstAndOpensOne(t *testing.T) {
 	a := test.NewTempApp(t)
@@ -46,8 +28,8 @@ func TestHistoryListsRunsNewestFirstAndOpensOne(t *testing.T) {
 		t.Errorf("with no runs the note says %q, want %q", got, want)
 	}
 
-	writeRunRecord(t, state, older)
-	writeRunRecord(t, state, newer)
+	records.WriteRun(t, state, older)
+	records.WriteRun(t, state, newer)
 	test.Tap(settingsButton(t, h.win, "Refresh"))
 	if got, want := h.note.Text, "2 runs, the newest first. Click one to see it."; got != want {
 		t.Errorf("note = %q, want %q", got, want)

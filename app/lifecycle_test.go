@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,18 +9,18 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
-// testCore builds the core over the settings file text (none when empty), as the app
-// uses it; no approval is expected.
-func testCore(t *testing.T, file string) (appCore, string) {
+// testCore builds the core over the settings file text (none when empty), as the tray
+// process does; no approval is expected.
+func testCore(t *testing.T, file string) (*core.Core, string) {
 	t.Helper()
-	c, path := coretest.New(t, file, coretest.Options{})
-	return appCore{c}, path
+	return coretest.New(t, file, coretest.Options{})
 }
 
 // A settings file with one bad value makes segwi start with the defaults. The settings
@@ -35,7 +34,7 @@ func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
 	if rep.Err == nil {
 		t.Fatal("the sample should have a bad maxDuration")
 	}
-	// As desktopUI.openSettings does.
+	// As the window process's desk.openSettings does with the report the hub sends it.
 	_, w := openTestSettings(t, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err})
 	test.Tap(settingsButton(t, w.win, "Save"))
 	after, err := settings.Load(path)
@@ -84,50 +83,4 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 		t.Fatalf("second Start: %v", err)
 	}
 	await.For(t, 10*time.Second, "a new run in the same checkout to start", func() bool { return r2.Info().State != runs.StateQueued })
-}
-
-// A run's final state is published a moment before the run leaves the Manager's list, and
-// the tray rebuilds once per state event: the rebuild on that event must already leave the
-// run out, or it stays in the menu until the next 30 s tick.
-func TestTrayDropsAnEndedRunAtOnce(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "claude")
-	coretest.WriteFile(t, bin, "#!/bin/sh\nread line\n"+
-		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
-	if err := os.Chmod(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := json.Marshal(bin)
-	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n")
-	test.NewTempApp(t)
-	tr := &tray{core: c, pending: func() int { return 0 }, now: time.Now, acts: trayActions{}}
-	menus := make(chan int, 100)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		states, stop := c.SubscribeStates()
-		defer stop()
-		for range states {
-			drain(states)
-			tr.refresh()
-			menus <- len(tr.snapshot().Runs)
-			if ctx.Err() != nil {
-				return
-			}
-		}
-	}()
-	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "go"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	await.For(t, 10*time.Second, "the run to end", func() bool { return r.Info().State.Final() })
-	// The rebuild on the run's final state must already leave it out: no later event
-	// would come to drop it.
-	await.For(t, 10*time.Second, "a tray rebuild without the ended run", func() bool {
-		select {
-		case n := <-menus:
-			return n == 0
-		default:
-			return false
-		}
-	})
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/segwi/segwi/approvals"
 )
 
-// PopupDecider is the desktop approvals.Decider: it puts each pending request in front of
-// the person as its own popup window, raised and focused, with a desktop notification.
+// PopupDecider puts each pending request in front of the person as its own popup window,
+// raised and focused, as an approvals.Decider: the window process calls Decide for each
+// request the tray says waits, and sends the tray the answer. (The tray process sends the
+// desktop notification.)
 //
 // A popup answers its request only through a click on one of its buttons; nothing answers
 // on Enter or Space. Closing a popup's window with its close button denies the request,
@@ -23,12 +25,8 @@ type PopupDecider struct {
 	app   fyne.App
 	clock popupClock
 
-	// changing serialises changes of the pending list with their OnChange calls, so the
-	// calls come in the order of the changes. It is taken before mu.
-	changing sync.Mutex
-	mu       sync.Mutex
-	open     []*popup  // in the order they opened
-	onChange func(int) // see SetOnChange
+	mu   sync.Mutex
+	open []*popup // in the order they opened
 }
 
 // A popupClock tells the time and ticks; tests replace the real one to move time by hand.
@@ -59,15 +57,6 @@ func newPopupDecider(a fyne.App, c popupClock) *PopupDecider {
 	return &PopupDecider{app: a, clock: c}
 }
 
-// SetOnChange sets f to be called with the number of pending popups each time it changes
-// (the tray shows it as "Waiting approvals (N)"). f is called on Fyne's goroutine, so it
-// may update widgets and menus directly. Set it before the first Decide.
-func (d *PopupDecider) SetOnChange(f func(n int)) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.onChange = f
-}
-
 // Pending returns how many requests wait for the person in a popup. Safe from any goroutine.
 func (d *PopupDecider) Pending() int {
 	d.mu.Lock()
@@ -76,7 +65,7 @@ func (d *PopupDecider) Pending() int {
 }
 
 // RaiseAll shows and focuses every pending popup, the oldest last so that it ends on top
-// (the tray's "Waiting approvals" item). Call it on Fyne's goroutine, as menu actions are.
+// (the tray's "Waiting approvals" item). Call it on Fyne's goroutine.
 func (d *PopupDecider) RaiseAll() {
 	ps := d.popups()
 	for i := len(ps) - 1; i >= 0; i-- {
@@ -100,8 +89,6 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 	if !onUIWait(func() { p = d.openPopup(req) }) {
 		return approvals.Answer{}, errQuitting
 	}
-	// Off Fyne's goroutine: on Linux this is a D-Bus call that waits for its reply.
-	d.app.SendNotification(fyne.NewNotification(notificationHead, p.view.notice))
 
 	tick, stop := d.clock.Tick(countdownEvery)
 	defer stop()
@@ -138,18 +125,11 @@ func (d *PopupDecider) forget(p *popup) {
 	})
 }
 
-// change applies edit to the pending list and tells OnChange the new count. OnChange is
-// called without mu held, so it may call Pending or RaiseAll.
+// change applies edit to the pending list.
 func (d *PopupDecider) change(edit func([]*popup) []*popup) {
-	d.changing.Lock()
-	defer d.changing.Unlock()
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.open = edit(d.open)
-	n, f := len(d.open), d.onChange
-	d.mu.Unlock()
-	if f != nil {
-		f(n)
-	}
 }
 
 // popups returns the pending popups, oldest first.

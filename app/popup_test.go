@@ -212,7 +212,6 @@ func TestPopupShowsTheRequest(t *testing.T) {
 		golden     string
 		title      string
 		input      string
-		notice     string
 		timeLeft   string
 		hasWhyLine bool
 	}{
@@ -222,7 +221,6 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:     "popup_bash.xml",
 			title:      "Approve Bash? · build run in web",
 			input:      "git push --force origin main && rm -rf build/",
-			notice:     "The build run in web wants to use Bash: git push --force origin main && rm -rf build/",
 			timeLeft:   "Time left: 10m 00s, then it is denied",
 			hasWhyLine: true,
 		},
@@ -237,7 +235,6 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:   "popup_note.xml",
 			title:    "Approve Bash? · build run in web",
 			input:    `ls \u202e# ~ fr-\x0d mr`,
-			notice:   `The build run in web wants to use Bash: ls \u202e# ~ fr-\x0d mr`,
 			timeLeft: "Time left: 10m 00s, then it is denied",
 		},
 		{
@@ -246,7 +243,6 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:   "popup_write.xml",
 			title:    "Approve Write? · ready run in api",
 			input:    "{\n  \"file_path\": \"/home/ada/src/api/NOTES.md\",\n  \"content\": \"# Notes\\nShip it.\\n\"\n}",
-			notice:   "The ready run in api wants to use Write: /home/ada/src/api/NOTES.md",
 			timeLeft: "Time left: 1m 30s, then it is denied",
 		},
 	}
@@ -272,10 +268,8 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			if got := h.app.raisedCount(tt.title); got != 1 {
 				t.Errorf("window raised %d times, want 1 (Show then RequestFocus)", got)
 			}
-			await.For(t, 10*time.Second, "a notification", func() bool { return len(h.app.sent()) > 0 })
-			want := []fyne.Notification{{Title: notificationHead, Content: tt.notice}}
-			if diff := cmp.Diff(want, h.app.sent()); diff != "" {
-				t.Errorf("notifications (-want +got):\n%s", diff)
+			if n := h.app.sent(); len(n) != 0 {
+				t.Errorf("the popup sent the notifications %v; the tray process sends them", n)
 			}
 			if got := p.view.description != ""; got != tt.hasWhyLine {
 				t.Errorf("shows a description: %v, want %v", got, tt.hasWhyLine)
@@ -348,8 +342,6 @@ func TestPopupButtonsAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newPopupHarness(t)
-			var changes []int
-			h.d.SetOnChange(func(n int) { changes = append(changes, n) })
 			p, done := h.decide(context.Background(), bashRequest("b1"))
 			if tt.typed != "" {
 				test.Type(p.denyMessage, tt.typed)
@@ -367,8 +359,8 @@ func TestPopupButtonsAnswer(t *testing.T) {
 			if popupWindowOpen(p.win) {
 				t.Error("the popup's window is still open after its answer")
 			}
-			if diff := cmp.Diff([]int{1, 0}, changes); diff != "" {
-				t.Errorf("OnChange calls (-want +got):\n%s", diff)
+			if n := h.d.Pending(); n != 0 {
+				t.Errorf("Pending() = %d once answered, want 0", n)
 			}
 		})
 	}
@@ -483,9 +475,6 @@ func TestPopupClosesWhenItsRequestGoesAway(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newPopupHarness(t)
-			var mu sync.Mutex
-			var changes []int
-			h.d.SetOnChange(func(n int) { mu.Lock(); changes = append(changes, n); mu.Unlock() })
 			ctx := newEndableCtx()
 			p, done := h.decide(ctx, bashRequest("b1"))
 
@@ -501,11 +490,6 @@ func TestPopupClosesWhenItsRequestGoesAway(t *testing.T) {
 			await.For(t, 10*time.Second, "the popup to close", func() bool { return !popupWindowOpen(p.win) })
 			if n := h.d.Pending(); n != 0 {
 				t.Errorf("Pending() = %d, want 0", n)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if diff := cmp.Diff([]int{1, 0}, changes); diff != "" {
-				t.Errorf("OnChange calls (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -552,9 +536,6 @@ func TestPopupCountsDown(t *testing.T) {
 
 func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 	h := newPopupHarness(t)
-	var mu sync.Mutex
-	var changes []int
-	h.d.SetOnChange(func(n int) { mu.Lock(); changes = append(changes, n); mu.Unlock() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -566,7 +547,6 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 	if !popupWindowOpen(first.win) || !popupWindowOpen(second.win) {
 		t.Fatal("want both popups open")
 	}
-	await.For(t, 10*time.Second, "a notification per request", func() bool { return len(h.app.sent()) == 2 })
 
 	h.d.RaiseAll()
 	for _, p := range []*popup{first, second} {
@@ -595,9 +575,7 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 	if got := decideResult(t, firstDone); !errors.Is(got.err, context.Canceled) {
 		t.Errorf("first Decide error = %v, want %v", got.err, context.Canceled)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if diff := cmp.Diff([]int{1, 2, 1, 0}, changes); diff != "" {
-		t.Errorf("OnChange calls (-want +got):\n%s", diff)
+	if n := h.d.Pending(); n != 0 {
+		t.Errorf("Pending() = %d once both are settled, want 0", n)
 	}
 }

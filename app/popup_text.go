@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,12 +20,11 @@ const maxShownInput = 64 << 10
 // Messages a deny carries. The broker prefixes them with who denied, so each reads as the
 // reason that follows "Denied by the person at segwi: ".
 const (
-	msgDeclined      = "the person declined this call"
-	msgWindowClosed  = "the person closed the approval window without answering"
-	denyPlaceholder  = "Reason for denying (optional): Claude sees it"
-	timeLeftNoLimit  = "No time limit"
-	timeLeftExpired  = "Time is up: the request is being denied"
-	notificationHead = "segwi: a run waits for you"
+	msgDeclined     = "the person declined this call"
+	msgWindowClosed = "the person closed the approval window without answering"
+	denyPlaceholder = "Reason for denying (optional): Claude sees it"
+	timeLeftNoLimit = "No time limit"
+	timeLeftExpired = "Time is up: the request is being denied"
 )
 
 // requestView is what a popup shows of a request, worked out once when it opens.
@@ -38,73 +36,31 @@ type requestView struct {
 	caption     string // what input is: the command, or the tool's input
 	input       string // the command, or the input as indented JSON, shown in monospace
 	note        string // what segwi noticed about the request; empty for most
-	notice      string // the notification's body
-}
-
-// bashInput is the part of a Bash call's input a popup shows.
-type bashInput struct {
-	Command     *string `json:"command"`
-	Description string  `json:"description"`
 }
 
 // viewOf works out what a popup shows for req. Every text is passed through
 // visible.Escape: what the person approves is what they read.
 func viewOf(req approvals.Request) requestView {
-	run := describeRun(req.Run)
+	run := req.Run.Describe()
 	v := requestView{
-		title:    fmt.Sprintf("Approve %s? · %s", orDefault(req.ToolName, "a tool"), run),
-		heading:  fmt.Sprintf("The %s wants to use %s", run, orDefault(req.ToolName, "a tool")),
+		title:    fmt.Sprintf("Approve %s? · %s", req.Tool(), run),
+		heading:  fmt.Sprintf("The %s wants to use %s", run, req.Tool()),
 		checkout: "Checkout: " + orDefault(req.Run.Checkout, "(unknown)"),
 	}
-	var bash bashInput
-	if req.ToolName == "Bash" && json.Unmarshal(req.Input, &bash) == nil && bash.Command != nil {
+	if cmd, desc, ok := req.Command(); ok {
 		v.caption = "Command:"
-		v.input = *bash.Command
-		v.description = strings.TrimSpace(bash.Description)
+		v.input = cmd
+		v.description = strings.TrimSpace(desc)
 	} else {
 		v.caption = "Input:"
 		v.input = indentInput(req.Input)
 	}
 	v.input = capText(visible.Escape(v.input), maxShownInput)
 	v.note = req.Note
-	v.notice = fmt.Sprintf("The %s wants to use %s", run, orDefault(req.ToolName, "a tool"))
-	if s := summaryOf(req, bash); s != "" {
-		v.notice += ": " + s
-	}
-	for _, text := range []*string{&v.title, &v.heading, &v.checkout, &v.description, &v.note, &v.notice} {
+	for _, text := range []*string{&v.title, &v.heading, &v.checkout, &v.description, &v.note} {
 		*text = visible.Escape(*text)
 	}
 	return v
-}
-
-// describeRun names a run the way a person recognises it: "build run in web".
-func describeRun(r approvals.RunInfo) string {
-	name := "run"
-	if r.Kind != "" {
-		name = r.Kind + " run"
-	}
-	if r.Checkout != "" {
-		name += " in " + filepath.Base(filepath.Clean(r.Checkout))
-	}
-	return name
-}
-
-// summaryOf is the one line of a request that fits in a notification: a Bash call's
-// command, or the file, path, URL or pattern another tool works on.
-func summaryOf(req approvals.Request, bash bashInput) string {
-	if req.ToolName == "Bash" && bash.Command != nil {
-		return firstLineCut(*bash.Command, 120)
-	}
-	var fields map[string]any
-	if json.Unmarshal(req.Input, &fields) != nil {
-		return ""
-	}
-	for _, key := range []string{"file_path", "notebook_path", "path", "url", "pattern"} {
-		if s, ok := fields[key].(string); ok && s != "" {
-			return firstLineCut(s, 120)
-		}
-	}
-	return ""
 }
 
 // indentInput returns input as indented JSON, or as it came when it is not JSON.
@@ -129,22 +85,6 @@ func capText(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-cut)
-}
-
-// firstLineCut is the first line of s, cut to at most limit runes with an ellipsis.
-func firstLineCut(s string, limit int) string {
-	s = strings.TrimSpace(s)
-	more := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, more = strings.TrimSpace(s[:i]), true
-	}
-	if utf8.RuneCountInString(s) > limit {
-		s, more = string([]rune(s)[:limit]), true
-	}
-	if more {
-		s += "…"
-	}
-	return s
 }
 
 func orDefault(s, unknown string) string {

@@ -39,13 +39,12 @@ func TestViewOf(t *testing.T) {
 		req      approvals.Request
 		input    string
 		caption  string
-		notice   string
 		heading  string
 		desc     string
 		checkout string
 	}{
 		{
-			name: "a multi-line Bash command is shown whole, and its first line notified",
+			name: "a multi-line Bash command is shown whole",
 			req: approvals.Request{
 				Run:      approvals.RunInfo{Kind: "ask", Checkout: "/src/web/"},
 				ToolName: "Bash",
@@ -53,7 +52,6 @@ func TestViewOf(t *testing.T) {
 			},
 			input:    "make test\nmake lint",
 			caption:  "Command:",
-			notice:   "The ask run in web wants to use Bash: make test…",
 			heading:  "The ask run in web wants to use Bash",
 			checkout: "Checkout: /src/web/",
 		},
@@ -66,7 +64,6 @@ func TestViewOf(t *testing.T) {
 			},
 			input:    "{\n  \"description\": \"odd\"\n}",
 			caption:  "Input:",
-			notice:   "The build run in web wants to use Bash",
 			heading:  "The build run in web wants to use Bash",
 			checkout: "Checkout: /src/web",
 		},
@@ -78,12 +75,11 @@ func TestViewOf(t *testing.T) {
 			},
 			input:    "not json",
 			caption:  "Input:",
-			notice:   "The run wants to use mcp__db__query",
 			heading:  "The run wants to use mcp__db__query",
 			checkout: "Checkout: (unknown)",
 		},
 		{
-			name: "a fetch names its URL in the notification",
+			name: "a fetch shows its input",
 			req: approvals.Request{
 				Run:      approvals.RunInfo{Kind: "build", Checkout: "/src/web"},
 				ToolName: "WebFetch",
@@ -91,7 +87,6 @@ func TestViewOf(t *testing.T) {
 			},
 			input:    "{\n  \"url\": \"https://example.com/x\",\n  \"prompt\": \"read\"\n}",
 			caption:  "Input:",
-			notice:   "The build run in web wants to use WebFetch: https://example.com/x",
 			heading:  "The build run in web wants to use WebFetch",
 			checkout: "Checkout: /src/web",
 		},
@@ -102,7 +97,6 @@ func TestViewOf(t *testing.T) {
 			for _, f := range []struct{ field, got, want string }{
 				{"input", v.input, tt.input},
 				{"caption", v.caption, tt.caption},
-				{"notice", v.notice, tt.notice},
 				{"heading", v.heading, tt.heading},
 				{"description", v.description, tt.desc},
 				{"checkout", v.checkout, tt.checkout},
@@ -132,7 +126,6 @@ func TestViewShowsHiddenCharactersEscaped(t *testing.T) {
 		{"checkout", bash.checkout, `Checkout: /src/we\u202eb`},
 		{"heading", bash.heading, `The build run in we\u202eb wants to use Bash`},
 		{"title", bash.title, `Approve Bash? · build run in we\u202eb`},
-		{"notice", bash.notice, `The build run in we\u202eb wants to use Bash: ls \u202e# ~ fr- mr\u202c\x1b[8m`},
 		{"note", bash.note, `Not checked\u2067.`},
 		{"another tool's name", other.heading, `The run wants to use mcp__db\u2066`},
 		{"another tool's input", other.input, "{\n  \"sql\": \"drop\\u202e\"\n}"},
@@ -161,12 +154,6 @@ func TestLongInputIsCappedAndSaysSo(t *testing.T) {
 	}
 	if short := capText("ls", maxShownInput); short != "ls" {
 		t.Errorf("capText changed a short text to %q", short)
-	}
-}
-
-func TestOneLineCutsLongSummaries(t *testing.T) {
-	if got, want := firstLineCut(strings.Repeat("a", 130), 120), strings.Repeat("a", 120)+"…"; got != want {
-		t.Errorf("firstLineCut = %q, want %q", got, want)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -32,13 +33,14 @@ type liveRun interface {
 	Stop()
 }
 
-// pusher pushes a finished run's branch; corePusher is the real one.
+// pusher pushes an ended run's branch: the tray does (remotePusher), with the keyring's
+// token.
 type pusher interface {
-	// Check returns nil when the checkout's branch can be pushed, or why not.
-	Check(ctx context.Context, checkout string) error
-	// Push pushes the branch of the run id's checkout, records the attempt on the run,
-	// and says what happened, in words.
-	Push(ctx context.Context, runID, checkout string) (string, error)
+	// Check returns nil when the run's branch can be pushed, or why not.
+	Check(ctx context.Context, runID string) error
+	// Push pushes the branch of the run's checkout, records the attempt on the run, and
+	// says what happened, in words.
+	Push(ctx context.Context, runID string) (string, error)
 }
 
 // runWindowDeps is what run windows get from the app; tests fill it with fakes.
@@ -366,7 +368,7 @@ func (w *runWindow) showHeader() {
 
 // taskLine is the header's line about what the run was asked.
 func taskLine(info runs.Info) string {
-	p := firstLineCut(info.Prompt, 160)
+	p := visible.FirstLine(info.Prompt, 160)
 	switch info.Kind {
 	case runs.KindAsk:
 		return "Question: " + p
@@ -537,7 +539,7 @@ func (w *runWindow) checkPush() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := w.deps.pusher.Check(ctx, w.info.Checkout)
+	err := w.deps.pusher.Check(ctx, w.info.ID)
 	onUI(func() {
 		w.pushChecked, w.pushOK = true, err == nil
 		if err == nil {
@@ -557,11 +559,11 @@ func (w *runWindow) pushBranch() {
 	w.pushing = true
 	w.push.Disable()
 	w.note.SetText("Pushing…")
-	id, checkout := w.info.ID, w.info.Checkout
+	id := w.info.ID
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		words, err := w.deps.pusher.Push(ctx, id, checkout)
+		words, err := w.deps.pusher.Push(ctx, id)
 		rows := w.recordRows() // the attempt, as the pusher recorded it
 		onUI(func() {
 			defer w.settled.Add(1)

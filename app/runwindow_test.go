@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 )
@@ -261,7 +262,7 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 		Commit: "0123456789abcdef0123", Outcome: push.Pushed, Message: "pushed segwi/fix-login (0123456789ab) to origin (https://github.com/ada/web.git)",
 	}}
 	id := "20250314-092653-abcd"
-	writeRunRecord(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: "/home/ada/src/web", State: runs.StateRunning, Created: runT0})
+	records.WriteRun(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: "/home/ada/src/web", State: runs.StateRunning, Created: runT0})
 	h := newRunHarness(t, 64, func(d *runWindowDeps) { d.stateDir, d.pusher = stateDir, pusher })
 	h.run.setInfo(func(i *runs.Info) { i.CostUSD = 0.0123 })
 	events := scriptedEvents()
@@ -315,7 +316,7 @@ type recordingPusher struct {
 
 func (p *recordingPusher) Check(context.Context, string) error { return nil }
 
-func (p *recordingPusher) Push(_ context.Context, runID, _ string) (string, error) {
+func (p *recordingPusher) Push(_ context.Context, runID string) (string, error) {
 	a := p.attempt
 	if _, err := runs.AppendEvent(p.stateDir, runID, runs.Event{Type: runs.EventPush, Time: a.Time, Text: a.Message, Push: &a}); err != nil {
 		p.t.Errorf("recording the push: %v", err)

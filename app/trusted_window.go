@@ -9,10 +9,10 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/settings"
 )
 
-// trustedWindow asks the person about a core.TrustedChange.
+// trustedWindow asks the person about a settings.TrustedChange.
 type trustedWindow struct {
 	win         fyne.Window
 	apply, keep *clickButton
@@ -30,15 +30,16 @@ var trustedWindows = struct {
 }{m: map[fyne.App]*trustedWindow{}}
 
 // ShowTrustedChange asks the person whether to put the new list of trusted commands of a
-// core.TrustedChange in force: it shows the old and the new list, marking what was added
-// and what was removed, with "Keep the old list" (keep) and "Apply the new list" (apply),
-// and sends a desktop notification. Closing the window keeps the old list. A window already
-// asking is reused for the newer change. Call it on the UI goroutine.
-func ShowTrustedChange(a fyne.App, file string, ch core.TrustedChange, apply, keep func()) fyne.Window {
+// settings.TrustedChange in force: it shows the old and the new list, marking what was
+// added and what was removed, with "Keep the old list" (keep) and "Apply the new list"
+// (apply). (The tray process sends the desktop notification.) Closing the window keeps the
+// old list. A window already asking is reused for the newer change. Call it on the UI
+// goroutine.
+func ShowTrustedChange(a fyne.App, file string, ch settings.TrustedChange, apply, keep func()) fyne.Window {
 	return showTrustedChange(a, file, ch, apply, keep).win
 }
 
-func showTrustedChange(a fyne.App, file string, ch core.TrustedChange, apply, keep func()) *trustedWindow {
+func showTrustedChange(a fyne.App, file string, ch settings.TrustedChange, apply, keep func()) *trustedWindow {
 	const title = "segwi: trusted commands changed"
 	trustedWindows.Lock()
 	tw := trustedWindows.m[a]
@@ -59,8 +60,6 @@ func showTrustedChange(a fyne.App, file string, ch core.TrustedChange, apply, ke
 	}
 	trustedWindows.Unlock()
 	tw.answered, tw.onKeep = false, keep
-	a.SendNotification(fyne.NewNotification(title, fmt.Sprintf(
-		"The trusted commands in %s changed: segwi keeps the old list until you apply the new one.", file)))
 
 	tw.keep = newClickButton("Keep the old list", widget.HighImportance, func() {
 		tw.answered = true

@@ -20,22 +20,16 @@ import (
 
 // ShowRetired tells the person about retired keys in their settings file: one window
 // listing each key (where it is, with its repository, that it is ignored and why, and
-// that it should be deleted) and one desktop notification. found should hold only keys
-// not shown before in this app run (migrate.Warner.Fresh); a key listed twice is shown
-// once. With nothing found it shows nothing and returns nil. Call it on the UI goroutine.
+// that it should be deleted). found should hold only keys not shown before in this run of
+// segwi (the tray process keeps a migrate.Warner, and sends the desktop notification); a
+// key listed twice is shown once. With nothing found it shows nothing and returns nil.
+// Call it on the UI goroutine.
 func ShowRetired(a fyne.App, file string, found []migrate.Retired) fyne.Window {
 	found = uniqueRetired(found)
 	if len(found) == 0 {
 		return nil
 	}
-	title := "segwi: retired settings"
-	summary := fmt.Sprintf("%d retired settings in %s are ignored: delete them.", len(found), file)
-	if len(found) == 1 {
-		summary = fmt.Sprintf("%s in %s is retired and ignored: delete it.", found[0].Where(), file)
-	}
-	a.SendNotification(fyne.NewNotification(title, summary))
-
-	w := a.NewWindow(title)
+	w := a.NewWindow("segwi: retired settings")
 	rows := []fyne.CanvasObject{
 		settingsText(fmt.Sprintf("Your settings file %s holds settings segwi no longer uses. "+
 			"They have no effect; delete them from the file:", file)),

@@ -40,10 +40,8 @@ func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
 			t.Errorf("the window does not say %q:\n%s", want, texts)
 		}
 	}
-	want := []fyne.Notification{{Title: "segwi: retired settings",
-		Content: "3 retired settings in " + warningsFile + " are ignored: delete them."}}
-	if diff := cmp.Diff(want, a.notifications()); diff != "" {
-		t.Errorf("notifications (-want +got):\n%s", diff)
+	if n := a.notifications(); len(n) != 0 {
+		t.Errorf("the window sent the notifications %v; the tray process sends them", n)
 	}
 	test.Tap(settingsButton(t, w, "Open file"))
 	if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
@@ -60,16 +58,6 @@ func TestRetiredWithNothingFoundShowsNothing(t *testing.T) {
 	}
 	if n := a.notifications(); len(n) != 0 {
 		t.Errorf("got notifications %v for no retired keys", n)
-	}
-}
-
-func TestRetiredNotificationNamesASingleKey(t *testing.T) {
-	a := newSettingsTestApp(t)
-	w := ShowRetired(a, warningsFile, []migrate.Retired{{Key: "segwi.branchPrefixes", Setting: "segwi.branchPrefixes"}})
-	defer w.Close()
-	want := "segwi.branchPrefixes in " + warningsFile + " is retired and ignored: delete it."
-	if n := a.notifications(); len(n) != 1 || n[0].Content != want {
-		t.Errorf("got notifications %v, want one saying %q", n, want)
 	}
 }
 

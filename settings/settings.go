@@ -19,7 +19,10 @@
 // Watcher never sees half a file.
 package settings
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+)
 
 // Settings are segwi's settings, with every value filled in: a key the file leaves out
 // has its default (see Default).
@@ -108,3 +111,15 @@ const (
 	MaxTrusted         = 64   // entries in segwi.approvals.trusted
 	MaxTrustedBytes    = 1024 // bytes in one trusted prefix
 )
+
+// CheckoutName names a checkout for a person: the name of the repository entry whose path
+// it is, else the folder's own name.
+func CheckoutName(checkout string, repos []Repository) string {
+	clean := filepath.Clean(checkout)
+	for _, r := range repos {
+		if r.Name != "" && filepath.Clean(r.Path) == clean {
+			return r.Name
+		}
+	}
+	return filepath.Base(clean)
+}

@@ -2,7 +2,6 @@ package tray
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/segwi/segwi/assets"
@@ -34,19 +33,7 @@ func RunOf(info runs.Info, repos []settings.Repository) Run {
 	if since.IsZero() {
 		since = info.Created
 	}
-	return Run{ID: info.ID, Name: CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Since: since}
-}
-
-// CheckoutName names a checkout for a person: the configured repository's name when the
-// folder is one, else the folder's own name.
-func CheckoutName(checkout string, repos []settings.Repository) string {
-	clean := filepath.Clean(checkout)
-	for _, r := range repos {
-		if r.Name != "" && filepath.Clean(r.Path) == clean {
-			return r.Name
-		}
-	}
-	return filepath.Base(clean)
+	return Run{ID: info.ID, Name: settings.CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Since: since}
 }
 
 // Verb is what a menu item does.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/tray"
 )
 
@@ -38,7 +39,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 	go h.windows.need()
 	if h.opts.Notify != nil {
 		go h.opts.Notify(tray.WaitsForYou, req.Notice(), func() {
-			h.show(context.Background(), control.Show{Window: control.ShowApprovals})
+			h.Open(context.Background(), control.Show{Window: control.ShowApprovals})
 		})
 	}
 
@@ -55,7 +56,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 
 // approvalOf is req as the clients are sent it, with the run's name and task.
 func (h *Hub) approvalOf(req approvals.Request) control.Approval {
-	name, prompt := tray.CheckoutName(req.Run.Checkout, h.core.Settings().Repositories), ""
+	name, prompt := settings.CheckoutName(req.Run.Checkout, h.core.Settings().Repositories), ""
 	if r := h.core.Get(req.Run.ID); r != nil {
 		prompt = r.Info().Prompt
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/proctest"
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
@@ -257,5 +259,33 @@ func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
 	case <-h.quit:
 	case <-time.After(within):
 		t.Error("the tray was not ended")
+	}
+}
+
+// A push ends what the run left running before anything else: such a process could
+// rewrite the checkout's git configuration while the push reads it.
+func TestPushEndsWhatTheRunLeftRunningFirst(t *testing.T) {
+	state, checkout := t.TempDir(), t.TempDir() // not a repository: the push is refused after
+	id := "20260101-000000-a1b2c3"
+	records.WriteRun(t, state, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: checkout, State: runs.StateSucceeded, Created: time.Now()})
+	pid := proctest.Detach(t, append(os.Environ(), "SEGWI_RUN_ID="+id), 7511)
+	h := newHarness(t, "", options{state: state})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowRun, Run: id})
+	w := h.windows.window(t, 1)
+
+	if _, err := w.client.Push(ctx, id); err == nil {
+		t.Errorf("Push of a folder that is not a repository succeeded")
+	}
+	if proctest.Alive(pid, "sleep 7511") {
+		t.Errorf("process %d, which run %s left running, is alive after Push", pid, id)
+	}
+	var killed bool
+	runs.ReadEvents(state, id, func(e runs.Event) error {
+		killed = killed || e.Type == runs.EventLeftover && e.Process.PID == pid && e.Process.Killed
+		return nil
+	})
+	if !killed {
+		t.Errorf("the run's events do not say process %d was killed", pid)
 	}
 }

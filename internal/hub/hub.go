@@ -29,6 +29,7 @@ import (
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/canary"
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/tray"
 )
 
@@ -125,7 +126,7 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 		for _, d := range damaged {
 			recs = append(recs, control.DamagedOf(d))
 		}
-		go h.show(ctx, control.Show{Window: control.ShowDamaged, Damaged: recs})
+		go h.Open(ctx, control.Show{Window: control.ShowDamaged, Damaged: recs})
 	}
 
 	defer h.windows.stop()
@@ -189,8 +190,9 @@ func (h *Hub) Show(ctx context.Context, s control.Show) error {
 	return h.windows.show(ctx, s)
 }
 
-// show is Show on a goroutine of its own: what fails is logged.
-func (h *Hub) show(ctx context.Context, s control.Show) {
+// Open is Show for a caller that does not wait for the answer (a menu click, a warning):
+// it logs what fails. It returns as Show does.
+func (h *Hub) Open(ctx context.Context, s control.Show) {
 	if err := h.Show(ctx, s); err != nil && ctx.Err() == nil {
 		h.opts.Log("showing the %s window: %v", s.Window, err)
 	}
@@ -236,7 +238,7 @@ func (h *Hub) publish(b control.Body) {
 
 // runName is what a person calls the run's checkout.
 func (h *Hub) runName(info runs.Info) string {
-	return tray.CheckoutName(info.Checkout, h.core.Settings().Repositories)
+	return settings.CheckoutName(info.Checkout, h.core.Settings().Repositories)
 }
 
 // runsSnapshot is the runs that have not ended.

@@ -42,18 +42,18 @@ func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when
 	h.publish(h.settingsReport(rep))
 	h.changed() // the repositories' names
 	if rep.Err != nil {
-		go h.show(ctx, control.Show{Window: control.ShowSettingsProblems, Moment: when})
+		go h.Open(ctx, control.Show{Window: control.ShowSettingsProblems, Moment: when})
 	}
 	if rep.Result != nil {
 		if fresh := h.opts.Warner.Fresh(rep.Result.Retired); len(fresh) > 0 {
 			h.notify(retiredTitle, migrate.Summary(rep.File, fresh))
-			go h.show(ctx, control.Show{Window: control.ShowRetired, Retired: fresh})
+			go h.Open(ctx, control.Show{Window: control.ShowRetired, Retired: fresh})
 		}
 	}
 	if ch := rep.TrustedChange; ch != nil && !ch.Declined {
 		h.notify(trustedTitle, fmt.Sprintf(
 			"The trusted commands in %s changed: segwi keeps the old list until you apply the new one.", rep.File))
-		go h.show(ctx, control.Show{Window: control.ShowTrustedChange})
+		go h.Open(ctx, control.Show{Window: control.ShowTrustedChange})
 	}
 }
 

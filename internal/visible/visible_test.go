@@ -1,6 +1,7 @@
 package visible
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -46,4 +47,17 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFirstLineCutsToALineOfAtMostLimitRunes(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{strings.Repeat("a", 130), strings.Repeat("a", 120) + "…"},
+		{"  make test\nmake lint", "make test…"},
+		{strings.Repeat("é", 120), strings.Repeat("é", 120)},
+		{"", ""},
+	} {
+		if got := FirstLine(tt.in, 120); got != tt.want {
+			t.Errorf("FirstLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }

@@ -1,7 +1,7 @@
-// Package records writes run records into a segwi state folder for tests: good runs beside
-// records a crash, a full disk or a careless hand left damaged, so that a test can check
-// that segwi (the tray, segwi run, segwi runs) starts, lists the good runs and names what
-// is damaged.
+// Package records writes run records into a segwi state folder for tests: one run
+// (WriteRun), or good runs beside records a crash, a full disk or a careless hand left
+// damaged (WriteDamaged), so that a test can check that segwi (the tray, segwi run, segwi
+// runs) starts, lists the good runs and names what is damaged.
 //
 //	st := records.WriteDamaged(t, stateDir)
 //	// start segwi; then:
@@ -44,7 +44,7 @@ func WriteDamaged(t testing.TB, stateDir string) Damaged {
 		Unreadable:  "20250102-090200-c00c00",
 		Interrupted: "20250102-090300-d00d00",
 	}
-	good := writeRun(t, stateDir, runs.Info{ID: d.Good, Kind: runs.KindAsk, State: runs.StateSucceeded,
+	good := WriteRun(t, stateDir, runs.Info{ID: d.Good, Kind: runs.KindAsk, State: runs.StateSucceeded,
 		Prompt: "what is here?", Created: created, End: created.Add(time.Minute)})
 	writeFile(t, filepath.Join(good, "events.jsonl"),
 		`{"run":"`+d.Good+`","seq":1,"time":"2025-01-02T09:00:00Z","type":"state","state":{"from":"queued","to":"starting"}}`+"\n"+
@@ -54,18 +54,19 @@ func WriteDamaged(t testing.TB, stateDir string) Damaged {
 	d.BadInfo = filepath.Join(bad, "run.json")
 	writeFile(t, d.BadInfo, `{"id":"20250102-090100-b00b00","kind":"build","sta`)
 
-	unreadable := writeRun(t, stateDir, runs.Info{ID: d.Unreadable, Kind: runs.KindBuild, State: runs.StateSucceeded,
+	unreadable := WriteRun(t, stateDir, runs.Info{ID: d.Unreadable, Kind: runs.KindBuild, State: runs.StateSucceeded,
 		Prompt: "fix the login", Created: created.Add(2 * time.Minute)})
 	d.UnreadableEvents = mkdir(t, filepath.Join(unreadable, "events.jsonl"))
 
-	interrupted := writeRun(t, stateDir, runs.Info{ID: d.Interrupted, Kind: runs.KindBuild, State: runs.StateRunning,
+	interrupted := WriteRun(t, stateDir, runs.Info{ID: d.Interrupted, Kind: runs.KindBuild, State: runs.StateRunning,
 		Prompt: "add a test", Created: created.Add(3 * time.Minute)})
 	d.InterruptedEvents = mkdir(t, filepath.Join(interrupted, "events.jsonl"))
 	return d
 }
 
-// writeRun writes info as the run.json of its folder and returns the folder.
-func writeRun(t testing.TB, stateDir string, info runs.Info) string {
+// WriteRun writes info as the run.json of its folder under stateDir, the way runs records
+// it, and returns the folder.
+func WriteRun(t testing.TB, stateDir string, info runs.Info) string {
 	t.Helper()
 	dir := filepath.Join(runs.RunsDir(stateDir), info.ID)
 	b, err := info.AppendJSON(nil)

@@ -2,9 +2,12 @@
 
 package main
 
-// What main.go of segwi links: the Fyne app and the command line.
+// What main.go of segwi links: the window process (app, with Fyne), the tray process and
+// the command line.
 import (
 	_ "github.com/segwi/segwi/app"
 	_ "github.com/segwi/segwi/internal/cli"
 	_ "github.com/segwi/segwi/internal/fynelocale"
+	_ "github.com/segwi/segwi/internal/hub"
+	_ "github.com/segwi/segwi/internal/trayproc"
 )

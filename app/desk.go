@@ -1,0 +1,309 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// desk is the window process's windows over the tray: it opens what the tray asks (Show),
+// puts each waiting approval in a popup and sends the tray the person's answer, and keeps
+// the open windows in line with what the tray says. Its fields are touched on Fyne's
+// goroutine only, except tray and the approvals (their own locks).
+type desk struct {
+	app    fyne.App
+	tray   *trayLink
+	popups *PopupDecider
+	opts   WindowOptions
+
+	asking sync.Mutex
+	asked  map[string]context.CancelFunc // the popup of each request shown, by request id
+
+	runWins   map[string]*runWindow
+	history   *historyWindow
+	quitWin   fyne.Window
+	canaryWin fyne.Window
+}
+
+func newDesk(a fyne.App, t *trayLink, opts WindowOptions) *desk {
+	return &desk{app: a, tray: t, popups: NewPopupDecider(a), opts: opts,
+		asked: map[string]context.CancelFunc{}, runWins: map[string]*runWindow{}}
+}
+
+// event takes in a snapshot or event from the tray. On the client's reading goroutine:
+// it does not wait for Fyne.
+func (d *desk) event(b control.Body) {
+	if d.tray.apply(b) {
+		if rep, ok := b.(control.SettingsReport); ok {
+			onUI(func() { d.settingsChanged(rep) })
+		}
+		return
+	}
+	switch b := b.(type) {
+	case control.Approvals:
+		d.approvals(b.Waiting)
+	case control.Approval:
+		d.ask(b)
+	case control.ApprovalGone:
+		d.withdraw(b.Request)
+	case control.Notice:
+		onUI(func() { d.message(b.Title, b.Text) })
+	}
+}
+
+// show opens the window s asks for, and returns once it shows. On a goroutine of its own.
+func (d *desk) show(_ context.Context, s control.Show) error {
+	var err error
+	if !onUIWait(func() { err = d.open(s) }) {
+		return errQuitting
+	}
+	return err
+}
+
+// open opens the window s asks for. On Fyne's goroutine.
+func (d *desk) open(s control.Show) error {
+	switch s.Window {
+	case control.ShowNewRun:
+		d.openNewRun(s.Kind)
+	case control.ShowRun:
+		d.openRun(s.Run)
+	case control.ShowHistory:
+		d.openHistory()
+	case control.ShowSettings:
+		d.openSettings()
+	case control.ShowCanary:
+		d.runCanary()
+	case control.ShowApprovals:
+		d.popups.RaiseAll()
+	case control.ShowQuit:
+		d.quit()
+	case control.ShowSettingsProblems:
+		rep := d.tray.settings()
+		if err := rep.Err(); err != nil {
+			ShowSettingsProblems(d.app, rep.File, err, momentOf(s.Moment), d.openSettings)
+		}
+	case control.ShowRetired:
+		ShowRetired(d.app, d.tray.settings().File, s.Retired)
+	case control.ShowTrustedChange:
+		d.trustedChange()
+	case control.ShowDamaged:
+		var damaged []runs.Damaged
+		for _, r := range s.Damaged {
+			damaged = append(damaged, r.Damaged())
+		}
+		ShowDamagedRecords(d.app, damaged)
+	default:
+		return fmt.Errorf("this window process cannot show a %q window", s.Window)
+	}
+	return nil
+}
+
+// momentOf is the window's word for when bad settings were found.
+func momentOf(m control.Moment) ProblemsMoment {
+	if m == control.AfterEdit {
+		return AfterEdit
+	}
+	return AtStartup
+}
+
+// approvals takes in the tray's snapshot of the waiting requests: a popup for each one not
+// shown yet, and none for those no longer waiting.
+func (d *desk) approvals(waiting []control.Approval) {
+	ids := map[string]bool{}
+	for _, a := range waiting {
+		ids[a.Request] = true
+		d.ask(a)
+	}
+	d.asking.Lock()
+	var gone []string
+	for id := range d.asked {
+		if !ids[id] {
+			gone = append(gone, id)
+		}
+	}
+	d.asking.Unlock()
+	for _, id := range gone {
+		d.withdraw(id)
+	}
+}
+
+// ask puts a waiting request in a popup, once, and sends the tray the person's answer
+// when they click one of its buttons (or close it, a deny).
+func (d *desk) ask(a control.Approval) {
+	d.asking.Lock()
+	if _, ok := d.asked[a.Request]; ok {
+		d.asking.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.asked[a.Request] = cancel
+	d.asking.Unlock()
+	go func() {
+		answer, err := d.popups.Decide(ctx, a.Broker())
+		d.asking.Lock()
+		delete(d.asked, a.Request)
+		d.asking.Unlock()
+		cancel()
+		if err != nil {
+			return // it no longer waits, or segwi is quitting
+		}
+		actx, acancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer acancel()
+		if err := d.tray.client.Answer(actx, control.AnswerOf(a.Request, answer, control.ByThisDesktop)); err != nil {
+			log.Printf("segwi: the answer to approval request %s did not reach the tray: %v", a.Request, err)
+		}
+	}()
+}
+
+// withdraw closes the popup of a request that no longer waits.
+func (d *desk) withdraw(id string) {
+	d.asking.Lock()
+	cancel := d.asked[id]
+	d.asking.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// leave closes every popup without an answer: the window process is quitting.
+func (d *desk) leave() {
+	d.asking.Lock()
+	defer d.asking.Unlock()
+	for _, cancel := range d.asked {
+		cancel()
+	}
+}
+
+// settingsChanged closes a warning that the new report settles: the settings problems
+// once the file is good, the trusted-change question once no change waits. On Fyne's
+// goroutine.
+func (d *desk) settingsChanged(rep control.SettingsReport) {
+	if rep.Err() == nil {
+		CloseSettingsProblems(d.app)
+	}
+	if ch := rep.TrustedChange; ch == nil || ch.Declined {
+		CloseTrustedChange(d.app)
+	}
+}
+
+// runDeps are the dependencies of the run windows.
+func (d *desk) runDeps() runWindowDeps {
+	return runWindowDeps{
+		app:         d.app,
+		stateDir:    d.tray.stateDir(),
+		now:         time.Now,
+		clockEvery:  time.Second,
+		branch:      gitBranch,
+		pusher:      d.tray,
+		queuedAhead: d.tray.queuedAhead,
+		onClosed:    func(id string) { delete(d.runWins, id) },
+	}
+}
+
+// openNewRun opens the new run dialog for kind.
+func (d *desk) openNewRun(kind runs.Kind) {
+	newNewRunDialog(d.app, d.tray, d.tray.settings().InForce, kind, d.showRun).Show()
+}
+
+// showRun opens the window of a run that has not ended.
+func (d *desk) showRun(r liveRun) {
+	w := newRunWindow(d.runDeps(), r, runs.Info{})
+	d.runWins[r.ID()] = w
+	w.Show()
+}
+
+// openRun raises the window of the run id, opening it first when needed: live while the
+// tray holds the run, else from its record.
+func (d *desk) openRun(id string) {
+	if w := d.runWins[id]; w != nil {
+		w.Show()
+		return
+	}
+	if d.tray.isLive(id) {
+		d.showRun(d.tray.run(id))
+		return
+	}
+	info, err := runs.Load(d.tray.stateDir(), id)
+	if err != nil {
+		d.message("segwi: run "+id, "The run's record could not be read: "+err.Error())
+		return
+	}
+	d.openRecord(info)
+}
+
+// openRecord opens the window of a run from the history: live while it runs, else read
+// only from its record.
+func (d *desk) openRecord(info runs.Info) {
+	if w := d.runWins[info.ID]; w != nil {
+		w.Show()
+		return
+	}
+	if d.tray.isLive(info.ID) {
+		d.showRun(d.tray.run(info.ID))
+		return
+	}
+	w := newRunWindow(d.runDeps(), nil, info)
+	d.runWins[info.ID] = w
+	w.Show()
+}
+
+// openHistory opens the run history, reading the records again when it is open already.
+func (d *desk) openHistory() {
+	if d.history == nil {
+		d.history = newHistoryWindow(d.app, d.tray.stateDir(), d.tray.repos, d.openRecord)
+		d.history.win.SetOnClosed(func() { d.history = nil })
+	} else {
+		d.history.reload()
+	}
+	d.history.Show()
+}
+
+// openSettings opens the settings window, or raises the one already open.
+func (d *desk) openSettings() {
+	rep := d.tray.settings()
+	OpenSettings(d.app, SettingsWindowConfig{
+		Path: rep.File, Current: rep.Settings, LoadErr: rep.Err(),
+		Token: trayToken{d.tray.client},
+		Save: func(_ string, s settings.Settings) error {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			return d.tray.client.SaveSettings(ctx, s)
+		},
+	})
+}
+
+// trustedChange asks the person about the change to the trusted commands that waits.
+func (d *desk) trustedChange() {
+	rep := d.tray.settings()
+	ch := rep.TrustedChange
+	if ch == nil || ch.Declined {
+		return
+	}
+	change := *ch
+	ShowTrustedChange(d.app, rep.File, change, func() {
+		d.tray.command(func(ctx context.Context) error {
+			err := d.tray.client.ApplyTrusted(ctx, change)
+			if err != nil {
+				onUI(func() { d.message("segwi: trusted commands", "The new list was not applied: "+err.Error()) })
+			}
+			return err
+		})
+	}, func() {
+		d.tray.command(func(ctx context.Context) error { return d.tray.client.KeepTrusted(ctx, change) })
+	})
+}
+
+// detachAll stops every run window's updates: the window process is quitting.
+func (d *desk) detachAll() {
+	for _, w := range d.runWins {
+		w.detach()
+	}
+}

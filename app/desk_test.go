@@ -1,0 +1,261 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// fakeHub stands in for the tray process's hub at the other end of a real control
+// channel: it sends the window process what connected sends it, and records the commands
+// that reach it.
+type fakeHub struct {
+	connected func(p *control.Peer)
+	peers     chan *control.Peer
+	cmds      chan control.Body
+}
+
+func (h *fakeHub) Connected(p *control.Peer) {
+	if h.connected != nil {
+		h.connected(p)
+	}
+	h.peers <- p
+}
+
+func (h *fakeHub) Handle(_ context.Context, _ *control.Peer, cmd control.Body) control.Reply {
+	h.cmds <- cmd
+	if _, ok := cmd.(control.TokenStatus); ok {
+		return control.Reply{TokenSet: true}
+	}
+	return control.Reply{}
+}
+
+func (h *fakeHub) Disconnected(*control.Peer, error) {}
+
+// command returns the next command of type T that reached the hub, skipping others.
+func command[T control.Body](t *testing.T, h *fakeHub) T {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case c := <-h.cmds:
+			if v, ok := c.(T); ok {
+				return v
+			}
+		case <-deadline:
+			var zero T
+			t.Fatalf("no %s reached the tray", zero.MessageType())
+			return zero
+		}
+	}
+}
+
+// deskHarness is the window process's desk in a test app, connected to a fakeHub over a
+// socket pair, as the window process is to the tray.
+type deskHarness struct {
+	d      *desk
+	hub    *fakeHub
+	server *control.Server
+	peer   *control.Peer
+}
+
+func newDeskHarness(t *testing.T, connected func(p *control.Peer)) *deskHarness {
+	t.Helper()
+	h := &deskHarness{hub: &fakeHub{connected: connected, peers: make(chan *control.Peer, 1), cmds: make(chan control.Body, 64)}}
+	link := newTrayLink()
+	h.d = newDesk(test.NewTempApp(t), link, WindowOptions{})
+	h.server = control.NewServer("test tray", h.hub)
+	ours, child, err := control.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := net.FileConn(child)
+	child.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.server.Serve(ctx, ours, control.Grant{Role: control.RoleWindow, Who: control.ByThisDesktop})
+	}()
+	link.client, err = control.NewClient(theirs, control.ClientOptions{Program: "test windows", Event: h.d.event, Show: h.d.show})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		h.d.leave()
+		link.client.Close()
+		cancel()
+		<-served
+	})
+	select {
+	case h.peer = <-h.hub.peers:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window process did not connect")
+	}
+	return h
+}
+
+// waiting is a request the tray says waits for the person.
+func waiting(id string) control.Approval {
+	return control.Approval{
+		Request: id, Run: control.RunRef{ID: "run-1", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Name: "web"},
+		Tool: "Bash", Input: json.RawMessage(`{"command":"touch approved.txt"}`), ToolUseID: "toolu_" + id,
+		Asked: time.Now(), Deadline: time.Now().Add(time.Minute),
+	}
+}
+
+// openPopup waits for the popup of request id and returns it.
+func (h *deskHarness) openPopup(t *testing.T, id string) *popup {
+	t.Helper()
+	var p *popup
+	await.For(t, 10*time.Second, "the popup of request "+id, func() bool {
+		for _, q := range h.d.popups.popups() {
+			if q.req.ID == id {
+				p = q
+				return true
+			}
+		}
+		return false
+	})
+	return p
+}
+
+// The window process answers an approval only on a person's click: the popup shows the
+// request from the tray's snapshot, nothing reaches the tray until Allow is clicked, and
+// then the answer says it came from this desktop.
+func TestTheWindowProcessAnswersAnApprovalOnlyOnAClick(t *testing.T) {
+	h := newDeskHarness(t, func(p *control.Peer) {
+		p.Send(control.SettingsReport{StateDir: t.TempDir()})
+		p.Send(control.Approvals{Waiting: []control.Approval{waiting("req-1")}})
+	})
+	p := h.openPopup(t, "req-1")
+	if got := p.win.Title(); got != "Approve Bash? · build run in web" {
+		t.Errorf("the popup is titled %q", got)
+	}
+	select {
+	case c := <-h.hub.cmds:
+		t.Fatalf("%s reached the tray before any click", c.MessageType())
+	default:
+	}
+	test.Tap(p.allow)
+	a := command[control.Answer](t, h.hub)
+	if a.Request != "req-1" || a.Decision != control.Allow || a.By != control.ByThisDesktop {
+		t.Errorf("the tray got %+v, want request 1 allowed at this desktop", a)
+	}
+}
+
+// A request that stops waiting (answered elsewhere, timed out, its run ended) closes its
+// popup without an answer; a snapshot that no longer holds a request does too.
+func TestAPopupClosesWhenTheTraySaysItsRequestNoLongerWaits(t *testing.T) {
+	h := newDeskHarness(t, func(p *control.Peer) { p.Send(control.SettingsReport{StateDir: t.TempDir()}) })
+	h.server.Publish(waiting("req-1"))
+	h.server.Publish(waiting("req-2"))
+	first, second := h.openPopup(t, "req-1"), h.openPopup(t, "req-2")
+	h.server.Publish(control.ApprovalGone{Request: "req-1", Run: "run-1", Why: control.WhyAnswered, Allow: true, By: "ada's phone"})
+	h.server.Publish(control.Approvals{Waiting: []control.Approval{}})
+	await.For(t, 10*time.Second, "both popups to close", func() bool {
+		return !popupWindowIsOpen(first.win) && !popupWindowIsOpen(second.win) && h.d.popups.Pending() == 0
+	})
+	select {
+	case c := <-h.hub.cmds:
+		t.Errorf("%s reached the tray; a request that no longer waits gets no answer", c.MessageType())
+	default:
+	}
+}
+
+func popupWindowIsOpen(w fyne.Window) bool {
+	for _, o := range fyne.CurrentApp().Driver().AllWindows() {
+		if o == w {
+			return true
+		}
+	}
+	return false
+}
+
+// The tray's Show opens a run's window, which follows the run through the tray: its
+// events as the tray sends them, its end.
+func TestTheRunWindowFollowsARunThroughTheTray(t *testing.T) {
+	info := runs.Info{ID: "20250314-092653-abcdef", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "fix the login",
+		State: runs.StateRunning, Created: runT0, Start: runT0}
+	state := t.TempDir()
+	h := newDeskHarness(t, func(p *control.Peer) {
+		p.Send(control.SettingsReport{StateDir: state})
+		p.Send(control.Runs{Runs: []control.Run{control.RunOf(info, "web")}})
+	})
+	if rep, err := h.peer.Request(context.Background(), control.Show{Window: control.ShowRun, Run: info.ID}); err != nil || rep.Error != "" {
+		t.Fatalf("Show = %+v, %v", rep, err)
+	}
+	var w *runWindow
+	fyne.DoAndWait(func() { w = h.d.runWins[info.ID] })
+	if w == nil || w.run == nil {
+		t.Fatalf("no live run window for run %s", info.ID)
+	}
+	if s := command[control.Subscribe](t, h.hub); s.Run != info.ID {
+		t.Errorf("the window subscribed to %s", s.Run)
+	}
+	ended := info
+	ended.State, ended.End, ended.CostUSD = runs.StateSucceeded, runT0.Add(time.Minute), 0.25
+	h.peer.Send(control.RunEvents{Run: info.ID, Events: []runs.Event{
+		{RunID: info.ID, Seq: 1, Time: runT0, Type: runs.EventText, Text: "Looking at the form."},
+	}})
+	h.peer.Send(control.RunEvents{Run: info.ID, Now: &control.Run{Info: ended, Name: "web"}, Ended: true})
+	await.For(t, 10*time.Second, "the run's text and its end in the window", func() error {
+		var rows []string
+		var stopOff bool
+		var status string
+		fyne.DoAndWait(func() { rows, stopOff, status = timelineTexts(w), w.stop.Disabled(), w.status.Text })
+		if !strings.Contains(strings.Join(rows, "\n"), "Looking at the form.") || !stopOff ||
+			!strings.Contains(status, "succeeded") || !strings.Contains(status, "$0.2500") {
+			return fmt.Errorf("the timeline has %q, Stop disabled %v, the status is %q", rows, stopOff, status)
+		}
+		return nil
+	})
+}
+
+// The settings window asks the tray's keyring whether a token is set, and saves through
+// the tray, which chooses the file.
+func TestTheSettingsWindowKeepsTheTokenAndTheFileThroughTheTray(t *testing.T) {
+	s := settings.Default()
+	s.Claude.Model = "opus"
+	h := newDeskHarness(t, func(p *control.Peer) {
+		p.Send(control.SettingsReport{File: "/home/ada/.config/segwi/config.yaml", StateDir: t.TempDir(), Settings: s, InForce: s})
+	})
+	if rep, err := h.peer.Request(context.Background(), control.Show{Window: control.ShowSettings}); err != nil || rep.Error != "" {
+		t.Fatalf("Show = %+v, %v", rep, err)
+	}
+	command[control.TokenStatus](t, h.hub)
+	var w *settingsWindow
+	fyne.DoAndWait(func() {
+		settingsWindows.Lock()
+		w = settingsWindows.m[h.d.app]
+		settingsWindows.Unlock()
+	})
+	if w == nil {
+		t.Fatal("no settings window")
+	}
+	await.For(t, 10*time.Second, "the token's status", func() bool {
+		var text string
+		fyne.DoAndWait(func() { text = w.token.status.Text })
+		return text == tokenIsSet
+	})
+	fyne.DoAndWait(func() { test.Tap(settingsButton(t, w.win, "Save")) })
+	if got := command[control.SaveSettings](t, h.hub); got.Settings.Claude.Model != "opus" {
+		t.Errorf("saved %+v, want the model opus", got.Settings.Claude)
+	}
+	fyne.DoAndWait(w.win.Close)
+}

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/runs"
+)
+
+// The windows of the tray menu's own items (Quit with runs going, Run canary), and a
+// message window.
+
+// quit asks whether to stop the runs going and quit. The tray asks only when runs are
+// going; "Stop the runs and quit" has the tray stop them in two steps and end, and this
+// process ends with it.
+func (d *desk) quit() {
+	if d.quitWin != nil {
+		d.quitWin.Show()
+		d.quitWin.RequestFocus()
+		return
+	}
+	grace := d.tray.settings().InForce.Runs.StopGrace
+	if grace <= 0 {
+		grace = runs.DefaultStopGrace
+	}
+	w := d.app.NewWindow("segwi: quit?")
+	d.quitWin = w
+	w.SetOnClosed(func() { d.quitWin = nil })
+	msg := widget.NewLabel(quitQuestion(d.tray.liveRuns(), grace))
+	msg.Wrapping = fyne.TextWrapWord
+	keep := widget.NewButton("Keep running", w.Close)
+	var stop *widget.Button
+	stop = widget.NewButton("Stop the runs and quit", func() {
+		stop.Disable()
+		keep.Disable()
+		msg.SetText("Stopping the runs…")
+		d.tray.command(func(context.Context) error {
+			// The tray replies once the runs are stopped: within the grace and a little.
+			ctx, cancel := context.WithTimeout(context.Background(), grace+time.Minute)
+			defer cancel()
+			err := d.tray.client.Quit(ctx)
+			if err != nil {
+				onUI(func() {
+					msg.SetText("segwi did not quit: " + err.Error())
+					keep.Enable()
+				})
+			}
+			return err
+		})
+	})
+	stop.Importance = widget.DangerImportance
+	w.SetContent(container.NewVBox(msg, container.NewHBox(layout.NewSpacer(), keep, stop)))
+	w.Resize(fyne.NewSize(440, 140))
+	w.Show()
+	w.RequestFocus()
+}
+
+// quitQuestion asks whether to stop n runs and quit.
+func quitQuestion(n int, grace time.Duration) string {
+	runsText := "1 run is"
+	if n != 1 {
+		runsText = fmt.Sprintf("%d runs are", n)
+	}
+	return fmt.Sprintf("%s still going. Quitting stops them: first politely, then by force after %s.", runsText, grace)
+}
+
+// runCanary has the tray run the canary and shows its report; closing the window stops
+// the canary.
+func (d *desk) runCanary() {
+	if d.canaryWin != nil {
+		d.canaryWin.Show()
+		return
+	}
+	w := d.app.NewWindow("segwi canary")
+	d.canaryWin = w
+	report := widget.NewLabelWithStyle("Running the canary…", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	report.Wrapping = fyne.TextWrapBreak
+	w.SetContent(container.NewVScroll(report))
+	w.Resize(fyne.NewSize(640, 420))
+	done := make(chan struct{})
+	w.SetOnClosed(func() {
+		d.canaryWin = nil
+		select {
+		case <-done:
+		default:
+			d.tray.command(func(ctx context.Context) error { return d.tray.client.StopCanary(ctx) })
+		}
+	})
+	w.Show()
+	go func() {
+		out, err := d.tray.client.RunCanary(context.Background())
+		close(done)
+		onUI(func() {
+			text := strings.TrimSpace(out)
+			if err != nil {
+				text += "\n\nThe canary failed: " + err.Error()
+			}
+			report.SetText(strings.TrimSpace(text))
+		})
+	}()
+}
+
+// message shows a short message in a window of its own.
+func (d *desk) message(title, text string) {
+	w := d.app.NewWindow(title)
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	w.SetContent(container.NewVBox(l, container.NewHBox(layout.NewSpacer(), widget.NewButton("Close", w.Close))))
+	w.Resize(fyne.NewSize(420, 120))
+	w.Show()
+}

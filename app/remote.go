@@ -1,0 +1,315 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
+)
+
+// commandTimeout bounds a command the windows send the tray that should be quick: a
+// follow-up (which may wait up to 10 s for Claude Code to read it), a stop, an answer.
+const commandTimeout = 30 * time.Second
+
+// trayLink is the window process's view of the tray, through the control channel: the runs,
+// the settings report and the run subscriptions as the tray last sent them, and the
+// commands the windows send. Safe for concurrent use: the client's reading goroutine
+// updates it, the windows' goroutines read it.
+type trayLink struct {
+	client *control.Client
+
+	mu     sync.Mutex
+	report control.SettingsReport
+	live   []control.Run          // the runs that have not ended, oldest first
+	known  map[string]control.Run // the freshest summary of each run seen
+	subs   map[string]*remoteEvents
+}
+
+func newTrayLink() *trayLink {
+	return &trayLink{known: map[string]control.Run{}, subs: map[string]*remoteEvents{}}
+}
+
+// apply takes in a snapshot or event from the tray that concerns runs or settings, and
+// reports whether it was one.
+func (t *trayLink) apply(b control.Body) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch b := b.(type) {
+	case control.SettingsReport:
+		t.report = b
+	case control.Runs:
+		t.live = b.Runs
+		for _, r := range b.Runs {
+			t.noteLocked(r)
+		}
+	case control.Run:
+		t.noteLocked(b)
+	case control.RunEvents:
+		if b.Now != nil {
+			t.noteLocked(*b.Now)
+		}
+		if s := t.subs[b.Run]; s != nil {
+			for _, e := range b.Events {
+				s.send(e)
+			}
+			if b.Ended {
+				s.close()
+				delete(t.subs, b.Run)
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// noteLocked keeps r as the freshest summary of its run; a run that ended stays ended
+// (a summary sent earlier may arrive after its last).
+func (t *trayLink) noteLocked(r control.Run) {
+	if old, ok := t.known[r.ID]; ok && old.State.Final() && !r.State.Final() {
+		return
+	}
+	if r.Dir == "" {
+		r.Dir = t.known[r.ID].Dir
+	}
+	t.known[r.ID] = r
+}
+
+// settings returns the last settings report.
+func (t *trayLink) settings() control.SettingsReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.report
+}
+
+// stateDir is the folder of the run records, which the windows read.
+func (t *trayLink) stateDir() string { return t.settings().StateDir }
+
+// repos are the repositories of the settings in force.
+func (t *trayLink) repos() []settings.Repository { return t.settings().InForce.Repositories }
+
+// liveRuns is how many runs have not ended.
+func (t *trayLink) liveRuns() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.live)
+}
+
+// isLive reports whether the run id has not ended.
+func (t *trayLink) isLive(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.live {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// queuedAhead is how many queued runs wait before the run id.
+func (t *trayLink) queuedAhead(id string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, r := range t.live {
+		if r.ID == id {
+			return n
+		}
+		if r.State == runs.StateQueued {
+			n++
+		}
+	}
+	return 0
+}
+
+// info is the freshest summary of the run id: what the tray last said of it, else its
+// record.
+func (t *trayLink) info(id string) runs.Info {
+	t.mu.Lock()
+	r, ok := t.known[id]
+	stateDir := t.report.StateDir
+	t.mu.Unlock()
+	if ok {
+		return r.Summary()
+	}
+	if info, err := runs.Load(stateDir, id); err == nil {
+		return info
+	}
+	return runs.Info{ID: id, Dir: filepath.Join(runs.RunsDir(stateDir), id)}
+}
+
+// run is the run id as a run window follows it.
+func (t *trayLink) run(id string) liveRun { return &remoteRun{tray: t, id: id} }
+
+// Start starts a run (the new-run dialog's runStarter): the tray starts it and the window
+// follows it as a remoteRun.
+func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	id, err := t.client.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if _, ok := t.known[id]; !ok {
+		// Until the tray's first word on it: what the dialog asked for.
+		t.known[id] = control.Run{Info: runs.Info{ID: id, Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt,
+			Model: spec.Model, State: runs.StateQueued, Created: time.Now()}, Dir: filepath.Join(runs.RunsDir(t.report.StateDir), id)}
+	}
+	t.mu.Unlock()
+	return t.run(id), nil
+}
+
+// subscribe asks the tray for the run id's events.
+func (t *trayLink) subscribe(id string) (<-chan runs.Event, func()) {
+	s := &remoteEvents{ch: make(chan runs.Event, subscriptionBuffer)}
+	t.mu.Lock()
+	if old := t.subs[id]; old != nil {
+		old.close()
+	}
+	t.subs[id] = s
+	t.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer cancel()
+		if err := t.client.Subscribe(ctx, id); err != nil {
+			// It ended before the tray got the request: its record has its events, and
+			// its end.
+			t.mu.Lock()
+			if t.subs[id] == s {
+				delete(t.subs, id)
+				s.close()
+			}
+			t.mu.Unlock()
+		}
+	}()
+	return s.ch, func() {
+		t.mu.Lock()
+		if t.subs[id] == s {
+			delete(t.subs, id)
+			s.close()
+		}
+		t.mu.Unlock()
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			t.client.Unsubscribe(ctx, id)
+		}()
+	}
+}
+
+// closeAll ends every subscription: the channel to the tray has ended.
+func (t *trayLink) closeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id, s := range t.subs {
+		s.close()
+		delete(t.subs, id)
+	}
+}
+
+// subscriptionBuffer is how many events a run window may fall behind before it misses
+// some (and is told so by an EventDropped event): as runs.Run.Subscribe.
+const subscriptionBuffer = 1024
+
+// remoteEvents is one run window's subscription to a run's events. Its methods are
+// called with tray.mu held.
+type remoteEvents struct {
+	ch      chan runs.Event
+	dropped int
+	closed  bool
+}
+
+// send hands e to the window without waiting; what does not fit is counted and reported
+// by an EventDropped event once there is room.
+func (s *remoteEvents) send(e runs.Event) {
+	if s.closed {
+		return
+	}
+	if s.dropped > 0 {
+		select {
+		case s.ch <- runs.Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: runs.EventDropped, Dropped: s.dropped}:
+			s.dropped = 0
+		default:
+			s.dropped++
+			return
+		}
+	}
+	select {
+	case s.ch <- e:
+	default:
+		s.dropped++
+	}
+}
+
+func (s *remoteEvents) close() {
+	if !s.closed {
+		s.closed = true
+		close(s.ch)
+	}
+}
+
+// remoteRun is a run the tray holds, as a run window follows it (liveRun).
+type remoteRun struct {
+	tray *trayLink
+	id   string
+}
+
+// ID returns the run's id.
+func (r *remoteRun) ID() string { return r.id }
+
+// Info returns the run's freshest summary.
+func (r *remoteRun) Info() runs.Info { return r.tray.info(r.id) }
+
+// Subscribe returns the run's events, from the tray.
+func (r *remoteRun) Subscribe() (<-chan runs.Event, func()) { return r.tray.subscribe(r.id) }
+
+// Send sends a follow-up to the run; it returns once the tray has delivered it.
+func (r *remoteRun) Send(text string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	return r.tray.client.FollowUp(ctx, r.id, text)
+}
+
+// CloseInput ends the run once its current turn is done. It does not wait for the tray.
+func (r *remoteRun) CloseInput() {
+	r.tray.command(func(ctx context.Context) error { return r.tray.client.Finish(ctx, r.id) })
+}
+
+// Stop stops the run. It does not wait for the tray.
+func (r *remoteRun) Stop() {
+	r.tray.command(func(ctx context.Context) error { return r.tray.client.Stop(ctx, r.id) })
+}
+
+// command sends a command on a goroutine of its own; a run window has said what it did
+// already, and the run's events show what came of it.
+func (t *trayLink) command(do func(ctx context.Context) error) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer cancel()
+		do(ctx) //nolint:errcheck // the run's events say what became of it
+	}()
+}
+
+// Check returns nil when the ended run's branch can be pushed, or why not (pusher).
+func (t *trayLink) Check(ctx context.Context, runID string) error {
+	return t.client.CheckPush(ctx, runID)
+}
+
+// Push pushes the ended run's branch with the keyring's token (pusher).
+func (t *trayLink) Push(ctx context.Context, runID string) (string, error) {
+	return t.client.Push(ctx, runID)
+}
+
+// trayToken is the settings window's tokenStore: the tray's keyring, which hands the
+// window only whether a token is set.
+type trayToken struct{ client *control.Client }
+
+func (k trayToken) Status(ctx context.Context) (bool, error)  { return k.client.TokenStatus(ctx) }
+func (k trayToken) Set(ctx context.Context, tok string) error { return k.client.SetToken(ctx, tok) }
+func (k trayToken) Delete(ctx context.Context) error          { return k.client.DeleteToken(ctx) }

@@ -1,0 +1,90 @@
+// Package trayproc is segwi's tray process: what `segwi` with no arguments runs all day.
+// It holds the core (settings and their reload, the runs, the approvals server), the
+// keyring, the desktop notifications and the tray icon and menu (package tray, without
+// Fyne), and the hub that serves the window process (package hub). It never starts Fyne's
+// driver: the windows live in the window process, which the hub starts when one is needed.
+package trayproc
+
+import (
+	"context"
+	"log"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/tray"
+)
+
+// Options configure the tray process.
+type Options struct {
+	// ConfigPath is the settings file.
+	ConfigPath string
+	// Version is segwi's version.
+	Version string
+	// Warner remembers the retired settings warned about in this process.
+	Warner *migrate.Warner
+	// Windows starts the window process (hub.Exec of segwi's hidden subcommand).
+	Windows hub.Spawn
+}
+
+// Run runs the tray until the person quits it or ctx is done (SIGINT, SIGTERM); either
+// way it ends the window process and stops every run in two steps before it returns. Bad
+// settings do not stop it: it runs with the defaults and shows what is wrong; nor do
+// damaged run records: it names them. It fails at once without a desktop to show on.
+func Run(ctx context.Context, opts Options) error {
+	if err := tray.HaveDisplay(); err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) { log.Printf("segwi: "+format, args...) }
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
+	notifier := tray.NewNotifier(logf)
+	defer notifier.Close()
+	h := hub.New(hub.Options{
+		Program: "segwi " + opts.Version + " tray",
+		Spawn:   opts.Windows,
+		Notify:  notifier.Notify,
+		Log:     logf,
+		Warner:  opts.Warner,
+		Quit:    quit,
+	})
+	c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, Log: logf})
+	if err != nil {
+		return err
+	}
+	hubDone := make(chan struct{})
+	go func() {
+		defer close(hubDone)
+		h.Run(ctx, c)
+	}()
+
+	show := func(s control.Show) func() {
+		return func() { go h.Open(ctx, s) }
+	}
+	t := tray.New(tray.Actions{
+		NewRun:         func(k runs.Kind) { show(control.Show{Window: control.ShowNewRun, Kind: k})() },
+		OpenRun:        func(id string) { show(control.Show{Window: control.ShowRun, Run: id})() },
+		RaiseApprovals: show(control.Show{Window: control.ShowApprovals}),
+		History:        show(control.Show{Window: control.ShowHistory}),
+		Settings:       show(control.Show{Window: control.ShowSettings}),
+		Canary:         show(control.Show{Window: control.ShowCanary}),
+		Quit: func() {
+			if len(c.Live()) == 0 {
+				quit()
+				return
+			}
+			show(control.Show{Window: control.ShowQuit})() // it asks first: runs are going
+		},
+	})
+	go tray.Follow(ctx, t, h.Changes(), h.Snapshot)
+	err = t.Run(ctx, h.Snapshot())
+	quit()
+	<-hubDone             // the window process has ended
+	closeErr := c.Close() // stops the runs in two steps, then the approvals server
+	if err != nil {
+		return err
+	}
+	return closeErr
+}
