@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -299,5 +300,44 @@ func TestARealRunOutlivesItsWindowProcessAndIsAllowedFromTheNext(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(checkout, "approved.txt")); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
+	}
+}
+
+// A window process that sends a malformed message gets an error reply and goes on; one
+// that sends an oversized one is cut off. Either way the tray goes on, the request keeps
+// waiting, and a new window process shows it.
+func TestABadMessageFromTheWindowProcessEndsAtMostItsConnection(t *testing.T) {
+	h := newHarness(t, "", options{})
+	ctx := context.Background()
+	got := decide(ctx, h, request("9"))
+	first := h.windows.window(t, 1)
+	waitingFor(t, first, "9")
+
+	frame := func(data []byte, n uint32) []byte {
+		return append(binary.BigEndian.AppendUint32(nil, n), data...)
+	}
+	malformed := []byte(`{"type":"answer","id":77,"body":{"request":"9","decision":"maybe"}}`)
+	if _, err := first.conn.Write(frame(malformed, uint32(len(malformed)))); err != nil {
+		t.Fatal(err)
+	}
+	// The connection goes on: the window process's own requests are still answered.
+	if _, err := first.client.TokenStatus(ctx); err != nil {
+		t.Fatalf("after a malformed message, the channel failed: %v", err)
+	}
+	if _, err := first.conn.Write(frame(nil, control.MaxMessageBytes+1)); err != nil {
+		t.Fatal(err)
+	}
+	second := h.windows.window(t, 2)
+	waitingFor(t, second, "9")
+	select {
+	case d := <-got:
+		t.Fatalf("Decide returned %+v for a bad message", d)
+	default:
+	}
+	if err := second.client.Answer(ctx, control.Answer{Request: "9", Decision: control.Deny, Reason: "not now", By: control.ByThisDesktop}); err != nil {
+		t.Fatal(err)
+	}
+	if d := result(t, got); d.answer.Allow || d.answer.Message != "not now" {
+		t.Errorf("Decide = %+v, want the second window process's deny", d.answer)
 	}
 }

@@ -216,16 +216,13 @@ func (h *Hub) Connected(p *control.Peer) {
 }
 
 // Disconnected ends the subscriptions of a client that went. See control.Handler.
-func (h *Hub) Disconnected(p *control.Peer, err error) {
+func (h *Hub) Disconnected(p *control.Peer, _ error) {
 	h.mu.Lock()
 	subs := h.subs[p]
 	delete(h.subs, p)
 	h.mu.Unlock()
 	for _, cancel := range subs {
 		cancel()
-	}
-	if p.Role() == control.RoleWindow && err != nil && !isEnd(err) {
-		h.opts.Log("the window process's channel ended: %v", err)
 	}
 }
 

@@ -1,13 +1,3 @@
-// Package desktop checks the real tray app from the outside, as a person's desktop sees it:
-// the built segwi binary under an X display (Xvfb) inside a session bus with a tray host,
-// its tray menu read and clicked over D-Bus (com.canonical.dbusmenu), its windows typed
-// into and clicked with xdotool, and a real run of the pinned Claude Code against the
-// project's fake model server that asks for an approval. Screenshots of the windows and
-// the measured figures (launch to tray item, resident memory) land in $SEGWI_SCREENSHOTS
-// (default: a temp folder, named in the log) for a person to look at.
-//
-// scripts/test.sh provides the display, bus, tray host and keyring; outside it the test
-// skips, or fails under SEGWI_TEST_STRICT=1.
 package desktop
 
 import (
@@ -140,7 +130,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	// the tray item registered, so that figures compare from run to run; this wait is the
 	// measurement's clock, not a wait for a condition.
 	time.Sleep(3 * time.Second)
-	figure("idle tray, no window: %s", readMemory(t, app.cmd.Process.Pid))
+	figure("idle tray process, no window: %s", readMemory(t, app.cmd.Process.Pid))
 
 	t.Run("Settings… opens the settings window", func(t *testing.T) {
 		tr.click(t, "Settings…")
@@ -197,7 +187,26 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	})
 	xdotool(t, "windowraise", runWin)
 	screenshot(t, shots, "run-window")
-	figure("tray with one run window open: %s", readMemory(t, app.cmd.Process.Pid))
+	figure("tray process with one run window open: %s", readMemory(t, app.cmd.Process.Pid))
+	figure("window process with one run window open: %s", readMemory(t, waitForWindowProcess(t, app.cmd.Process.Pid, 10*time.Second)))
+
+	t.Run("the channel between the processes has nothing to connect to", func(t *testing.T) {
+		tray, windows := app.cmd.Process.Pid, waitForWindowProcess(t, app.cmd.Process.Pid, 10*time.Second)
+		if got := listening(t, windows); len(got) > 0 {
+			t.Errorf("the window process listens on %q; it should reach the tray only through the socket pair", got)
+		}
+		// The tray listens only on loopback, for the runs' approval tool (the MCP server);
+		// that it is seen shows the check sees the tray's sockets.
+		ls := listening(t, tray)
+		if len(ls) == 0 {
+			t.Errorf("ss shows no listening socket of the tray, not even the approvals server's: the check sees nothing")
+		}
+		for _, l := range ls {
+			if !strings.HasPrefix(l, "LISTEN ") || !strings.Contains(l, " 127.0.0.1:") {
+				t.Errorf("the tray process listens on %q; want only the approvals server on 127.0.0.1", l)
+			}
+		}
+	})
 
 	t.Run("Quit with a run going asks first", func(t *testing.T) {
 		tr.click(t, "Quit")
@@ -210,7 +219,8 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		}
 	})
 
-	t.Run("SIGTERM stops the run and quits, leaving no agent behind", func(t *testing.T) {
+	t.Run("SIGTERM stops the run and quits, leaving no agent and no window process behind", func(t *testing.T) {
+		windows := waitForWindowProcess(t, app.cmd.Process.Pid, 10*time.Second) // the quit question's
 		app.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -223,6 +233,9 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		await.For(t, 10*time.Second, "no process left in the run's checkout", func() bool {
 			return len(processesIn(checkout)) == 0
 		})
+		if alive(windows) {
+			t.Errorf("window process %d outlived the tray", windows)
+		}
 	})
 }
 

@@ -41,6 +41,24 @@ func waitForWindow(t testing.TB, name string, within time.Duration) string {
 	return id
 }
 
+// waitForNewWindow waits until a visible window whose title matches name, and whose id is
+// not in seen, is mapped, and returns its X id.
+func waitForNewWindow(t testing.TB, name string, seen map[string]bool, within time.Duration) string {
+	t.Helper()
+	var id string
+	await.For(t, within, fmt.Sprintf("a new window titled %q", name), func() bool {
+		out, _ := xdotool(t, "search", "--onlyvisible", "--name", name)
+		for _, w := range strings.Fields(out) {
+			if !seen[w] {
+				id = w
+				return true
+			}
+		}
+		return false
+	})
+	return id
+}
+
 // windowGone waits until no visible window's title matches name.
 func windowGone(t testing.TB, name string, within time.Duration) {
 	t.Helper()

@@ -1,0 +1,49 @@
+//go:build linux && cgo
+
+package desktop
+
+/*
+#cgo LDFLAGS: -lX11
+#include <X11/Xlib.h>
+
+// closeWindow asks the client of window w to close it, as a window manager's close
+// button does: a WM_PROTOCOLS client message carrying WM_DELETE_WINDOW.
+static int closeWindow(unsigned long w) {
+	Display *d = XOpenDisplay(NULL);
+	if (d == NULL) return -1;
+	XEvent ev = {0};
+	ev.xclient.type = ClientMessage;
+	ev.xclient.window = (Window)w;
+	ev.xclient.message_type = XInternAtom(d, "WM_PROTOCOLS", False);
+	ev.xclient.format = 32;
+	ev.xclient.data.l[0] = XInternAtom(d, "WM_DELETE_WINDOW", False);
+	ev.xclient.data.l[1] = CurrentTime;
+	Status ok = XSendEvent(d, (Window)w, False, NoEventMask, &ev);
+	XSync(d, False);
+	XCloseDisplay(d);
+	return ok ? 0 : -2;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// CloseWindow asks the X client of the window id (decimal, as xdotool prints it) to close
+// it, as a person's click on a window manager's close button does. The test display has
+// no window manager, and xdotool can only destroy a window or kill its client.
+func CloseWindow(id string) error {
+	w, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return fmt.Errorf("closing window %q: not a window id", id)
+	}
+	switch C.closeWindow(C.ulong(w)) {
+	case -1:
+		return fmt.Errorf("closing window %s: cannot open the X display", id)
+	case -2:
+		return fmt.Errorf("closing window %s: the X server refused the event", id)
+	}
+	return nil
+}
