@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -77,21 +77,14 @@ func newDeskHarness(t *testing.T, connected func(p *control.Peer)) *deskHarness 
 	link := newTrayLink()
 	h.d = newDesk(test.NewTempApp(t), link, WindowOptions{})
 	h.server = control.NewServer("test tray", h.hub)
-	ours, child, err := control.Pair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := net.FileConn(child)
-	child.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ours, theirs := controltest.Pair(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		h.server.Serve(ctx, ours, control.Grant{Role: control.RoleWindow, Who: control.ByThisDesktop})
 	}()
+	var err error
 	link.client, err = control.NewClient(theirs, control.ClientOptions{Program: "test windows", Event: h.d.event, Show: h.d.show})
 	if err != nil {
 		t.Fatal(err)

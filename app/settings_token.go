@@ -13,9 +13,9 @@ import (
 	"github.com/segwi/segwi/settings/token"
 )
 
-// tokenStore is where the settings window keeps the GitHub token: the OS keyring
-// (keyringToken) in the app, a fake in tests. It never hands the token back: the window
-// only needs to know whether one is set.
+// tokenStore is where the settings window keeps the GitHub token: the tray's keyring
+// (trayToken) in the window process, a fake in tests. It never hands the token back: the
+// window only needs to know whether one is set.
 type tokenStore interface {
 	// Status reports whether a token is stored.
 	Status(ctx context.Context) (bool, error)
@@ -24,14 +24,6 @@ type tokenStore interface {
 	// Delete removes the stored token; token.ErrNotFound when there was none.
 	Delete(ctx context.Context) error
 }
-
-// keyringToken is the tokenStore of the app: package settings/token, which bounds every
-// keyring call with a timeout.
-type keyringToken struct{}
-
-func (keyringToken) Status(ctx context.Context) (bool, error)  { return token.Status(ctx) }
-func (keyringToken) Set(ctx context.Context, tok string) error { return token.Set(ctx, tok) }
-func (keyringToken) Delete(ctx context.Context) error          { return token.Delete(ctx) }
 
 // Texts of the token's status line.
 const (

@@ -25,10 +25,11 @@ type SettingsWindowConfig struct {
 	// LoadErr, when not nil, is what is wrong with the file now (core.SettingsReport.Err); the
 	// window says so above the fields, which then show the settings in force.
 	LoadErr error
-	// Token keeps the GitHub token; nil means the OS keyring (package settings/token).
+	// Token keeps the GitHub token: the tray's keyring, through the channel (trayToken).
+	// Required: the window process never reads the keyring itself.
 	Token tokenStore
-	// Save writes the settings to the file; nil means settings.Save. The app passes the
-	// core's SaveSettings, which also puts the trusted commands saved in force at once.
+	// Save writes the settings to the file: the tray does (its core's SaveSettings, which
+	// also puts the trusted commands saved in force at once). Required.
 	Save func(path string, s settings.Settings) error
 	// OnSaved, when not nil, is called on the UI goroutine with the settings just written.
 	OnSaved func(settings.Settings)
@@ -80,12 +81,6 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 		w.win.Show()
 		w.win.RequestFocus()
 		return w
-	}
-	if cfg.Token == nil {
-		cfg.Token = keyringToken{}
-	}
-	if cfg.Save == nil {
-		cfg.Save = settings.Save
 	}
 	ext := strings.ToLower(filepath.Ext(cfg.Path))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -97,6 +97,9 @@ func openTestSettingsOn(t *testing.T, a *settingsTestApp, cfg SettingsWindowConf
 	if cfg.Token == nil {
 		cfg.Token = &fakeTokenStore{}
 	}
+	if cfg.Save == nil {
+		cfg.Save = settings.Save // as the tray's core does, without the trusted commands
+	}
 	q := &uiQueue{}
 	cfg.uiDo = q.do
 	w := openSettings(a, cfg)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/tray"
@@ -141,15 +141,7 @@ func TestARemoteClientSeesTheApprovalsAndItsAnswerNamesItsDevice(t *testing.T) {
 // would, and returns it.
 func connect(t *testing.T, h *harness, g control.Grant) *fakeWindow {
 	t.Helper()
-	ours, child, err := control.Pair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := net.FileConn(child)
-	child.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ours, theirs := controltest.Pair(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() {
@@ -157,6 +149,7 @@ func connect(t *testing.T, h *harness, g control.Grant) *fakeWindow {
 		h.hub.Server().Serve(ctx, ours, g)
 	}()
 	c := &fakeWindow{n: 100, events: make(chan control.Body, 256), conn: theirs, gone: make(chan struct{})}
+	var err error
 	c.client, err = control.NewClient(theirs, control.ClientOptions{Program: "test client", Event: func(b control.Body) { c.events <- b }})
 	if err != nil {
 		t.Fatal(err)

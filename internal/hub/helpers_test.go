@@ -14,6 +14,7 @@ import (
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/hub"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -91,16 +92,7 @@ type fakeWindow struct {
 }
 
 func (f *fakeWindows) spawn() (*hub.Process, error) {
-	ours, child, err := control.Pair()
-	if err != nil {
-		return nil, err
-	}
-	theirs, err := net.FileConn(child)
-	child.Close()
-	if err != nil {
-		ours.Close()
-		return nil, err
-	}
+	ours, theirs := controltest.Pair(f.t)
 	f.mu.Lock()
 	w := &fakeWindow{n: len(f.started) + 1, events: make(chan control.Body, 1024), shows: make(chan control.Show, 64),
 		conn: theirs, gone: make(chan struct{})}
@@ -132,7 +124,6 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 		<-c.Done()
 		theirs.Close()
 	}()
-	f.t.Cleanup(func() { theirs.Close() })
 	return &hub.Process{Conn: ours, Pid: os.Getpid(), Wait: func() error { <-w.gone; return nil }, Kill: w.kill}, nil
 }
 

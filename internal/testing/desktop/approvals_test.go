@@ -67,17 +67,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	env := claudetest.Env(t, srv.URL)
 	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
 	checkout := claudetest.Checkout(t)
-	writeFile(t, filepath.Join(env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml"), fmt.Sprintf(`segwi:
-  claude:
-    path: %q
-  repositories:
-    - name: demo
-      path: %q
-  runs:
-    stopGrace: 2s
-  approvals:
-    timeout: 5m
-`, claudetest.Binary(t), checkout))
+	writeConfig(t, env, checkout)
 	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
 
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-approvals.log"))
@@ -163,7 +153,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		allow(popup)
 
 		second := nextPopup()
-		took = time.Now().Sub(asked(touches[1]))
+		took = time.Since(asked(touches[1]))
 		fig.add("approval request to popup visible, window process running: %d ms (goal <= %d ms)", ms(took), ms(warmPopupGoal))
 		if pid := windowProcess(tray); pid != first {
 			t.Errorf("the second popup came from window process %d, want %d, still running", pid, first)
@@ -237,15 +227,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		tr.click(t, "Run history…") // a window process, to see it go too
 		waitForWindow(t, "segwi: run history", 20*time.Second)
 		pid := waitForWindowProcess(t, tray, 10*time.Second)
-		app.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-app.exited:
-			if app.err != nil {
-				t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", app.err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("segwi did not quit within 30 s of SIGTERM")
-		}
+		app.terminate(t)
 		if alive(pid) {
 			t.Errorf("window process %d outlived the tray", pid)
 		}

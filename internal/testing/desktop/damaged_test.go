@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,13 +48,5 @@ func TestTrayStartsBesideDamagedRunRecords(t *testing.T) {
 		}
 	}
 
-	app.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-app.exited:
-		if app.err != nil {
-			t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", app.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("segwi did not quit within 30 s of SIGTERM")
-	}
+	app.terminate(t)
 }

@@ -91,18 +91,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	env := claudetest.Env(t, srv.URL)
 	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
 	checkout := claudetest.Checkout(t)
-	config := filepath.Join(env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
-	writeFile(t, config, fmt.Sprintf(`segwi:
-  claude:
-    path: %q
-  repositories:
-    - name: demo
-      path: %q
-  runs:
-    stopGrace: 2s
-  approvals:
-    timeout: 5m
-`, claudetest.Binary(t), checkout))
+	writeConfig(t, env, checkout)
 
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi.log"))
 	exited := app.exited
@@ -221,15 +210,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 
 	t.Run("SIGTERM stops the run and quits, leaving no agent and no window process behind", func(t *testing.T) {
 		windows := waitForWindowProcess(t, app.cmd.Process.Pid, 10*time.Second) // the quit question's
-		app.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-			if app.err != nil {
-				t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", app.err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("segwi did not quit within 30 s of SIGTERM")
-		}
+		app.terminate(t)
 		await.For(t, 10*time.Second, "no process left in the run's checkout", func() bool {
 			return len(processesIn(checkout)) == 0
 		})
@@ -279,6 +260,37 @@ func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayPr
 		}
 	})
 	return p
+}
+
+// terminate sends the tray SIGTERM and waits, up to 30 s, for it to exit cleanly.
+func (p *trayProcess) terminate(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		if p.err != nil {
+			t.Errorf("segwi exited with %v after SIGTERM; want a clean exit", p.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("segwi did not quit within 30 s of SIGTERM")
+	}
+}
+
+// writeConfig writes segwi's settings file in env's config folder: the real Claude Code,
+// one repository (demo, at checkout), a short stop grace and a long approval timeout.
+func writeConfig(t *testing.T, env *claudetest.Environment, checkout string) {
+	t.Helper()
+	writeFile(t, filepath.Join(env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml"), fmt.Sprintf(`segwi:
+  claude:
+    path: %q
+  repositories:
+    - name: demo
+      path: %q
+  runs:
+    stopGrace: 2s
+  approvals:
+    timeout: 5m
+`, claudetest.Binary(t), checkout))
 }
 
 // output returns what the tray app wrote to its log so far.

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The window process holds no core: it asks the tray for everything the core does (runs,
+// approvals, settings, the keyring's token, pushes). Its package must not even import the
+// core, the hub or the tray process. (It imports runs for the runs' types and to read
+// their records, and settings/token for the keyring's errors as the tray reports them.)
+func TestTheWindowProcessHoldsNoCore(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/segwi/segwi/app").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, forbidden := range []string{
+		"github.com/segwi/segwi/internal/core",
+		"github.com/segwi/segwi/internal/hub",
+		"github.com/segwi/segwi/internal/trayproc",
+	} {
+		for _, d := range deps {
+			if d == forbidden {
+				t.Errorf("package app imports %s", forbidden)
+			}
+		}
+	}
+	// The check reads the right list: the channel's client is there.
+	if !strings.Contains(string(out), "github.com/segwi/segwi/control\n") {
+		t.Errorf("go list -deps does not list package control; is the check reading the right package?\n%s", out)
+	}
+}
