@@ -219,8 +219,13 @@ func (w *windows) connected(p *control.Peer) {
 // need starts a window process when none runs, for a request that waits: its popup
 // shows once the process is up.
 func (w *windows) need() {
-	if _, err := w.current(false); err != nil && !errors.Is(err, context.Canceled) {
+	c, err := w.current(false)
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
 		w.logf("no window for the approval requests waiting: %v", err)
+	case err == nil && c == nil:
+		w.logf("no window for the approval requests waiting: the last %d window processes ended within %s of their start "+
+			"(see above); the next menu item clicked starts one again", maxQuickEnds, quickEnd)
 	}
 }
 
