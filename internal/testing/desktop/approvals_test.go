@@ -83,15 +83,15 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 
 	t.Run("closing every window lets the window process leave", func(t *testing.T) {
 		tr.click(t, "New build run…")
-		dialog := waitForWindow(t, "segwi: new run", 20*time.Second)
+		dialog := waitForWindow(t, "segwi: new run", windowWait)
 		w, h := windowSize(t, dialog)
 		clickAt(t, dialog, w/2, h*62/100)
 		if out, err := xdotool(t, "type", "--delay", "10", "Make three files"); err != nil {
 			t.Fatalf("typing the task: %v: %s", err, out)
 		}
 		clickAt(t, dialog, 95, h-22)
-		windowGone(t, "segwi: new run", 20*time.Second)
-		runWin := waitForWindow(t, "segwi: build run in", 20*time.Second)
+		windowGone(t, "segwi: new run", windowWait)
+		runWin := waitForWindow(t, "segwi: build run in", windowWait)
 		pid := windowProcess(tray)
 		closeWindow(t, runWin)
 		closed := time.Now()
@@ -225,7 +225,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 
 	t.Run("SIGTERM ends the tray and leaves no process behind", func(t *testing.T) {
 		tr.click(t, "Run history…") // a window process, to see it go too
-		waitForWindow(t, "segwi: run history", 20*time.Second)
+		waitForWindow(t, "segwi: run history", windowWait)
 		pid := waitForWindowProcess(t, tray, 10*time.Second)
 		app.terminate(t)
 		if alive(pid) {

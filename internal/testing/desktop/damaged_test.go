@@ -40,7 +40,7 @@ func TestTrayStartsBesideDamagedRunRecords(t *testing.T) {
 	default:
 	}
 
-	waitForWindow(t, "segwi: damaged run records", 20*time.Second)
+	waitForWindow(t, "segwi: damaged run records", windowWait)
 	screenshot(t, shots, "damaged-records")
 	for _, file := range []string{st.BadInfo, st.InterruptedEvents} {
 		if out := app.output(); !strings.Contains(out, file) {

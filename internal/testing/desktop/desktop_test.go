@@ -123,7 +123,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 
 	t.Run("Settings… opens the settings window", func(t *testing.T) {
 		tr.click(t, "Settings…")
-		win := waitForWindow(t, "segwi settings", 20*time.Second)
+		win := waitForWindow(t, "segwi settings", windowWait)
 		screenshot(t, shots, "settings")
 		xdotool(t, "windowunmap", win)
 	})
@@ -131,7 +131,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	var runWin string
 	t.Run("a build run from the tray asks the person and runs once allowed", func(t *testing.T) {
 		tr.click(t, "New build run…")
-		dialog := waitForWindow(t, "segwi: new run", 20*time.Second)
+		dialog := waitForWindow(t, "segwi: new run", windowWait)
 		w, h := windowSize(t, dialog)
 		// The task box sits in the middle of the dialog, Start at its bottom left.
 		clickAt(t, dialog, w/2, h*62/100)
@@ -140,9 +140,9 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		}
 		screenshot(t, shots, "new-run")
 		clickAt(t, dialog, 95, h-22)
-		windowGone(t, "segwi: new run", 20*time.Second)
+		windowGone(t, "segwi: new run", windowWait)
 
-		runWin = waitForWindow(t, "segwi: build run in", 20*time.Second)
+		runWin = waitForWindow(t, "segwi: build run in", windowWait)
 		popup := waitForWindow(t, "Approve Bash", 60*time.Second)
 		xdotool(t, "windowraise", popup) // with no window manager, the newest window is not always on top
 		screenshot(t, shots, "approval-popup")
@@ -151,7 +151,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 
 		pw, ph := windowSize(t, popup)
 		clickAt(t, popup, pw-32, ph-22) // Allow, at the bottom right
-		windowGone(t, "Approve Bash", 20*time.Second)
+		windowGone(t, "Approve Bash", windowWait)
 		await.For(t, 60*time.Second, "approved.txt in the checkout", func() bool {
 			_, err := os.Stat(filepath.Join(checkout, "approved.txt"))
 			return err == nil
@@ -199,7 +199,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 
 	t.Run("Quit with a run going asks first", func(t *testing.T) {
 		tr.click(t, "Quit")
-		waitForWindow(t, "segwi: quit\\?", 20*time.Second)
+		waitForWindow(t, "segwi: quit\\?", windowWait)
 		screenshot(t, shots, "quit-confirm")
 		select {
 		case <-exited:

@@ -24,6 +24,11 @@ func xdotool(t testing.TB, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// windowWait bounds the wait for a window to appear or go. The first window of a window
+// process starts Fyne and Mesa's software renderer, which takes seconds on a busy machine
+// (go test runs the e2e suite beside this one); the wait ends as soon as the window is there.
+const windowWait = 60 * time.Second
+
 // waitForWindow waits until a visible window whose title matches name is mapped and
 // returns its X id.
 func waitForWindow(t testing.TB, name string, within time.Duration) string {
