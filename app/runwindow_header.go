@@ -1,0 +1,103 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/runs"
+)
+
+// showHeader writes the header from w.info. On Fyne's goroutine.
+func (w *runWindow) showHeader() {
+	w.title.SetText(fmt.Sprintf("%s run in %s", w.info.Kind, filepath.Base(w.info.Checkout)))
+	w.task.SetText(taskLine(w.info))
+	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, orDefault(w.branchText, "(unknown)")))
+	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))
+}
+
+// taskLine is the header's line about what the run was asked.
+func taskLine(info runs.Info) string {
+	p := visible.FirstLine(info.Prompt, 160)
+	switch info.Kind {
+	case runs.KindAsk:
+		return "Question: " + p
+	case runs.KindReady:
+		return "Notes: " + orDefault(p, "(none)")
+	}
+	return "Task: " + p
+}
+
+// statusLine is the header's line about the run's state, time and cost.
+func statusLine(info runs.Info, ahead int, now time.Time) string {
+	state := string(info.State)
+	if info.State == runs.StateQueued {
+		if ahead > 0 {
+			state = fmt.Sprintf("queued: %d runs ahead of it", ahead)
+		} else {
+			state = "queued: waiting for a free slot or for its checkout"
+		}
+	} else if info.State == runs.StateWaiting {
+		state = "⚠ waiting for you: answer the approval popup"
+	}
+	if info.Reason != "" && info.State.Final() {
+		state += ": " + info.Reason
+	}
+	parts := []string{"State: " + state}
+	if !info.Start.IsZero() {
+		end := now
+		if !info.End.IsZero() {
+			end = info.End
+		}
+		parts = append(parts, longElapsed(end.Sub(info.Start)))
+	}
+	if info.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", info.CostUSD))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// longElapsed renders d to the second: "42s", "4m 05s", "1h 02m 03s".
+func longElapsed(d time.Duration) string {
+	s := int64(d / time.Second)
+	if s < 0 {
+		s = 0
+	}
+	h, m, sec := s/3600, s/60%60, s%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh %02dm %02ds", h, m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm %02ds", m, sec)
+	}
+	return fmt.Sprintf("%ds", sec)
+}
+
+// tickClock moves the elapsed time while the run goes. On its own goroutine.
+func (w *runWindow) tickClock() {
+	t := time.NewTicker(w.deps.clockEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-t.C:
+			if w.detached.Load() {
+				return
+			}
+			done := true // and so when segwi is quitting
+			onUIWait(func() {
+				if w.closed.Load() {
+					return
+				}
+				w.showHeader()
+				done = w.ended
+			})
+			if done {
+				return
+			}
+		}
+	}
+}

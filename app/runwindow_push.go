@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// checkPush enables Push when the branch can be pushed, or says why not. Off Fyne's
+// goroutine: it runs git.
+func (w *runWindow) checkPush() {
+	if w.deps.pusher == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := w.deps.pusher.Check(ctx, w.info.ID)
+	onUI(func() {
+		w.pushChecked, w.pushOK = true, err == nil
+		if err == nil {
+			w.push.Enable()
+			return
+		}
+		w.push.Disable()
+		w.note.SetText("Push is not available: " + err.Error())
+	})
+}
+
+// pushBranch pushes the run's branch, off Fyne's goroutine, and says what happened.
+func (w *runWindow) pushBranch() {
+	if w.pushing || !w.pushOK || w.deps.pusher == nil {
+		return
+	}
+	w.pushing = true
+	w.push.Disable()
+	w.note.SetText("Pushing…")
+	id := w.info.ID
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		words, err := w.deps.pusher.Push(ctx, id)
+		rows := w.recordRows() // the attempt, as the pusher recorded it
+		onUI(func() {
+			defer w.settled.Add(1)
+			w.pushing = false
+			w.push.Enable()
+			if len(rows) > 0 && !w.closed.Load() {
+				w.tl.add(rows...)
+				w.list.Refresh()
+				w.list.ScrollToBottom()
+			}
+			if err != nil {
+				w.note.SetText("Not pushed: " + err.Error())
+				return
+			}
+			w.note.SetText(words)
+		})
+	}()
+}
+
+// gitBranch returns the checkout's current branch, or "" when git cannot tell.
+func gitBranch(checkout string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", checkout, "rev-parse", "--abbrev-ref", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
