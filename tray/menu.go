@@ -16,6 +16,9 @@ type Snapshot struct {
 	Pending int   // approval requests waiting for a person
 	Now     time.Time
 	Canary  bool // the canary can be run
+	// Problem is what keeps segwi from working as it should ("No window can open: ..."),
+	// shown first in the menu, marked; empty when there is none.
+	Problem string
 }
 
 // Run is one run as the tray shows it.
@@ -117,18 +120,23 @@ const (
 	LabelQuit      = "Quit"
 	LabelNoRuns    = "No runs going"
 	WaitingForYou  = "⚠ waiting for you"
+	ProblemMark    = "⚠ " // before Snapshot.Problem
 	LabelApprovals = "Waiting approvals (%d)"
 )
 
 // Menu is the tray menu for s.
 func Menu(s Snapshot) []Item {
 	sep := Item{Separator: true}
-	items := []Item{
+	var items []Item
+	if s.Problem != "" {
+		items = append(items, Item{Label: ProblemMark + s.Problem, Disabled: true}, sep)
+	}
+	items = append(items, []Item{
 		{Label: LabelNewBuild, Action: Action{Verb: NewRun, Kind: runs.KindBuild}},
 		{Label: LabelNewReady, Action: Action{Verb: NewRun, Kind: runs.KindReady}},
 		{Label: LabelAsk, Action: Action{Verb: NewRun, Kind: runs.KindAsk}},
 		sep,
-	}
+	}...)
 	if len(s.Runs) == 0 {
 		items = append(items, Item{Label: LabelNoRuns, Disabled: true})
 	}

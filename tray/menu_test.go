@@ -70,6 +70,17 @@ func TestMenuItems(t *testing.T) {
 				"Quit",
 			},
 		},
+		{
+			name: "a problem comes first, marked, and does nothing when clicked",
+			snap: Snapshot{Now: t0, Canary: true, Problem: "No window can open: segwi-windows is not installed"},
+			want: []string{
+				"⚠ No window can open: segwi-windows is not installed (off)", "---",
+				"New build run…", "New ready run…", "Ask…", "---",
+				"No runs going (off)", "---",
+				"Waiting approvals (0) (off)", "Run history…", "Settings…", "Run canary", "---",
+				"Quit",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
