@@ -86,8 +86,9 @@ func (c *Client) read() error {
 	for {
 		m, err := c.conn.Read()
 		if err != nil {
-			// The tray is the same binary: a message it sends that this side cannot read
-			// is a fault to report, not to work around.
+			// The tray is the same build (segwi and segwi-windows are installed together):
+			// a message it sends that this side cannot read is a fault to report, not to
+			// work around.
 			return err
 		}
 		switch b := m.Body.(type) {

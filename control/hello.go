@@ -36,7 +36,8 @@ type VersionError struct {
 
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("control: version mismatch: this side (%s) speaks channel version %d, the other side (%s) speaks version %d; "+
-		"both must be the same segwi: quit segwi and start it again", e.OurProgram, e.Ours, e.TheirProgram, e.Theirs)
+		"both must come from the same build of segwi: install segwi and segwi-windows together "+
+		"(scripts/run.sh builds both; the package installs both), then quit segwi and start it again", e.OurProgram, e.Ours, e.TheirProgram, e.Theirs)
 }
 
 // Reply answers one request: its Message.ID is the request's. An empty Error means done.

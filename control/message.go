@@ -8,8 +8,9 @@ import (
 )
 
 // Version is the version of the channel's messages. Both ends of a connection must speak
-// the same one: the tray and the window process are the same binary, and a page served
-// by the tray is served with it.
+// the same one: the tray (segwi) and the window process (segwi-windows) are built and
+// installed together, and a page served by the tray is served with it. Raise it with any
+// change to the messages that an older build could misread.
 const Version = 1
 
 // MaxMessageBytes is the largest message, as JSON text, that the channel carries. A run

@@ -41,7 +41,7 @@ fi
 export SEGWI_TEST_CLAUDE="$claude"
 work=$(mktemp -d -t segwi-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/segwi" .
+CGO_ENABLED=0 go build -o "$work/segwi" .  # as shipped (scripts/run.sh, the package)
 go test -c -o "$work/overhead.test" ./internal/testing/bench/overhead
 bench=("$work/overhead.test" -test.run '^TestOverhead$' -segwi "$work/segwi" "$@")
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The run command: installs what segwi needs when it is missing, builds it into bin/segwi and
-# runs it. With no arguments that is the tray app; arguments go to segwi (`scripts/run.sh
-# config check`, `scripts/run.sh run --kind ask "what does this repo do?"`).
+# The run command: installs what segwi needs when it is missing, builds its two programs into
+# bin/ (segwi: the command line and the tray process, without cgo; segwi-windows: the window
+# process, with Fyne, which the tray starts from the same folder) and runs bin/segwi. With no
+# arguments that is the tray app; arguments go to segwi (`scripts/run.sh config check`,
+# `scripts/run.sh run --kind ask "what does this repo do?"`).
 #
 # On a machine without a desktop (no DISPLAY), the tray app runs in a headless one: an Xvfb
 # display, a session bus, a tray host and a gnome-keyring Secret Service whose files stay under
@@ -12,7 +14,8 @@ cd "$root"
 
 scripts/setup.sh
 version=$(git describe --always --dirty 2>/dev/null || echo dev)
-go build -ldflags "-X github.com/segwi/segwi/internal/cli.Version=$version" -o bin/segwi .
+CGO_ENABLED=0 go build -ldflags "-X github.com/segwi/segwi/internal/cli.Version=$version" -o bin/segwi .
+go build -ldflags "-X main.version=$version" -o bin/segwi-windows ./cmd/segwi-windows
 
 if [ "${1:-}" = "--in-session" ]; then
   shift

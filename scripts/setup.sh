@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 want_test=0
 [ "${1:-}" = "--test" ] && want_test=1
 
-# Debian packages: Fyne's cgo build (GLFW over X11), a headless display, a session bus with a
-# tray host, a notification daemon (dunst, started by the tests that need it), a real Secret
-# Service, git for checkouts and pushes, and ss (iproute2) for the tests' socket checks.
+# Debian packages: segwi-windows's cgo build (Fyne: GLFW over X11; segwi itself needs no cgo),
+# a headless display, a session bus with a tray host, a notification daemon (dunst, started by
+# the tests that need it), a real Secret Service, git for checkouts and pushes, and ss
+# (iproute2) for the tests' socket checks.
 pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
   dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps iproute2)

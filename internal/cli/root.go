@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,10 +33,6 @@ type Options struct {
 	// Tray opens the desktop tray app and blocks until the person quits it or ctx is
 	// cancelled. Called when segwi runs without a subcommand.
 	Tray func(ctx context.Context, env *Env) error
-	// Windows runs the window process over conn, its channel to the tray that started it,
-	// until the tray goes or its windows have been closed a while. Called for the hidden
-	// WindowsCommand once the channel is found to be inherited.
-	Windows func(ctx context.Context, conn net.Conn, env *Env) error
 	// Stdin, Stdout and Stderr default to the process's own when nil.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -112,6 +107,5 @@ func newRoot(env *Env, opts Options) *cobra.Command {
 	root.AddCommand(newRunsCmd(env))
 	root.AddCommand(newPushCmd(env))
 	root.AddCommand(newCanaryCmd(env))
-	root.AddCommand(newWindowsCmd(env, opts.Windows))
 	return root
 }

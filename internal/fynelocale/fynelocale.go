@@ -1,6 +1,6 @@
 // Package fynelocale keeps Fyne from logging "Error parsing user locale C" on every start
-// of segwi, commands included, when the locale is C.UTF-8 (common on servers and in
-// containers).
+// of segwi-windows, the window process, when the locale is C.UTF-8 (common on servers and
+// in containers). segwi itself links no Fyne.
 //
 // Fyne's lang package reads the locale in its init function and cannot parse "C.UTF-8".
 // This package's init runs first and, for a C or POSIX locale with a codeset, sets
@@ -10,7 +10,7 @@
 // It imports only syscall on purpose: Go initialises packages in import-path order among
 // those whose imports are ready, so a package that needs nothing beyond syscall is
 // initialised before os, and so before Fyne's lang package, which needs os. A test of the
-// built binary checks that this still holds.
+// built program (cmd/segwi-windows) checks that this still holds.
 package fynelocale
 
 import "syscall"

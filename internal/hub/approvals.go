@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
@@ -36,12 +37,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 	h.mu.Unlock()
 	h.publish(w.msg)
 	h.changed()
-	go h.windows.need()
-	if h.opts.Notify != nil {
-		go h.opts.Notify(tray.WaitsForYou, req.Notice(), func() {
-			h.Open(context.Background(), control.Show{Window: control.ShowApprovals})
-		})
-	}
+	go h.ask(req)
 
 	select {
 	case a := <-w.answer:
@@ -51,6 +47,29 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 	case <-ctx.Done():
 		h.forget(w, control.GoneBecause(req, context.Cause(ctx)))
 		return approvals.Answer{}, ctx.Err()
+	}
+}
+
+// ask puts a new request in front of the person: its popup, in the window process (started
+// when none runs), and a desktop notification whose click raises the popups. When no
+// window can open, the log and the notification say so: the request then waits, as any
+// does, until it is answered (a window opened meanwhile, from the menu) or times out and
+// is denied.
+func (h *Hub) ask(req approvals.Request) {
+	body := req.Notice()
+	if err := h.windows.need(); err != nil && !errors.Is(err, context.Canceled) {
+		h.opts.Log("approval request %s of run %s: no window could open to show it; unless one opens, it is denied when it times out at %s: %v",
+			req.ID, req.Run.ID, req.Deadline.Format(time.TimeOnly), err)
+		why := "see segwi's log"
+		if h.windows.lostProgram() != nil {
+			why = WindowsProgram + " is not installed"
+		}
+		body += fmt.Sprintf("\n\nNo window could open to answer it (%s): unless one opens, segwi denies it when it times out.", why)
+	}
+	if h.opts.Notify != nil {
+		h.opts.Notify(tray.WaitsForYou, body, func() {
+			h.Open(context.Background(), control.Show{Window: control.ShowApprovals})
+		})
 	}
 }
 
@@ -94,8 +113,11 @@ func (h *Hub) answer(a control.Answer) error {
 // windowEnded starts a new window process when the one that ended leaves requests
 // waiting: it shows them again.
 func (h *Hub) windowEnded() {
-	if h.pending() > 0 {
-		h.windows.need()
+	if h.pending() == 0 {
+		return
+	}
+	if err := h.windows.need(); err != nil && !errors.Is(err, context.Canceled) {
+		h.opts.Log("no window for the approval requests waiting: %v", err)
 	}
 }
 

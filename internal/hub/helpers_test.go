@@ -16,6 +16,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/internal/testing/coretest"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -29,6 +30,7 @@ type harness struct {
 	path    string // the settings file
 	windows *fakeWindows
 	notes   *notes
+	log     *syncbuf.Buffer // what the hub logged, a line each
 	token   *fakeToken
 	quit    chan struct{} // closed by the hub's Quit
 }
@@ -38,22 +40,32 @@ type options struct {
 	watch bool
 	env   []string // the runs' environment; nil: coretest's
 	state string   // the state folder; empty: a temp one
+	// program, when set, starts window processes as the tray does (hub.Program: looked
+	// for beside the test binary, else on PATH) instead of the fakes.
+	program *hub.Program
 }
 
 // newHarness builds a hub and its core over the settings file text and runs the hub until
 // the end of the test.
 func newHarness(t *testing.T, file string, o options) *harness {
 	t.Helper()
-	h := &harness{windows: &fakeWindows{t: t}, notes: &notes{}, token: &fakeToken{}, quit: make(chan struct{})}
+	h := &harness{windows: &fakeWindows{t: t}, notes: &notes{}, log: &syncbuf.Buffer{}, token: &fakeToken{}, quit: make(chan struct{})}
 	var once sync.Once
-	h.hub = hub.New(hub.Options{
+	opts := hub.Options{
 		Program: "segwi test tray",
 		Spawn:   h.windows.spawn,
 		Notify:  h.notes.add,
-		Log:     t.Logf,
-		Token:   h.token,
-		Quit:    func() { once.Do(func() { close(h.quit) }) },
-	})
+		Log: func(format string, args ...any) {
+			t.Logf(format, args...)
+			fmt.Fprintf(h.log, format+"\n", args...)
+		},
+		Token: h.token,
+		Quit:  func() { once.Do(func() { close(h.quit) }) },
+	}
+	if o.program != nil {
+		opts.Spawn, opts.Find = o.program.Spawn, o.program.Find
+	}
+	h.hub = hub.New(opts)
 	h.core, h.path = coretest.New(t, file, coretest.Options{Decider: h.hub, Watch: o.watch, Env: o.env, StateDir: o.state})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -40,6 +40,10 @@ type Options struct {
 	// Spawn starts a window process when a window is needed; nil starts none (a test of
 	// the messages alone, or a client that connects by itself).
 	Spawn Spawn
+	// Find looks for the window process's program without starting it: nil when it is
+	// installed, else a *MissingProgramError (Program.Find). The hub looks at start, so
+	// that the tray says at once when no window can open; nil looks only as Spawn does.
+	Find func() error
 	// Notify shows a desktop notification; open, when not nil, is what its action does.
 	// Nil shows none.
 	Notify func(title, body string, open func())
@@ -95,7 +99,7 @@ func New(opts Options) *Hub {
 		subs:    map[*control.Peer]map[string]context.CancelFunc{},
 	}
 	h.server = control.NewServer(opts.Program, h)
-	h.windows = newWindows(opts.Spawn, h.server, opts.Log, h.windowEnded)
+	h.windows = newWindows(opts.Spawn, opts.Find, h.server, opts.Log, h.windowEnded, h.programMissing)
 	return h
 }
 
@@ -114,6 +118,7 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 		h.opts.Canary = canary.Func(c.Manager(), c.Settings)
 	}
 	h.windows.start(ctx)
+	h.windows.check()
 	close(h.ready)
 	states, stopStates := c.SubscribeStates()
 	defer stopStates()
@@ -173,6 +178,9 @@ func (h *Hub) changed() {
 // Snapshot is what the tray shows now: the runs going, the approvals waiting.
 func (h *Hub) Snapshot() tray.Snapshot {
 	s := tray.Snapshot{Now: time.Now(), Canary: true, Pending: h.pending()}
+	if h.windows.lostProgram() != nil {
+		s.Problem = NoWindowProblem
+	}
 	if h.core == nil {
 		return s
 	}

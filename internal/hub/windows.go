@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -25,25 +23,9 @@ type Process struct {
 }
 
 // A Spawn starts a window process that speaks the control channel on its end of
-// Process.Conn.
+// Process.Conn (Program.Spawn in the tray). Its error is a *MissingProgramError when the
+// window process's program is not installed.
 type Spawn func() (*Process, error)
-
-// Exec returns the Spawn that starts the program exe with args (segwi's hidden
-// subcommand) in a process group of its own, with its end of a new socket pair inherited
-// (control.StartChild) and its output going to this process's.
-func Exec(exe string, args ...string) Spawn {
-	return func() (*Process, error) {
-		cmd := exec.Command(exe, args...)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		// The tray stops it: a Ctrl-C meant for the tray reaches the tray only.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		conn, err := control.StartChild(cmd)
-		if err != nil {
-			return nil, err
-		}
-		return &Process{Conn: conn, Pid: cmd.Process.Pid, Wait: cmd.Wait, Kill: func() { cmd.Process.Kill() }}, nil
-	}
-}
 
 // Timing of the window processes.
 const (
@@ -66,15 +48,18 @@ var errNoSpawn = errors.New("no window process can be started (this tray was bui
 // windows starts the window process when a window is needed, serves its channel, and
 // starts another when it died while approvals waited. At most one runs at a time.
 type windows struct {
-	spawn  Spawn
-	server *control.Server
-	logf   func(format string, args ...any)
-	ended  func() // called after a window process ended
+	spawn   Spawn
+	find    func() error // see Options.Find; nil: spawn's errors alone say the program is missing
+	server  *control.Server
+	logf    func(format string, args ...any)
+	ended   func()          // called after a window process ended
+	missing func(err error) // called when the program goes missing (err) or is found again (nil)
 
 	mu        sync.Mutex
 	ctx       context.Context // the hub's, set by start: ends the window process's channel
 	cur       *child
-	quickEnds int // window processes in a row that ended soon after their start
+	quickEnds int   // window processes in a row that ended soon after their start
+	lost      error // the program is not installed: the last look for it failed with this
 	wg        sync.WaitGroup
 }
 
@@ -87,8 +72,8 @@ type child struct {
 	done      chan struct{} // closed once it has ended and been waited for
 }
 
-func newWindows(spawn Spawn, server *control.Server, logf func(string, ...any), ended func()) *windows {
-	return &windows{spawn: spawn, server: server, logf: logf, ended: ended, ctx: context.Background()}
+func newWindows(spawn Spawn, find func() error, server *control.Server, logf func(string, ...any), ended func(), missing func(error)) *windows {
+	return &windows{spawn: spawn, find: find, server: server, logf: logf, ended: ended, missing: missing, ctx: context.Background()}
 }
 
 // start sets the context whose end ends the window process's channel.
@@ -130,29 +115,72 @@ func (w *windows) ensure(ctx context.Context) (*control.Peer, error) {
 // current returns the window process running, starting one when none does and force is
 // set or fewer than maxQuickEnds ended in a row; nil, nil when none runs and none may start.
 func (w *windows) current(force bool) (*child, error) {
+	c, started, err := w.startOrGet(force)
+	if started {
+		w.report(err)
+	}
+	return c, err
+}
+
+// startOrGet is current without reporting whether the program is missing: started says
+// whether it tried to start one, which looked for the program.
+func (w *windows) startOrGet(force bool) (c *child, started bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != nil {
-		return w.cur, nil
+		return w.cur, false, nil
 	}
 	if w.spawn == nil {
-		return nil, errNoSpawn
+		return nil, false, errNoSpawn
 	}
 	if w.ctx.Err() != nil {
-		return nil, fmt.Errorf("starting a window process: %w", w.ctx.Err())
+		return nil, false, fmt.Errorf("starting a window process: %w", w.ctx.Err())
 	}
 	if !force && w.quickEnds >= maxQuickEnds {
-		return nil, nil
+		return nil, false, nil
 	}
 	proc, err := w.spawn()
 	if err != nil {
-		return nil, fmt.Errorf("starting a window process: %w", err)
+		return nil, true, fmt.Errorf("starting a window process: %w", err)
 	}
-	c := &child{proc: proc, started: time.Now(), connected: make(chan struct{}), done: make(chan struct{})}
+	c = &child{proc: proc, started: time.Now(), connected: make(chan struct{}), done: make(chan struct{})}
 	w.cur = c
 	w.wg.Add(1)
 	go w.serve(w.ctx, c)
-	return c, nil
+	return c, true, nil
+}
+
+// check looks for the window process's program without starting it (Options.Find), and
+// reports what it found.
+func (w *windows) check() {
+	if w.find != nil {
+		w.report(w.find())
+	}
+}
+
+// report records the result of a look for the window process's program (a start, or
+// check) and tells the hub when that changed its being missing: it went missing (err is
+// a *MissingProgramError), or was found again (nil).
+func (w *windows) report(err error) {
+	var lost *MissingProgramError
+	if !errors.As(err, &lost) {
+		err = nil
+	}
+	w.mu.Lock()
+	changed := (w.lost == nil) != (err == nil)
+	w.lost = err
+	w.mu.Unlock()
+	if changed && w.missing != nil {
+		w.missing(err)
+	}
+}
+
+// lostProgram returns why no window can open when the window process's program is not
+// installed, or nil.
+func (w *windows) lostProgram() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lost
 }
 
 // serve serves c's channel until it ends, then waits for c to end (killing it when it
@@ -217,16 +245,14 @@ func (w *windows) connected(p *control.Peer) {
 }
 
 // need starts a window process when none runs, for a request that waits: its popup
-// shows once the process is up.
-func (w *windows) need() {
+// shows once the process is up. It returns why none could start, or nil.
+func (w *windows) need() error {
 	c, err := w.current(false)
-	switch {
-	case err != nil && !errors.Is(err, context.Canceled):
-		w.logf("no window for the approval requests waiting: %v", err)
-	case err == nil && c == nil:
-		w.logf("no window for the approval requests waiting: the last %d window processes ended within %s of their start "+
-			"(see above); the next menu item clicked starts one again", maxQuickEnds, quickEnd)
+	if err == nil && c == nil {
+		return fmt.Errorf("the last %d window processes ended within %s of their start (see above); "+
+			"the next menu item clicked starts one again", maxQuickEnds, quickEnd)
 	}
+	return err
 }
 
 // show asks the window process to show s, starting one when none runs. When the window

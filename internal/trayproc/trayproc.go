@@ -25,8 +25,6 @@ type Options struct {
 	Version string
 	// Warner remembers the retired settings warned about in this process.
 	Warner *migrate.Warner
-	// Windows starts the window process (hub.Exec of segwi's hidden subcommand).
-	Windows hub.Spawn
 }
 
 // Run runs the tray until the person quits it or ctx is done (SIGINT, SIGTERM); either
@@ -40,11 +38,15 @@ func Run(ctx context.Context, opts Options) error {
 	logf := func(format string, args ...any) { log.Printf("segwi: "+format, args...) }
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
+	// The window process: segwi-windows, looked for beside this executable, else on PATH,
+	// each time one is started.
+	windows := hub.Program{Name: hub.WindowsProgram}
 	notifier := tray.NewNotifier(logf)
 	defer notifier.Close()
 	h := hub.New(hub.Options{
 		Program: "segwi " + opts.Version + " tray",
-		Spawn:   opts.Windows,
+		Spawn:   windows.Spawn,
+		Find:    windows.Find,
 		Notify:  notifier.Notify,
 		Log:     logf,
 		Warner:  opts.Warner,

@@ -299,20 +299,31 @@ func (p *trayProcess) output() string {
 	return string(b)
 }
 
-// buildSegwi builds the segwi binary (with the Fyne app) into a temp folder.
+// buildSegwi builds segwi's two programs into one temp folder, as scripts/run.sh and the
+// package install them: segwi (without cgo, as shipped), whose tray starts the window
+// process from that folder, and segwi-windows (Fyne). It returns segwi's path.
 func buildSegwi(t *testing.T) string {
 	t.Helper()
 	root, err := claudetest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "segwi")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building segwi: %v\n%s", err, out)
+	dir := t.TempDir()
+	for _, b := range []struct {
+		name, pkg string
+		cgo       string
+	}{
+		{"segwi", ".", "CGO_ENABLED=0"},
+		{"segwi-windows", "./cmd/segwi-windows", "CGO_ENABLED=1"},
+	} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b.name), b.pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), b.cgo)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", b.name, err, out)
+		}
 	}
-	return bin
+	return filepath.Join(dir, "segwi")
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -50,8 +50,9 @@ type idleProcess struct {
 // TestIdleCostOfTheTrayProcess measures, side by side under the same display and tray
 // host, what a tray costs with no run and no window, 5 s after launch and 30 s later:
 // segwi's tray process, and for comparison package tray's systray tray alone (the floor)
-// and the same in a binary whose package inits are all of segwi's, Fyne's included (what
-// merely linking Fyne costs: package init, cgo, the libraries the loader maps). It checks
+// and the same in a binary whose package inits are all of segwi's, Fyne's included, as
+// segwi's one binary was before the windows got a program of their own (what merely
+// linking Fyne costs: package init, cgo, the libraries the loader maps). It checks
 // what the systray tray shows and does, and that none of them starts GL or opens the X
 // display (TestTrayAppOnARealDesktop sees both in the window process: the checks can
 // fail).

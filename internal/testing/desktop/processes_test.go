@@ -14,7 +14,7 @@ import (
 )
 
 // windowProcess returns the pid of the window process the tray process tray started
-// (segwi window-process, a child of the tray), or 0 when none runs.
+// (segwi-windows, a child of the tray), or 0 when none runs.
 func windowProcess(tray int) int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -32,8 +32,8 @@ func windowProcess(tray int) int {
 		if len(f) < 2 || f[1] != strconv.Itoa(tray) {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.Contains(string(cmdline), "window-process") && f[0] != "Z" {
+		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if filepath.Base(exe) == "segwi-windows" && f[0] != "Z" {
 			return pid
 		}
 	}

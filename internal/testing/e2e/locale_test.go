@@ -9,7 +9,8 @@ import (
 )
 
 // A C.UTF-8 locale is common on servers and in containers; Fyne cannot parse it and used to
-// log an error on every start of segwi, commands included.
+// log an error on every start of segwi, commands included. segwi links no Fyne since the
+// windows are segwi-windows's (whose own test checks its start), and must stay quiet.
 func TestACUTF8LocaleGivesNoFyneNoise(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
@@ -26,7 +27,8 @@ func TestACUTF8LocaleGivesNoFyneNoise(t *testing.T) {
 		t.Errorf("segwi version wrote to stderr under LANG=C.UTF-8:\n%s", stderr.String())
 	}
 
-	// The workaround sets LANGUAGE for Fyne's start-up only: a run must not inherit it.
+	// The workaround (package fynelocale) set LANGUAGE for Fyne's start-up only: a run
+	// must not inherit it, nor any other change to the person's locale.
 	seen := filepath.Join(home, "language-seen")
 	claude := filepath.Join(home, "claude")
 	script := "#!/bin/sh\nprintf '%s' \"${LANGUAGE-unset}\" > " + seen + "\nexit 1\n"

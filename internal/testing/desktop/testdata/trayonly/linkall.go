@@ -2,8 +2,8 @@
 
 package main
 
-// What main.go of segwi links: the window process (app, with Fyne), the tray process and
-// the command line.
+// What segwi's one binary linked before the window process became segwi-windows: the
+// window process (app, with Fyne), the tray process and the command line.
 import (
 	_ "github.com/segwi/segwi/app"
 	_ "github.com/segwi/segwi/internal/cli"

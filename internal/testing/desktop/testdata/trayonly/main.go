@@ -1,8 +1,8 @@
 // Command trayonly is the tray process's tray alone, for the desktop test to measure what
 // it costs at idle: package tray's systray icon and menu with no run, no window and no
 // Fyne driver. Built with -tags linkall, it also links all of segwi's packages, Fyne's
-// included, as the one segwi binary does, so that what linking Fyne costs by itself
-// (package init, cgo, the libraries the loader maps) shows in the figures.
+// included, as segwi's one binary did before segwi-windows, so that what linking Fyne
+// costs by itself (package init, cgo, the libraries the loader maps) shows in the figures.
 //
 // It prints "heap after init: N" (Go heap bytes in use once every package is initialised),
 // then "clicked VERB[ ARG]" for each menu item clicked, and exits on SIGTERM.
