@@ -47,7 +47,11 @@ CGO_ENABLED=0 go build $trimpath -ldflags "$strip -X github.com/segwi/segwi/inte
   -o "$work/bin/segwi" .
 go build $trimpath -ldflags "$strip -X main.version=$version" -o "$work/bin/$windows" ./cmd/segwi-windows
 
-# fyne package writes the archive into the source folder; it goes to dist/ once complete.
+# fyne package writes the archive into the source folder, and rewrites FyneApp.toml there (it
+# counts up Build at every package): the file is put back as it was, so the checkout stays
+# clean. The archive goes to dist/ once complete.
+cp FyneApp.toml "$work/FyneApp.toml"
+trap 'cp "$work/FyneApp.toml" FyneApp.toml; rm -rf "$work"' EXIT
 rm -f segwi.tar.xz
 "$fyne" package --target linux --src . --executable "$work/bin/segwi"
 mkdir "$work/pkg"
