@@ -1,0 +1,284 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/segwi/segwi/internal/gitcmd"
+)
+
+// CommitOptions say what to commit.
+type CommitOptions struct {
+	// Message is the commit message; required. Front ends prefill it from the run's task.
+	Message string
+	// Include names files that were already changed before the run (Base.Dirty) to
+	// commit too; Commit leaves those out otherwise.
+	Include []string
+	// Reflog is the reason recorded in the branch's reflog, e.g. "segwi: commit of run ID".
+	Reflog string
+}
+
+// Committed is a commit Commit made.
+type Committed struct {
+	Commit  string   `json:"commit"`            // the new commit
+	Parent  string   `json:"parent,omitempty"`  // the commit it follows; "" for a first commit
+	Branch  string   `json:"branch"`            // the branch it is on, short name
+	Subject string   `json:"subject"`           // the message's first line
+	Author  string   `json:"author"`            // "Name <email>", from the person's git configuration
+	Files   []string `json:"files"`             // the files it holds changes of
+	LeftOut []string `json:"leftOut,omitempty"` // uncommitted files it left out: changed before the run, not named
+	// IndexNote says, when not empty, that the person's index could not be brought in line
+	// with the new commit, and what to do; the commit itself is made.
+	IndexNote string `json:"indexNote,omitempty"`
+}
+
+// RefusalReason names why Commit made no commit, for callers that branch on it.
+type RefusalReason string
+
+// The reasons Commit refuses. Each is decided before anything is written.
+const (
+	NothingToCommit RefusalReason = "nothing-to-commit" // no uncommitted change of the run's
+	NotDirty        RefusalReason = "not-dirty"         // Include names a file that is not among the uncommitted changes
+	DirtyCut        RefusalReason = "dirty-cut"         // too many files were dirty before the run to tell them apart
+	DetachedHead    RefusalReason = "detached-head"     // HEAD is not on a branch
+	NoIdentity      RefusalReason = "no-identity"       // git does not know the person's name and email
+	Filtered        RefusalReason = "filtered"          // a file to commit goes through a filter (git-lfs)
+	NoMessage       RefusalReason = "no-message"        // the message is empty
+	BranchMoved     RefusalReason = "branch-moved"      // the branch moved while segwi committed
+)
+
+// RefusedError is Commit's error when it made no commit for a reason a person can act on.
+type RefusedError struct {
+	Reason RefusalReason
+	Msg    string // what happened and what to do
+}
+
+func (e *RefusedError) Error() string { return "commit refused: " + e.Msg }
+
+func refuse(reason RefusalReason, format string, args ...any) *RefusedError {
+	return &RefusedError{Reason: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Commit commits the run's uncommitted changes since base as the person, on the branch
+// HEAD is on: every file that differs between HEAD and the work tree (untracked files
+// included, ignored ones not), except the files already changed before the run that
+// opts.Include does not name. The person's index keeps what they staged for other files.
+// It runs no hook and no program the git configuration names, and does not sign (see the
+// package doc). It returns a *RefusedError when it commits nothing for a reason the person
+// can act on, other errors when git failed; it returns when git has answered or ctx is done.
+func Commit(ctx context.Context, g gitcmd.Git, base Base, opts CommitOptions) (Committed, error) {
+	msg := cleanMessage(opts.Message)
+	if msg == "" {
+		return Committed{}, refuse(NoMessage, "the commit message is empty; write one")
+	}
+	snap, err := Take(ctx, g, base)
+	if err != nil {
+		return Committed{}, err
+	}
+	defer snap.Close()
+	return snap.commit(ctx, msg, opts)
+}
+
+func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions) (Committed, error) {
+	r, s := snap.repo, snap.s
+	if r.branch == "" {
+		return Committed{}, refuse(DetachedHead, "HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then commit", r.top, short(r.head))
+	}
+	if snap.Base.DirtyCut() {
+		return Committed{}, refuse(DirtyCut, "%d files were already changed in %s before the run, too many to tell the run's changes apart; commit them yourself with git", snap.Base.DirtyCount, r.top)
+	}
+	paths, leftOut, err := snap.toCommit(opts.Include)
+	if err != nil {
+		return Committed{}, err
+	}
+	author, err := r.git(ctx, "var", "GIT_AUTHOR_IDENT")
+	if err == nil {
+		var committer string
+		committer, err = r.git(ctx, "var", "GIT_COMMITTER_IDENT")
+		author = author + "\n" + committer
+	}
+	if err != nil {
+		if gitcmd.ExitCode(err) > 0 {
+			return Committed{}, refuse(NoIdentity, "git does not know who you are in %s (%s); set your name and email with git config --global user.name \"Your Name\" and git config --global user.email you@example.com, then commit again", r.top, lastLine(err))
+		}
+		return Committed{}, fmt.Errorf("reading your git identity in %s: %w", r.top, err)
+	}
+	idents := strings.SplitN(author, "\n", 2)
+	authorEnv, who, err := identEnv("AUTHOR", idents[0])
+	if err != nil {
+		return Committed{}, err
+	}
+	committerEnv, _, err := identEnv("COMMITTER", idents[1])
+	if err != nil {
+		return Committed{}, err
+	}
+	if err := snap.checkFilters(ctx, paths); err != nil {
+		return Committed{}, err
+	}
+
+	tree, err := snap.treeWith(ctx, paths)
+	if err != nil {
+		return Committed{}, err
+	}
+	args := []string{"commit-tree", tree, "-m", msg}
+	if r.head != "" {
+		args = append(args, "-p", r.head)
+	}
+	var out bytes.Buffer
+	if err := s.runIn(ctx, s.g.With(append(authorEnv, committerEnv...)...), nil, &out, args...); err != nil {
+		return Committed{}, fmt.Errorf("making the commit: %w", err)
+	}
+	commit := strings.TrimSpace(out.String())
+	// Only the objects the new commit needs, none the checkout has: into a pack of the
+	// checkout's own.
+	pack := filepath.Join(r.common, "objects", "pack", "pack")
+	revs := commit + "\n"
+	if r.head != "" {
+		revs += "^" + r.head + "\n"
+	}
+	if err := s.run(ctx, strings.NewReader(revs), nil, "pack-objects", "--revs", "--local", "-q", pack); err != nil {
+		return Committed{}, fmt.Errorf("writing the commit's objects into %s: %w", r.common, err)
+	}
+	reflog := opts.Reflog
+	if reflog == "" {
+		reflog = "segwi: commit"
+	}
+	reflog += ": " + subject(msg)
+	// update-ref moves the branch only if it is still where it was read: a commit made
+	// meanwhile is not lost.
+	if _, err := r.git(ctx, "update-ref", "-m", reflog, "refs/heads/"+r.branch, commit, r.head); err != nil {
+		now, _ := r.git(ctx, "rev-parse", "--quiet", "--verify", "refs/heads/"+r.branch)
+		if gitcmd.ExitCode(err) > 0 && now != r.head {
+			return Committed{}, refuse(BranchMoved, "branch %s in %s moved while segwi committed (from %s to %s), so segwi left it alone; commit again", r.branch, r.top, short(r.head), short(now))
+		}
+		return Committed{}, fmt.Errorf("moving branch %s in %s to the new commit: %w", r.branch, r.top, err)
+	}
+	c := Committed{Commit: commit, Parent: r.head, Branch: r.branch, Subject: subject(msg), Author: who, Files: paths, LeftOut: leftOut}
+	// The person's index: the committed files as the new commit has them, the rest as
+	// they were. No refresh: that would hash files through the configured filters.
+	spec := []byte(strings.Join(paths, "\x00") + "\x00")
+	if err := r.g.With("GIT_LITERAL_PATHSPECS=1").Run(ctx, bytes.NewReader(spec), nil,
+		append(append([]string{}, readOnly...), "reset", "--quiet", "--no-refresh", commit, "--pathspec-from-file=-", "--pathspec-file-nul")...); err != nil {
+		c.IndexNote = fmt.Sprintf("the commit is made, but your index in %s still holds the old content of the committed files (%v); run git reset -q -- FILE... for them", r.top, lastLine(err))
+	}
+	return c, nil
+}
+
+// toCommit returns the uncommitted paths to commit and those left out, or a refusal.
+func (snap *Snapshot) toCommit(include []string) (paths, leftOut []string, err error) {
+	for _, name := range include {
+		name = filepath.ToSlash(filepath.Clean(name))
+		if !slices.Contains(snap.uncommitted, name) {
+			return nil, nil, refuse(NotDirty, "%s is not among the run's uncommitted changes in %s; name only files listed as already changed before the run", name, snap.repo.top)
+		}
+	}
+	for _, p := range snap.uncommitted {
+		if snap.Base.WasDirty(p) && !slices.Contains(include, p) {
+			leftOut = append(leftOut, p)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		if len(leftOut) > 0 {
+			return nil, nil, refuse(NothingToCommit, "the only uncommitted changes in %s are to files that were already changed before the run (%s); name those you want committed", snap.repo.top, strings.Join(leftOut, ", "))
+		}
+		return nil, nil, refuse(NothingToCommit, "nothing to commit in %s: the run's changes are all committed", snap.repo.top)
+	}
+	return paths, leftOut, nil
+}
+
+// checkFilters refuses paths that .gitattributes sends through a filter: the scratch
+// repository would commit them unfiltered (a git-lfs file whole instead of its pointer).
+func (snap *Snapshot) checkFilters(ctx context.Context, paths []string) error {
+	in := strings.Join(paths, "\x00") + "\x00"
+	var out bytes.Buffer
+	if err := snap.s.run(ctx, strings.NewReader(in), &out, "check-attr", "-z", "--stdin", "filter"); err != nil {
+		return fmt.Errorf("reading the attributes of the files to commit: %w", err)
+	}
+	var filtered []string
+	f := fields(out.Bytes()) // path, attribute, value, ...
+	for i := 0; i+2 < len(f); i += 3 {
+		if v := f[i+2]; v != "unspecified" && v != "unset" {
+			filtered = append(filtered, fmt.Sprintf("%s (filter %s)", f[i], v))
+		}
+	}
+	if len(filtered) > 0 {
+		return refuse(Filtered, "%s go through a filter that .gitattributes names, which segwi does not run; commit with git yourself", strings.Join(filtered, ", "))
+	}
+	return nil
+}
+
+// treeWith returns the tree of HEAD with paths as the work tree has them (deleted when
+// the work tree has no such file), built in an index of its own.
+func (snap *Snapshot) treeWith(ctx context.Context, paths []string) (string, error) {
+	s := snap.s
+	g := s.g.With("GIT_INDEX_FILE=" + filepath.Join(s.dir, "commit-index"))
+	head := snap.Head
+	if head == "" {
+		head = s.empty
+	}
+	if err := s.runIn(ctx, g, nil, nil, "read-tree", head); err != nil {
+		return "", fmt.Errorf("starting the commit from HEAD: %w", err)
+	}
+	// The entries of paths in the work tree's tree; a path missing there is a deletion.
+	listing, err := s.raw(ctx, "ls-tree", "-r", "-z", "--full-tree", snap.now)
+	if err != nil {
+		return "", fmt.Errorf("listing the files to commit: %w", err)
+	}
+	present := map[string]string{}
+	for _, rec := range fields(listing) {
+		if meta, path, ok := strings.Cut(rec, "\t"); ok {
+			present[path] = meta
+		}
+	}
+	zero := strings.Repeat("0", len(s.empty))
+	var info bytes.Buffer
+	for _, p := range paths {
+		if meta, ok := present[p]; ok {
+			fmt.Fprintf(&info, "%s\t%s\x00", meta, p)
+		} else {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+		}
+	}
+	if err := s.runIn(ctx, g, &info, nil, "update-index", "-z", "--index-info"); err != nil {
+		return "", fmt.Errorf("putting the files to commit in place: %w", err)
+	}
+	var tree bytes.Buffer
+	if err := s.runIn(ctx, g, nil, &tree, "write-tree"); err != nil {
+		return "", fmt.Errorf("writing the commit's tree: %w", err)
+	}
+	return strings.TrimSpace(tree.String()), nil
+}
+
+// identEnv turns git var's "Name <email> 1700000000 +0100" into GIT_ROLE_NAME, _EMAIL and
+// _DATE, and returns "Name <email>".
+func identEnv(role, ident string) ([]string, string, error) {
+	lt, gt := strings.LastIndex(ident, " <"), strings.LastIndex(ident, "> ")
+	if lt < 0 || gt < lt {
+		return nil, "", fmt.Errorf("reading your git identity: git var printed %q", ident)
+	}
+	name, email, date := ident[:lt], ident[lt+2:gt], ident[gt+2:]
+	return []string{"GIT_" + role + "_NAME=" + name, "GIT_" + role + "_EMAIL=" + email, "GIT_" + role + "_DATE=" + date},
+		name + " <" + email + ">", nil
+}
+
+// cleanMessage trims the message's trailing white space on each line and blank lines
+// around it.
+func cleanMessage(msg string) string {
+	lines := strings.Split(strings.ReplaceAll(msg, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// subject is a message's first line.
+func subject(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return first
+}

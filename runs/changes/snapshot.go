@@ -1,0 +1,261 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/segwi/segwi/internal/gitcmd"
+)
+
+// ErrNoBase is wrapped by Take's and Commit's errors for a run whose base is not known: its
+// checkout was not a git work tree when it started, or an older segwi recorded it.
+var ErrNoBase = errors.New("no base recorded")
+
+// Status is how a file changed since the base.
+type Status string
+
+// The statuses of a changed file.
+const (
+	Added       Status = "added"
+	Modified    Status = "modified"
+	Deleted     Status = "deleted"
+	Renamed     Status = "renamed"      // moved, perhaps changed too; File.OldPath is where it was
+	TypeChanged Status = "type-changed" // a file became a symlink, a submodule, or back
+)
+
+// File is one file the run changed.
+type File struct {
+	Path    string `json:"path"`              // relative to Base.Repo, with forward slashes
+	OldPath string `json:"oldPath,omitempty"` // where a renamed file was
+	Status  Status `json:"status"`
+	Added   int    `json:"added,omitempty"`   // lines added; none counted for a binary file
+	Deleted int    `json:"deleted,omitempty"` // lines deleted
+	// Binary says git shows no lines of it: its content is binary, or it is larger than
+	// MaxTextBytes.
+	Binary bool `json:"binary,omitempty"`
+	// Uncommitted says the work tree holds changes to it that no commit does: what Commit
+	// takes.
+	Uncommitted bool `json:"uncommitted,omitempty"`
+	// DirtyAtBase says it (or, renamed, its old path) was already changed before the run:
+	// its changes may be the person's, and Commit leaves it out unless it is named.
+	DirtyAtBase bool `json:"dirtyAtBase,omitempty"`
+}
+
+// CommitRef is a commit made since the base.
+type CommitRef struct {
+	Hash    string `json:"hash"`
+	Subject string `json:"subject"`
+}
+
+// MaxCommits bounds the commits a Snapshot lists.
+const MaxCommits = 100
+
+// Snapshot is a run's changes at one moment: everything from its base to the work tree,
+// commits included. Close it when done: it holds a scratch repository.
+type Snapshot struct {
+	Base   Base
+	Branch string // the branch HEAD is on now, short name; "" when detached
+	Head   string // HEAD's commit now; "" when the branch has no commit yet
+	// Files are the files changed since the base, in git's order.
+	Files []File
+	// Commits are the commits made since the base, newest first, at most MaxCommits;
+	// MoreCommits says there were more.
+	Commits     []CommitRef
+	MoreCommits bool
+
+	repo        repo
+	s           *scratch
+	from        string   // the base's tree (the empty tree for an unborn branch)
+	now         string   // the work tree's tree
+	uncommitted []string // the paths that differ between HEAD and the work tree
+}
+
+// Take reads the changes of a run whose base is base: it hashes the checkout's work tree
+// into a scratch repository (see the package doc) and compares. It returns when git has
+// answered or ctx is done. Errors wrap ErrNoBase for an unknown base and ErrNotGit for a
+// checkout that is no longer a git work tree.
+func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
+	if !base.Known() {
+		why := base.Error
+		if why == "" {
+			why = "the run was recorded by a segwi that did not record bases"
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNoBase, why)
+	}
+	r, err := readRepo(ctx, g, base.Repo)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newScratch(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Base: base, Branch: r.branch, Head: r.head, repo: r, s: s, from: base.Commit}
+	if err := snap.read(ctx); err != nil {
+		s.close()
+		return nil, err
+	}
+	return snap, nil
+}
+
+// Close removes the snapshot's scratch repository. Its fields stay readable.
+func (snap *Snapshot) Close() {
+	snap.s.close()
+	snap.s = nil
+}
+
+func (snap *Snapshot) read(ctx context.Context) error {
+	s := snap.s
+	if snap.from == "" {
+		snap.from = s.empty
+	} else if _, err := s.output(ctx, "cat-file", "-e", snap.from+"^{commit}"); err != nil {
+		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", short(snap.from), snap.repo.top, err)
+	}
+	var err error
+	if snap.now, err = s.workTree(ctx); err != nil {
+		return err
+	}
+	statuses, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--name-status", snap.from, snap.now)
+	if err != nil {
+		return fmt.Errorf("comparing %s with the run's base: %w", snap.repo.top, err)
+	}
+	counts, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--numstat", snap.from, snap.now)
+	if err != nil {
+		return fmt.Errorf("counting the lines changed in %s: %w", snap.repo.top, err)
+	}
+	head := snap.Head
+	if head == "" {
+		head = s.empty
+	}
+	open, err := s.raw(ctx, "diff-tree", "-r", "-z", "--no-renames", "--name-only", head, snap.now)
+	if err != nil {
+		return fmt.Errorf("listing the uncommitted changes in %s: %w", snap.repo.top, err)
+	}
+	snap.uncommitted = fields(open)
+	isOpen := make(map[string]bool, len(snap.uncommitted))
+	for _, p := range snap.uncommitted {
+		isOpen[p] = true
+	}
+	if snap.Files, err = parseFiles(statuses, counts); err != nil {
+		return fmt.Errorf("reading git's list of changes in %s: %w", snap.repo.top, err)
+	}
+	for i := range snap.Files {
+		f := &snap.Files[i]
+		f.Uncommitted = isOpen[f.Path] || (f.OldPath != "" && isOpen[f.OldPath])
+		f.DirtyAtBase = snap.Base.WasDirty(f.Path) || (f.OldPath != "" && snap.Base.WasDirty(f.OldPath))
+	}
+	return snap.readCommits(ctx)
+}
+
+// readCommits lists the commits made since the base.
+func (snap *Snapshot) readCommits(ctx context.Context) error {
+	if snap.Head == "" || snap.Head == snap.Base.Commit {
+		return nil
+	}
+	args := []string{"log", "-z", "--no-show-signature", "--format=%H %s", "--max-count=" + strconv.Itoa(MaxCommits+1), snap.Head}
+	if snap.Base.Commit != "" {
+		args = append(args, "^"+snap.Base.Commit)
+	}
+	out, err := snap.s.raw(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("listing the commits made since the run's base in %s: %w", snap.repo.top, err)
+	}
+	for _, rec := range fields(out) {
+		hash, subject, _ := strings.Cut(rec, " ")
+		if len(snap.Commits) == MaxCommits {
+			snap.MoreCommits = true
+			break
+		}
+		snap.Commits = append(snap.Commits, CommitRef{Hash: strings.TrimSpace(hash), Subject: subject})
+	}
+	return nil
+}
+
+// File returns the changed file at path (its new path, or a renamed file's old one).
+func (snap *Snapshot) File(path string) (File, bool) {
+	for _, f := range snap.Files {
+		if f.Path == path || f.OldPath == path {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// Stat returns how many files changed and how many lines were added and deleted in all.
+func (snap *Snapshot) Stat() (files, added, deleted int) {
+	for _, f := range snap.Files {
+		added += f.Added
+		deleted += f.Deleted
+	}
+	return len(snap.Files), added, deleted
+}
+
+// parseFiles reads diff-tree's -z --name-status and -z --numstat outputs, in the same order.
+func parseFiles(statuses, counts []byte) ([]File, error) {
+	var files []File
+	st := fields(statuses)
+	for i := 0; i < len(st); i++ {
+		code := st[i]
+		if code == "" || i+1 >= len(st) {
+			return nil, fmt.Errorf("a status without a path: %q", code)
+		}
+		f := File{Path: st[i+1]}
+		i++
+		switch code[0] {
+		case 'A':
+			f.Status = Added
+		case 'D':
+			f.Status = Deleted
+		case 'T':
+			f.Status = TypeChanged
+		case 'R', 'C':
+			if i+1 >= len(st) {
+				return nil, fmt.Errorf("a rename without its new path: %q", f.Path)
+			}
+			f.OldPath, f.Path, f.Status = f.Path, st[i+1], Renamed
+			i++
+			if code[0] == 'C' {
+				f.OldPath, f.Status = "", Added // a copy is a new file
+			}
+		default:
+			f.Status = Modified
+		}
+		files = append(files, f)
+	}
+	// --numstat -z: "ADDED\tDELETED\tPATH\0", or for a rename "ADDED\tDELETED\t\0OLD\0NEW\0".
+	nc := fields(counts)
+	for i, k := 0, 0; i < len(nc) && k < len(files); k++ {
+		parts := strings.SplitN(nc[i], "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("a line count %q", nc[i])
+		}
+		i++
+		if parts[2] == "" {
+			i += 2 // the old and new paths of a rename
+		}
+		if parts[0] == "-" {
+			files[k].Binary = true
+			continue
+		}
+		files[k].Added, _ = strconv.Atoi(parts[0])
+		files[k].Deleted, _ = strconv.Atoi(parts[1])
+	}
+	return files, nil
+}
+
+// fields splits git's NUL-separated output.
+func fields(b []byte) []string {
+	var out []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}
+
+func short(hash string) string { return hash[:min(len(hash), 12)] }

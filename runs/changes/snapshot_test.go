@@ -1,0 +1,143 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/segwi/segwi/internal/testing/claudetest"
+)
+
+// What a run did, as the tests make it: an edit, a new file, a deletion, a rename, a
+// binary file, a file too large to show, a commit, and a file that was dirty before.
+func TestTheChangesAreEverythingSinceTheBase(t *testing.T) {
+	g, _ := sealedGit(t)
+	dir := claudetest.Checkout(t)
+	write(t, dir, "old/name.txt", "moved\nwith its lines\nkept\n")
+	write(t, dir, "gone.txt", "to be deleted\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "More files")
+	write(t, dir, "dirty.txt", "the person's work in progress\n")
+	base := baseOf(t, g, dir)
+
+	// The run: a commit of its own, then uncommitted changes.
+	write(t, dir, "README.md", claudetest.CheckoutReadme+"\nA line the run committed.\n")
+	git(t, dir, "commit", "-q", "-am", "Document the sample")
+	write(t, dir, "hello.txt", "hello, edited\n")
+	write(t, dir, "x.txt", "a new file\n")
+	os.Remove(filepath.Join(dir, "gone.txt"))
+	os.MkdirAll(filepath.Join(dir, "new"), 0o755)
+	os.Rename(filepath.Join(dir, "old", "name.txt"), filepath.Join(dir, "new", "name.txt"))
+	write(t, dir, "logo.png", "\x89PNG\r\n\x1a\n\x00\x00binary")
+	write(t, dir, "huge.txt", strings.Repeat("a line of a generated file\n", MaxTextBytes/20))
+	write(t, dir, "dirty.txt", "the person's work in progress, and the run's\n")
+
+	snap := take(t, g, base)
+	want := []File{
+		{Path: "README.md", Status: Modified, Added: 2},
+		{Path: "dirty.txt", Status: Added, Added: 1, Uncommitted: true, DirtyAtBase: true},
+		{Path: "gone.txt", Status: Deleted, Deleted: 1, Uncommitted: true},
+		{Path: "hello.txt", Status: Modified, Added: 1, Deleted: 1, Uncommitted: true},
+		{Path: "huge.txt", Status: Added, Binary: true, Uncommitted: true},
+		{Path: "logo.png", Status: Added, Binary: true, Uncommitted: true},
+		{Path: "new/name.txt", OldPath: "old/name.txt", Status: Renamed, Uncommitted: true},
+		{Path: "x.txt", Status: Added, Added: 1, Uncommitted: true},
+	}
+	if diff := cmp.Diff(want, snap.Files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if len(snap.Commits) != 1 || snap.Commits[0].Subject != "Document the sample" || snap.Commits[0].Hash != git(t, dir, "rev-parse", "HEAD") {
+		t.Errorf("commits = %+v, want the run's one commit", snap.Commits)
+	}
+	if files, added, deleted := snap.Stat(); files != 8 || added != 5 || deleted != 2 {
+		t.Errorf("Stat = %d files +%d -%d, want 8 files +5 -2", files, added, deleted)
+	}
+	if snap.Branch != "main" || snap.Head != git(t, dir, "rev-parse", "HEAD") {
+		t.Errorf("now on %q at %s, want main at HEAD", snap.Branch, snap.Head)
+	}
+
+	ctx := context.Background()
+	whole, err := snap.Diff(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"+A line the run committed.", // committed during the run
+		"-hello from the test checkout", "+hello, edited",
+		"new file mode 100644", "+a new file",
+		"deleted file mode 100644", "-to be deleted",
+		"rename from old/name.txt", "rename to new/name.txt",
+		"Binary files /dev/null and b/logo.png differ",
+		"Binary files /dev/null and b/huge.txt differ",
+	} {
+		if !strings.Contains(whole.Text, want) {
+			t.Errorf("the whole diff lacks %q", want)
+		}
+	}
+	if whole.Cut || strings.Contains(whole.Text, "a line of a generated file") || strings.Contains(whole.Text, "\x00") {
+		t.Errorf("the whole diff (%d bytes, cut %v) shows the large or the binary file", len(whole.Text), whole.Cut)
+	}
+	one, err := snap.Diff(ctx, "old/name.txt", 0) // a renamed file, by its old path
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(one.Text, "diff --git a/old/name.txt b/new/name.txt\n") || strings.Count(one.Text, "diff --git") != 1 {
+		t.Errorf("the renamed file's diff:\n%s", one.Text)
+	}
+	if _, err := snap.Diff(ctx, "README", 0); err == nil || !strings.Contains(err.Error(), "not among the run's changes") {
+		t.Errorf("Diff of a file the run did not change: %v", err)
+	}
+}
+
+// A run that rewrites a long file gives a diff of thousands of lines: it comes whole, in
+// well under a second; past the limit it is cut at a line's end, and says so.
+func TestALongDiffComesWholeOrCutWithANote(t *testing.T) {
+	g, _ := sealedGit(t)
+	dir := claudetest.Checkout(t)
+	var old, edited bytes.Buffer
+	for i := range 5000 {
+		fmt.Fprintf(&old, "line %d of a long file\n", i)
+		fmt.Fprintf(&edited, "line %d of a long file, edited\n", i)
+	}
+	write(t, dir, "long.txt", old.String())
+	git(t, dir, "add", "long.txt")
+	git(t, dir, "commit", "-q", "-m", "A long file")
+	base := baseOf(t, g, dir)
+	write(t, dir, "long.txt", edited.String())
+
+	began := time.Now()
+	snap := take(t, g, base)
+	patch, err := snap.Diff(context.Background(), "", 0)
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := snap.File("long.txt"); f.Added != 5000 || f.Deleted != 5000 {
+		t.Errorf("long.txt: +%d -%d, want +5000 -5000", f.Added, f.Deleted)
+	}
+	if patch.Cut || strings.Count(patch.Text, "\n+line ") != 5000 || patch.CutNote() != "" {
+		t.Errorf("the diff of 10,000 changed lines was cut (%v) or lacks lines (%d added shown)", patch.Cut, strings.Count(patch.Text, "\n+line "))
+	}
+	t.Logf("5,000 lines rewritten: snapshot and diff (%d KiB) in %s", len(patch.Text)>>10, took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("reading the changes took %s", took)
+	}
+
+	cut, err := snap.Diff(context.Background(), "long.txt", 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cut.Cut || len(cut.Text) > 64<<10 || !strings.HasSuffix(cut.Text, "\n") {
+		t.Errorf("cut at 64 KiB: cut %v, %d bytes, ends %q", cut.Cut, len(cut.Text), cut.Text[max(0, len(cut.Text)-10):])
+	}
+	if note := cut.CutNote(); note != "[segwi: the diff is cut here: it is longer than 64 KiB; look at one file at a time]" {
+		t.Errorf("note = %q", note)
+	}
+}
