@@ -23,7 +23,8 @@
 // The stop is one phase value with its moves in one place (stop.go).
 //
 // Each file holds one concern: run.go is a run's API (Send, CloseInput, the approvals
-// server's hooks); stop.go its stop phase; launch.go the process's life, from its start
+// server's hooks); base.go the base it records before Claude Code starts (where its
+// checkout stood, see package changes); stop.go its stop phase; launch.go the process's life, from its start
 // to the run's end; leftovers.go the processes a run leaves, killed before its checkout is
 // free; limits.go the watchdog (maxDuration, idleTimeout, the stop grace); output.go the
 // pty reader and the cut of long lines, parse.go the stream-json it parses; fanout.go the

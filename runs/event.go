@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
 
@@ -58,6 +59,7 @@ type Event struct {
 	Exit     *ExitInfo       `json:"exit,omitempty"`
 	Approval *ApprovalInfo   `json:"approval,omitempty"`
 	Push     *push.Attempt   `json:"push,omitempty"`    // push: an attempt to push the run's branch
+	Base     *changes.Base   `json:"base,omitempty"`    // base: where the checkout stood at the start
 	Process  *ProcessInfo    `json:"process,omitempty"` // leftover: a process the run left behind
 	Raw      json.RawMessage `json:"raw,omitempty"`     // the whole line of a raw event
 	Dropped  int             `json:"dropped,omitempty"`

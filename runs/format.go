@@ -124,6 +124,8 @@ func (n *Narrator) Words(e Event) Words {
 		return Words{"exit", fmt.Sprintf("code %d", e.Exit.Code)}
 	case EventPush:
 		return Words{"push", pushText(e)}
+	case EventBase:
+		return Words{"base", baseText(e.Base)}
 	case EventLeftover:
 		return Words{"leftover", e.Text}
 	case EventRaw:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
 
@@ -92,6 +93,13 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a failed push says what git said", nil, pushed(push.Attempt{Outcome: push.Failed, Message: "git push of segwi/fix to origin failed: ! [rejected]"}),
 			"push      not pushed: git push of segwi/fix to origin failed: ! [rejected]"},
 		{"a push event without its attempt shows its text", nil, Event{Type: EventPush, Text: "pushed"}, "push      pushed"},
+		{"a base on a branch names it, its commit and what was already changed", nil,
+			Event{Type: EventBase, Base: &changes.Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef", Dirty: []string{"a", "b", "c", "d", "e", "f"}, DirtyCount: 7}},
+			"base      main at 0123456789ab, 7 files already changed: a, b, c, d, e and 2 more"},
+		{"a clean base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef"}}, "base      main at 0123456789ab, clean"},
+		{"a detached base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Detached: true, Commit: "0123456789abcdef"}}, "base      detached HEAD at 0123456789ab, clean"},
+		{"a base with no commit yet says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Branch: "main", Unborn: true, Dirty: []string{"a"}, DirtyCount: 1}}, "base      main, no commit yet, 1 file already changed: a"},
+		{"an unknown base says why", nil, Event{Type: EventBase, Base: &changes.Base{Error: "/tmp/x is not a git checkout"}}, "base      not known: /tmp/x is not a git checkout"},
 	}
 	covered := map[EventType]bool{}
 	answered := map[string]bool{}

@@ -54,6 +54,7 @@ func (r *Run) launch() {
 	r.mu.Unlock()
 
 	r.sweepBeforeStart()
+	r.recordBase(cfg)
 	proc, err := startProcess(r.claude, argv, r.checkout, env)
 	if err != nil {
 		r.finish(StateFailed, fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err), nil)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/segwi/segwi/runs/changes"
 )
 
 // Info is a run's summary: what run.json holds, and what Run.Info returns for a live run.
@@ -36,7 +38,10 @@ type Info struct {
 	Turns     int       `json:"turns,omitempty"`
 	SessionID string    `json:"session,omitempty"`
 	PID       int       `json:"pid,omitempty"` // the process (and process group) id while it runs
-	Dir       string    `json:"-"`             // the run's folder
+	// Base is where the checkout stood when the run started: its changes are counted from
+	// there (see package changes). A run recorded by an older segwi has none.
+	Base *changes.Base `json:"base,omitempty"`
+	Dir  string        `json:"-"` // the run's folder
 }
 
 // The files of a run's folder.

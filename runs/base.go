@@ -1,0 +1,63 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/runs/changes"
+)
+
+// EventBase is segwi's event for a run's base, recorded before Claude Code starts: where
+// the checkout stood (Event.Base), what the run's changes are counted from.
+const EventBase EventType = "base"
+
+// baseWait bounds the reading of a run's base: a very large work tree must not hold up the
+// run's start for long; the run starts without a known base then.
+const baseWait = time.Minute
+
+// recordBase reads where the run's checkout stands (changes.ReadBase) and records it on
+// the run's summary and as an event. It is called before Claude Code starts.
+func (r *Run) recordBase(cfg Config) {
+	ctx, cancel := context.WithTimeout(context.Background(), baseWait)
+	defer cancel()
+	b := changes.ReadBase(ctx, gitcmd.New("", "", cfg.Env), r.checkout)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.Base = &b
+	r.emitLocked(Event{Type: EventBase, Base: &b}, false)
+}
+
+// baseText says where a run started, for a person: "main at 1a2b3c4d5e6f, clean",
+// "main at 1a2b3c4d5e6f, 2 files already changed: a.txt, b.txt".
+func baseText(b *changes.Base) string {
+	switch {
+	case b == nil:
+		return "not recorded"
+	case b.Error != "":
+		return "not known: " + b.Error
+	}
+	var where string
+	switch {
+	case b.Detached:
+		where = "detached HEAD at " + shortHash(b.Commit)
+	case b.Unborn:
+		where = b.Branch + ", no commit yet"
+	default:
+		where = b.Branch + " at " + shortHash(b.Commit)
+	}
+	if b.DirtyCount == 0 {
+		return where + ", clean"
+	}
+	const shown = 5
+	names := b.Dirty[:min(len(b.Dirty), shown)]
+	more := ""
+	if b.DirtyCount > len(names) {
+		more = fmt.Sprintf(" and %d more", b.DirtyCount-len(names))
+	}
+	return fmt.Sprintf("%s, %s already changed: %s%s", where, plural(b.DirtyCount, "file"), strings.Join(names, ", "), more)
+}
+
+func shortHash(h string) string { return h[:min(len(h), 12)] }
