@@ -107,6 +107,9 @@ type StateChange struct {
 	From   State  `json:"from,omitempty"`
 	To     State  `json:"to"`
 	Reason string `json:"reason,omitempty"`
+	// Waiting says what a run moving to StateWaiting waits for: an approval, or the
+	// person's reply. A waiting run may change what it waits for without changing state.
+	Waiting WaitReason `json:"waiting,omitempty"`
 }
 
 // ExitInfo is how the process ended: its exit code, or the signal that ended it.

@@ -2,6 +2,8 @@ package runs
 
 import (
 	"time"
+
+	"github.com/segwi/segwi/approvals"
 )
 
 // emit records and publishes e; sync forces events.jsonl to disk.
@@ -29,7 +31,7 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	cutFields(&e)
 	r.rec.event(&e, sync)
 	r.subs.send(e)
-	if e.Type == EventState {
+	if notable(e) {
 		r.m.publish(e)
 	}
 	size := len(e.Text) + len(e.Input) + len(e.Raw) + 128
@@ -64,9 +66,13 @@ func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 	}
 }
 
-// Subscribe returns a channel of every run's state events (Event.Type EventState, with
-// RunID), for a tray that shows the runs and their states. It is closed by cancel. A
-// subscriber that falls 1024 events behind misses some and gets an EventDropped event.
+// Subscribe returns a channel of every run's notable events (with RunID; see notable):
+// its state changes, for a tray that shows the runs and their states, and what a front
+// end notifies the person of. A run waiting for the person's reply is a state change to
+// StateWaiting with StateChange.Waiting WaitReply; a run that ended, one to a final state;
+// an approval that timed out, an EventApprovalAnswer whose Approval.By is "timeout". The
+// channel is closed by cancel. A subscriber that falls 1024 events behind misses some and
+// gets an EventDropped event.
 func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
@@ -79,7 +85,14 @@ func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
 	}
 }
 
-// publish hands a run's state event to the Manager's subscribers.
+// notable says whether e goes to the Manager's subscribers: a state change, or an
+// approval answered by its timeout.
+func notable(e Event) bool {
+	return e.Type == EventState ||
+		e.Type == EventApprovalAnswer && e.Approval != nil && e.Approval.By == string(approvals.ByTimeout)
+}
+
+// publish hands a run's notable event to the Manager's subscribers.
 func (m *Manager) publish(e Event) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()

@@ -66,14 +66,8 @@ func (r *Run) launch() {
 	r.proc = proc
 	r.info.PID, r.info.Start = proc.pgid, time.Now()
 	r.stepLocked(onStarted, "", "") // a stop asked meanwhile reaches it now
-	switch {
-	case r.phase != phaseRunning: // stopped while it started: its state says stopping
-	case r.pending > 0:
-		r.setStateLocked(StateWaiting, "an approval request waits for a person")
-	default:
-		r.setStateLocked(StateRunning, "")
-	}
-	r.sent++
+	r.sent++                        // the prompt, written below
+	r.settleLocked()                // running, or waiting for an approval; a stopped run says stopping
 	r.mu.Unlock()
 
 	readerDone := make(chan struct{})

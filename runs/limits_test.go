@@ -66,6 +66,13 @@ func TestAKeptOpenRunEndsNormallyWhenNobodyFollowsUp(t *testing.T) {
 	if info.State != StateSucceeded {
 		t.Errorf("got %s (%s), want succeeded once the idle input was closed", info.State, info.Reason)
 	}
+	waited := false
+	for _, e := range events(t, m, info.ID) {
+		waited = waited || e.Type == EventState && e.State.Waiting == WaitReply
+	}
+	if !waited {
+		t.Error("the run never said it waited for your reply before the idle timeout ended it")
+	}
 }
 
 // TestTheWatchdogsDecisions puts a run in each situation the watchdog (check) looks at,

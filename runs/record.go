@@ -22,22 +22,24 @@ import (
 
 // Info is a run's summary: what run.json holds, and what Run.Info returns for a live run.
 type Info struct {
-	ID        string    `json:"id"`
-	Kind      Kind      `json:"kind"`
-	Checkout  string    `json:"checkout"`
-	Prompt    string    `json:"prompt"` // what the person typed (redacted), before the kind's prefix
-	Model     string    `json:"model,omitempty"`
-	Argv      []string  `json:"argv,omitempty"`
-	State     State     `json:"state"`
-	Reason    string    `json:"reason,omitempty"` // why it is in its state, for a person to read
-	Created   time.Time `json:"created"`
-	Start     time.Time `json:"start,omitzero"` // when the process started
-	End       time.Time `json:"end,omitzero"`
-	ExitCode  *int      `json:"exitCode,omitempty"`
-	CostUSD   float64   `json:"costUSD"`
-	Turns     int       `json:"turns,omitempty"`
-	SessionID string    `json:"session,omitempty"`
-	PID       int       `json:"pid,omitempty"` // the process (and process group) id while it runs
+	ID       string   `json:"id"`
+	Kind     Kind     `json:"kind"`
+	Checkout string   `json:"checkout"`
+	Prompt   string   `json:"prompt"` // what the person typed (redacted), before the kind's prefix
+	Model    string   `json:"model,omitempty"`
+	Argv     []string `json:"argv,omitempty"`
+	State    State    `json:"state"`
+	Reason   string   `json:"reason,omitempty"` // why it is in its state, for a person to read
+	// Waiting says what a waiting run waits for: an approval, or the person's reply.
+	Waiting   WaitReason `json:"waiting,omitempty"`
+	Created   time.Time  `json:"created"`
+	Start     time.Time  `json:"start,omitzero"` // when the process started
+	End       time.Time  `json:"end,omitzero"`
+	ExitCode  *int       `json:"exitCode,omitempty"`
+	CostUSD   float64    `json:"costUSD"`
+	Turns     int        `json:"turns,omitempty"`
+	SessionID string     `json:"session,omitempty"`
+	PID       int        `json:"pid,omitempty"` // the process (and process group) id while it runs
 	// Base is where the checkout stood when the run started: its changes are counted from
 	// there (see package changes). A run recorded by an older segwi has none.
 	Base *changes.Base `json:"base,omitempty"`

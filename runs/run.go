@@ -124,6 +124,7 @@ func (r *Run) Send(text string) error {
 		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
 	}
 	r.sent++
+	r.settleLocked() // a turn is going again: running
 	r.mu.Unlock()
 	return r.write(text)
 }
@@ -158,6 +159,7 @@ func (r *Run) closeInputLocked() {
 	}
 	r.inputClosed = true
 	r.proc.stdin.Close()
+	r.settleLocked() // no more follow-ups: it is not waiting for one
 }
 
 // RecordApproval appends an approval request, or its answer, to the run's record. The
@@ -196,35 +198,34 @@ func (r *Run) Connected() {
 }
 
 // SetPending tells the run how many of its approval requests wait for a person: the run
-// is waiting while there is one, running otherwise. The approvals server calls it.
+// is waiting for an approval while there is one. The approvals server calls it.
 func (r *Run) SetPending(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pending = n
 	r.touch()
-	switch {
-	case n > 0 && r.info.State == StateRunning:
-		r.setStateLocked(StateWaiting, "an approval request waits for a person")
-	case n == 0 && r.info.State == StateWaiting:
-		r.setStateLocked(StateRunning, "")
-	}
+	r.settleLocked()
 }
 
 func (r *Run) touch() { r.lastActivity.Store(time.Now().UnixNano()) }
 
 // setStateLocked moves the run to state s, records it (synced) and publishes it. r.mu is held.
-func (r *Run) setStateLocked(s State, reason string) {
+func (r *Run) setStateLocked(s State, reason string) { r.changeStateLocked(s, "", reason) }
+
+// changeStateLocked is setStateLocked for a state that may be waiting, and for what.
+// A move to the same state and wait reason records nothing. r.mu is held.
+func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	from := r.info.State
-	if from == s {
+	if from == s && r.info.Waiting == w {
 		return
 	}
-	r.info.State, r.info.Reason = s, reason
+	r.info.State, r.info.Waiting, r.info.Reason = s, w, reason
 	if err := writeInfo(r.dir, r.info); err != nil {
 		r.rec.mu.Lock()
 		r.rec.fail(err)
 		r.rec.mu.Unlock()
 	}
-	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason}}, true)
+	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, true)
 }
 
 // queuedBehindAnotherSegwi says, once, why a queued run does not start although this

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 func TestFollowUpsWhileTheRunIsKeptOpen(t *testing.T) {
@@ -33,9 +36,9 @@ func TestFollowUpsWhileTheRunIsKeptOpen(t *testing.T) {
 	if followUp != "follow-up: and now this" {
 		t.Errorf("follow-up answer = %q, want %q", followUp, "follow-up: and now this")
 	}
-	if got := r.State(); got != StateRunning {
-		t.Errorf("state after the follow-up's result = %s, want running (kept open)", got)
-	}
+	await.For(t, 10*time.Second, "the run to wait for your reply after the follow-up's result (kept open)", func() bool {
+		return r.State() == StateWaiting && r.Info().Waiting == WaitReply
+	})
 	r.CloseInput()
 	if info := wait(t, r); info.State != StateSucceeded {
 		t.Errorf("state = %s (%s), want succeeded", info.State, info.Reason)

@@ -11,7 +11,7 @@ const (
 	StateQueued      State = "queued"      // waiting for a free slot or for its checkout
 	StateStarting    State = "starting"    // the process is being launched
 	StateRunning     State = "running"     // Claude Code is working
-	StateWaiting     State = "waiting"     // a request waits for a person's approval
+	StateWaiting     State = "waiting"     // waiting for a person: an approval, or their reply (Info.Waiting says which)
 	StateStopping    State = "stopping"    // stopped or timed out; waiting for the process to end
 	StateSucceeded   State = "succeeded"   // every turn gave a successful result and the process exited 0
 	StateFailed      State = "failed"      // it could not start, a turn failed, or the process exited otherwise

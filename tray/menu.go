@@ -27,7 +27,9 @@ type Run struct {
 	Name  string // the repository's name in the settings, else the checkout's folder name
 	Kind  runs.Kind
 	State runs.State
-	Since time.Time // when its process started, or when it was queued
+	// Waiting says what a waiting run waits for: an approval, or the person's reply.
+	Waiting runs.WaitReason
+	Since   time.Time // when its process started, or when it was queued
 }
 
 // RunOf turns a run's summary into its tray entry, named after its repository in repos.
@@ -36,7 +38,7 @@ func RunOf(info runs.Info, repos []settings.Repository) Run {
 	if since.IsZero() {
 		since = info.Created
 	}
-	return Run{ID: info.ID, Name: settings.CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Since: since}
+	return Run{ID: info.ID, Name: settings.CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Waiting: info.Waiting, Since: since}
 }
 
 // Verb is what a menu item does.
@@ -119,8 +121,9 @@ const (
 	LabelCanary    = "Run canary"
 	LabelQuit      = "Quit"
 	LabelNoRuns    = "No runs going"
-	WaitingForYou  = "⚠ waiting for you"
-	ProblemMark    = "⚠ " // before Snapshot.Problem
+	WaitingForYou  = "⚠ waiting for you"        // a run waits for an approval
+	WaitingReply   = "⚠ waiting for your reply" // a run's turn is over: it waits for your next message
+	ProblemMark    = "⚠ "                       // before Snapshot.Problem
 	LabelApprovals = "Waiting approvals (%d)"
 )
 
@@ -154,12 +157,17 @@ func Menu(s Snapshot) []Item {
 	)
 }
 
-// runLabel is a run's menu item: "web · build · running 4m", or with the waiting mark.
+// runLabel is a run's menu item: "web · build · running 4m", or with the waiting mark
+// that says what it waits for.
 func runLabel(r Run, now time.Time) string {
 	head := r.Name + " · " + string(r.Kind) + " · "
 	switch r.State {
 	case runs.StateWaiting:
-		return head + WaitingForYou + " " + shortElapsed(now.Sub(r.Since))
+		mark := WaitingForYou
+		if r.Waiting == runs.WaitReply {
+			mark = WaitingReply
+		}
+		return head + mark + " " + shortElapsed(now.Sub(r.Since))
 	case runs.StateRunning:
 		return head + "running " + shortElapsed(now.Sub(r.Since))
 	}
@@ -228,14 +236,19 @@ func (l Look) Icon() []byte {
 // Title is the tray item's title, as a tray host lists it.
 const Title = "segwi"
 
-// Tooltip says what s holds in a line: "segwi: 2 runs going, 1 waiting for you".
+// Tooltip says what s holds in a line: "segwi: 2 runs going, 1 waiting for you", and
+// "1 waiting for your reply" for the runs whose turn is over.
 func Tooltip(s Snapshot) string {
-	going, waiting := 0, 0
+	going, waiting, replies := 0, 0, 0
 	for _, r := range s.Runs {
 		if !r.State.Final() {
 			going++
 		}
-		if r.State == runs.StateWaiting {
+		switch {
+		case r.State != runs.StateWaiting:
+		case r.Waiting == runs.WaitReply:
+			replies++
+		default:
 			waiting++
 		}
 	}
@@ -245,6 +258,9 @@ func Tooltip(s Snapshot) string {
 	tip := fmt.Sprintf("%s: %s going", Title, plural(going, "run"))
 	if waiting > 0 {
 		tip += fmt.Sprintf(", %d waiting for you", waiting)
+	}
+	if replies > 0 {
+		tip += fmt.Sprintf(", %d waiting for your reply", replies)
 	}
 	if s.Pending > 0 {
 		tip += fmt.Sprintf(" (%s)", plural(s.Pending, "approval"))

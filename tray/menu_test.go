@@ -49,7 +49,7 @@ func TestMenuItems(t *testing.T) {
 			},
 		},
 		{
-			name: "two runs, one waiting for a person, list each with its state and time",
+			name: "runs list each with its state and time, and what a waiting one waits for",
 			snap: Snapshot{
 				Now:     t0,
 				Pending: 1,
@@ -58,6 +58,7 @@ func TestMenuItems(t *testing.T) {
 					{ID: "a", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0.Add(-4*time.Minute - 20*time.Second)},
 					{ID: "b", Name: "api", Kind: runs.KindAsk, State: runs.StateWaiting, Since: t0.Add(-75 * time.Minute)},
 					{ID: "c", Name: "web", Kind: runs.KindReady, State: runs.StateQueued, Since: t0},
+					{ID: "d", Name: "docs", Kind: runs.KindBuild, State: runs.StateWaiting, Waiting: runs.WaitReply, Since: t0.Add(-2 * time.Minute)},
 				},
 			},
 			want: []string{
@@ -65,6 +66,7 @@ func TestMenuItems(t *testing.T) {
 				"web · build · running 4m",
 				"api · ask · ⚠ waiting for you 1h 15m",
 				"web · ready · queued",
+				"docs · build · ⚠ waiting for your reply 2m",
 				"---",
 				"Waiting approvals (1)", "Run history…", "Settings…", "Run canary", "---",
 				"Quit",
@@ -152,6 +154,8 @@ func TestTooltipNamesTheRunsGoingAndWaiting(t *testing.T) {
 		{Snapshot{Runs: []Run{{State: runs.StateQueued}}}, "segwi: 1 run going"},
 		{Snapshot{Pending: 2, Runs: []Run{{State: runs.StateRunning}, {State: runs.StateWaiting}, {State: runs.StateWaiting}}},
 			"segwi: 3 runs going, 2 waiting for you (2 approvals)"},
+		{Snapshot{Runs: []Run{{State: runs.StateWaiting, Waiting: runs.WaitReply}, {State: runs.StateWaiting, Waiting: runs.WaitApproval}}},
+			"segwi: 2 runs going, 1 waiting for you, 1 waiting for your reply"},
 	}
 	for _, tt := range tests {
 		if got := Tooltip(tt.snap); got != tt.want {
@@ -166,6 +170,10 @@ func TestRunNames(t *testing.T) {
 		Created: t0, Start: t0.Add(time.Minute)}
 	if got := RunOf(info, repos); got.Name != "web" || !got.Since.Equal(info.Start) {
 		t.Errorf("RunOf = %+v, want the repository's name and the start time", got)
+	}
+	info.State, info.Waiting = runs.StateWaiting, runs.WaitReply
+	if got := RunOf(info, repos); got.State != runs.StateWaiting || got.Waiting != runs.WaitReply {
+		t.Errorf("RunOf = %+v, want it waiting for your reply", got)
 	}
 	info.Checkout, info.Start = "/tmp/scratch", time.Time{}
 	if got := RunOf(info, repos); got.Name != "scratch" || !got.Since.Equal(t0) {

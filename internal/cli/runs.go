@@ -81,7 +81,7 @@ func runsList(env *Env) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSTARTED\tCHECKOUT\tCOST")
 	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", in.ID, in.Kind, in.State, in.Created.Local().Format("2006-01-02 15:04:05"), in.Checkout, in.CostUSD)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", in.ID, in.Kind, in.StateText(), in.Created.Local().Format("2006-01-02 15:04:05"), in.Checkout, in.CostUSD)
 	}
 	tw.Flush()
 	if n := warnDamaged(env, unmarked, unread); n > 0 {

@@ -159,7 +159,9 @@ func (c *Core) Live() []*runs.Run { return c.mgr.Runs() }
 // Get returns the live run id, or nil.
 func (c *Core) Get(id string) *runs.Run { return c.mgr.Get(id) }
 
-// SubscribeStates returns every run's state changes; see runs.Manager.Subscribe.
+// SubscribeStates returns every run's state changes (a run waiting for an approval or
+// for the person's reply, a run that ended) and its approvals that timed out: what a front
+// end shows and notifies about, typed. See runs.Manager.Subscribe.
 func (c *Core) SubscribeStates() (<-chan runs.Event, func()) { return c.mgr.Subscribe() }
 
 // QueuedAhead returns how many queued runs wait before the run id.

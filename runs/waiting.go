@@ -1,0 +1,67 @@
+package runs
+
+// WaitReason says what a waiting run (StateWaiting) waits for: a front end shows the
+// two apart, and a person answers them in different places.
+type WaitReason string
+
+// The reasons a run waits.
+const (
+	// WaitApproval: an approval request of the run waits for a person's answer.
+	WaitApproval WaitReason = "approval"
+	// WaitReply: Claude Code finished its turn and the run, kept open (Spec.KeepOpen),
+	// waits for the person's next message, until the idle timeout ends it.
+	WaitReply WaitReason = "reply"
+)
+
+// The reasons a waiting run's state gives, for a person.
+const (
+	waitingForApproval = "an approval request waits for a person"
+	waitingForReply    = "waiting for your reply"
+)
+
+// waitFor says what a started run that nobody stopped waits for, from what it knows: an
+// approval while one is pending; the person's reply when it is kept open, its input is
+// open and every message sent has its result; nothing (it is running) otherwise.
+func waitFor(pending int, keepOpen, inputClosed bool, sent, results int) WaitReason {
+	switch {
+	case pending > 0:
+		return WaitApproval
+	case keepOpen && !inputClosed && sent > 0 && results >= sent:
+		return WaitReply
+	}
+	return ""
+}
+
+// settleLocked moves a started run that nobody stopped between running and waiting, as
+// waitFor says. It changes nothing before the process has started, once a stop was asked,
+// or once the process exited: their states say more. r.mu is held.
+func (r *Run) settleLocked() {
+	if r.proc == nil || r.phase != phaseRunning {
+		return
+	}
+	switch r.info.State {
+	case StateStarting, StateRunning, StateWaiting:
+	default:
+		return
+	}
+	switch w := waitFor(r.pending, r.spec.KeepOpen, r.inputClosed, r.sent, r.results); w {
+	case WaitApproval:
+		r.changeStateLocked(StateWaiting, w, waitingForApproval)
+	case WaitReply:
+		r.changeStateLocked(StateWaiting, w, waitingForReply)
+	default:
+		r.changeStateLocked(StateRunning, "", "")
+	}
+}
+
+// StateText is the run's state as a list shows it in a word or three: its state, or for a
+// waiting run what it waits for ("waiting for your reply", "waiting for approval").
+func (in Info) StateText() string {
+	switch {
+	case in.State != StateWaiting:
+		return string(in.State)
+	case in.Waiting == WaitReply:
+		return waitingForReply
+	}
+	return "waiting for approval"
+}

@@ -1,0 +1,144 @@
+package runs
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+func TestWhatARunWaitsFor(t *testing.T) {
+	tests := []struct {
+		name          string
+		pending       int
+		keepOpen      bool
+		inputClosed   bool
+		sent, results int
+		want          WaitReason
+	}{
+		{"a run in its turn waits for nothing", 0, true, false, 1, 0, ""},
+		{"a kept-open run whose turn is over waits for your reply", 0, true, false, 1, 1, WaitReply},
+		{"and again after a follow-up's result", 0, true, false, 2, 2, WaitReply},
+		{"a follow-up sent puts it back to work", 0, true, false, 2, 1, ""},
+		{"a run that is not kept open waits for nobody's reply", 0, false, false, 1, 1, ""},
+		{"a run whose input is closed waits for no reply", 0, true, true, 1, 1, ""},
+		{"a run that has sent nothing yet waits for nothing", 0, true, false, 0, 0, ""},
+		{"a pending approval is waited for", 1, false, false, 1, 0, WaitApproval},
+		{"a pending approval comes before a reply", 2, true, false, 1, 1, WaitApproval},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := waitFor(tt.pending, tt.keepOpen, tt.inputClosed, tt.sent, tt.results); got != tt.want {
+				t.Errorf("waitFor = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A kept-open run (the tray app's) whose turn is over says it waits for your reply, apart
+// from waiting for an approval; a follow-up puts it back to running; closing its input
+// ends it. The Manager's subscribers see each move.
+func TestAKeptOpenRunSaysItWaitsForYourReply(t *testing.T) {
+	m, _ := testManager(t, nil)
+	states, cancel := m.Subscribe()
+	defer cancel()
+	r := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
+	waitingForYou := func() bool {
+		info := r.Info()
+		return info.State == StateWaiting && info.Waiting == WaitReply && info.Reason == "waiting for your reply"
+	}
+	await.For(t, 10*time.Second, "the run to wait for your reply after its first result", waitingForYou)
+	if loaded, err := Load(m.config().StateDir, r.ID()); err != nil || loaded.Waiting != WaitReply {
+		t.Errorf("run.json says waiting %q (%v), want reply", loaded.Waiting, err)
+	}
+	if err := r.Send("and now this"); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if info := r.Info(); info.State != StateRunning || info.Waiting != "" {
+		t.Errorf("after a follow-up: %s waiting %q, want running", info.State, info.Waiting)
+	}
+	await.For(t, 10*time.Second, "the run to wait for your reply after the follow-up's result", waitingForYou)
+	r.CloseInput()
+	if info := wait(t, r); info.State != StateSucceeded || info.Waiting != "" {
+		t.Errorf("ended %s (%s) waiting %q, want succeeded", info.State, info.Reason, info.Waiting)
+	}
+
+	var moves []string
+	for len(moves) == 0 || moves[len(moves)-1] != string(StateSucceeded) {
+		select {
+		case e := <-states:
+			if e.RunID == r.ID() && e.Type == EventState {
+				moves = append(moves, string(e.State.To)+"/"+string(e.State.Waiting))
+				if e.State.To.Final() {
+					moves[len(moves)-1] = string(e.State.To)
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the Manager's subscribers saw %v, and no end", moves)
+		}
+	}
+	want := []string{"queued/", "starting/", "running/", "waiting/reply", "running/", "waiting/reply", "running/", "succeeded"}
+	if !slices.Equal(moves, want) {
+		t.Errorf("state moves = %v\nwant          %v", moves, want)
+	}
+}
+
+// A run that is not kept open (segwi run) never waits for a reply: its input closes with
+// its last result.
+func TestARunThatIsNotKeptOpenNeverWaitsForAReply(t *testing.T) {
+	m, _ := testManager(t, nil)
+	r := start(t, m, Spec{Prompt: "fake:success"})
+	info := wait(t, r)
+	for _, e := range events(t, m, info.ID) {
+		if e.Type == EventState && e.State.Waiting != "" {
+			t.Errorf("state event %+v: a run that is not kept open waited for %q", e.State, e.State.Waiting)
+		}
+	}
+}
+
+// An approval that timed out reaches the Manager's subscribers, typed, for a front end to
+// notify the person; one a person answered does not.
+func TestAnApprovalThatTimedOutIsPublished(t *testing.T) {
+	r := bareRun(t, t.TempDir())
+	t.Cleanup(func() { r.rec.close() })
+	notices, cancel := r.m.Subscribe()
+	defer cancel()
+	req := approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_1"}
+	r.RecordApproval(approvals.Record{Request: req, Answer: &approvals.Answer{Allow: true, By: approvals.ByPerson}})
+	r.RecordApproval(approvals.Record{Request: req, Answer: &approvals.Answer{By: approvals.ByTimeout, Message: "no answer", Waited: time.Minute}})
+	select {
+	case e := <-notices:
+		if e.Type != EventApprovalAnswer || e.Approval.By != "timeout" || e.Approval.RequestID != "q1" || e.ToolName != "Bash" {
+			t.Errorf("published %+v (%+v), want the timed-out answer of q1", e, e.Approval)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timed-out answer was not published")
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer stop()
+	select {
+	case e := <-notices:
+		t.Errorf("also published %+v", e)
+	case <-ctx.Done():
+	}
+}
+
+func TestAListSaysWhatAWaitingRunWaitsFor(t *testing.T) {
+	for _, tt := range []struct {
+		info Info
+		want string
+	}{
+		{Info{State: StateRunning}, "running"},
+		{Info{State: StateWaiting, Waiting: WaitReply}, "waiting for your reply"},
+		{Info{State: StateWaiting, Waiting: WaitApproval}, "waiting for approval"},
+		{Info{State: StateWaiting}, "waiting for approval"}, // recorded by an older segwi
+		{Info{State: StateTimedOut}, "timed-out"},
+	} {
+		if got := tt.info.StateText(); got != tt.want {
+			t.Errorf("StateText of %s/%q = %q, want %q", tt.info.State, tt.info.Waiting, got, tt.want)
+		}
+	}
+}
