@@ -30,9 +30,9 @@ func (r *Run) recordBase(cfg Config) {
 	r.emitLocked(Event{Type: EventBase, Base: &b}, false)
 }
 
-// baseText says where a run started, for a person: "main at 1a2b3c4d5e6f, clean",
+// BaseText says where a run started, for a person: "main at 1a2b3c4d5e6f, clean",
 // "main at 1a2b3c4d5e6f, 2 files already changed: a.txt, b.txt".
-func baseText(b *changes.Base) string {
+func BaseText(b *changes.Base) string {
 	switch {
 	case b == nil:
 		return "not recorded"

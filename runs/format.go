@@ -125,7 +125,7 @@ func (n *Narrator) Words(e Event) Words {
 	case EventPush:
 		return Words{"push", pushText(e)}
 	case EventBase:
-		return Words{"base", baseText(e.Base)}
+		return Words{"base", BaseText(e.Base)}
 	case EventLeftover:
 		return Words{"leftover", e.Text}
 	case EventRaw:

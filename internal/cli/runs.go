@@ -17,9 +17,10 @@ import (
 func newRunsCmd(env *Env) *cobra.Command {
 	list := func(*cobra.Command, []string) error { return runsList(env) }
 	cmd := &cobra.Command{
-		Use:   "runs [list | show ID | events ID]",
-		Short: "List the recorded runs, or show one run's record or events",
-		Long: "List the recorded runs (newest first), or show one run's record (show) or events (events).\n" +
+		Use:   "runs [list | show ID | events ID | diff ID]",
+		Short: "List the recorded runs, or show one run's record, events or changes",
+		Long: "List the recorded runs (newest first), or show one run's record (show), events (events)\n" +
+			"or the changes it made in its checkout (diff).\n" +
 			"A run id may be shortened to any unique prefix. A damaged record (a run.json or events.jsonl\n" +
 			"that cannot be read) is named on stderr with what to do; the other runs are still listed.\n" +
 			"Exit status: 0, or 1 when a record is damaged or the run is not found.",
@@ -50,6 +51,7 @@ func newRunsCmd(env *Env) *cobra.Command {
 	}
 	events.Flags().BoolVar(&eventsJSON, "json", false, "print each event as a JSON line instead of a readable line")
 	cmd.AddCommand(events)
+	cmd.AddCommand(newRunsDiffCmd())
 	return cmd
 }
 
@@ -149,6 +151,9 @@ func writeInfo(w io.Writer, in runs.Info) {
 	}
 	line("state", state)
 	line("checkout", in.Checkout)
+	if in.Base != nil {
+		line("base", runs.BaseText(in.Base))
+	}
 	line("model", in.Model)
 	line("created", when(in.Created))
 	line("started", when(in.Start))
