@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -129,4 +130,37 @@ func (c *Client) Subscribe(ctx context.Context, id string) error {
 func (c *Client) Unsubscribe(ctx context.Context, id string) error {
 	_, err := c.do(ctx, Unsubscribe{Run: id})
 	return err
+}
+
+// Commit commits the ended run id's changes as the person; see Commit. It returns what
+// was committed and left out.
+func (c *Client) Commit(ctx context.Context, cmd Commit) (changes.Committed, error) {
+	r, err := c.do(ctx, cmd)
+	if err != nil {
+		return changes.Committed{}, err
+	}
+	if r.Commit == nil {
+		return changes.Committed{}, errors.New("commit: the tray's reply holds no commit")
+	}
+	return *r.Commit, nil
+}
+
+// OpenPullRequest opens a pull request for the ended run's pushed branch; see
+// OpenPullRequest. It returns the pull request, whose URL is recorded on the run.
+func (c *Client) OpenPullRequest(ctx context.Context, cmd OpenPullRequest) (runs.PullRequest, error) {
+	r, err := c.do(ctx, cmd)
+	if err != nil {
+		return runs.PullRequest{}, err
+	}
+	if r.PullRequest == nil {
+		return runs.PullRequest{}, errors.New("open pull request: the tray's reply holds no pull request")
+	}
+	return *r.PullRequest, nil
+}
+
+// Continue starts a run that continues the ended run id with prompt; see Continue. It
+// returns the new run's id.
+func (c *Client) Continue(ctx context.Context, id, prompt string, keepOpen bool) (string, error) {
+	r, err := c.do(ctx, Continue{Run: id, Prompt: prompt, KeepOpen: keepOpen})
+	return r.Run, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -48,6 +49,10 @@ type Reply struct {
 	Run      string `json:"run,omitempty"`      // the run a Start started
 	Text     string `json:"text,omitempty"`     // what a Push did, the canary's report, in words
 	TokenSet bool   `json:"tokenSet,omitempty"` // TokenStatus: a GitHub token is in the keyring
+	// Commit is what a Commit committed, and the files it left out.
+	Commit *changes.Committed `json:"commit,omitempty"`
+	// PullRequest is the pull request an OpenPullRequest opened.
+	PullRequest *runs.PullRequest `json:"pullRequest,omitempty"`
 }
 
 // MessageType returns TypeReply.

@@ -56,6 +56,10 @@ const (
 	TypeRunCanary    Type = "run-canary"
 	TypeStopCanary   Type = "stop-canary"
 	TypeQuit         Type = "quit"
+
+	TypeCommit          Type = "commit"            // Commit: commit an ended run's changes
+	TypeOpenPullRequest Type = "open-pull-request" // OpenPullRequest: for a run's pushed branch
+	TypeContinue        Type = "continue"          // Continue: a new run resuming an ended one's session
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -141,6 +145,10 @@ var kinds = map[Type]kind{
 	TypeRunCanary:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
 	TypeStopCanary:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
 	TypeQuit:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},
+
+	TypeCommit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Commit]()},
+	TypeOpenPullRequest: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[OpenPullRequest]()},
+	TypeContinue:        {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Continue]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -12,6 +12,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -80,6 +81,11 @@ func examples() []Body {
 		RunCanary{},
 		StopCanary{},
 		Quit{},
+		Commit{Run: info.ID, Message: "Fix the login", Include: []string{"notes.txt"}},
+		OpenPullRequest{Run: info.ID, Base: "main", Title: "Fix the login", Body: "It works.", Draft: true},
+		Continue{Run: info.ID, Prompt: "and now the tests", KeepOpen: true},
+		Reply{Run: info.ID, Commit: &changes.Committed{Commit: "1a2b", Branch: "fix", Subject: "Fix", Author: "Ada <ada@example.com>", Files: []string{"a.go"}, LeftOut: []string{"notes.txt"}},
+			PullRequest: &runs.PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "fix", Base: "main"}},
 	}
 }
 

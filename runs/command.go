@@ -66,9 +66,10 @@ func promptFor(k Kind, text string) (string, error) {
 }
 
 // argvFor returns the command line of a run: claude and its flags. mcpConfig is the path
-// of the run's mcp.json, or "" when no approvals server is wired. The prompt is not on
+// of the run's mcp.json, or "" when no approvals server is wired; resume is the session
+// to resume, or "". The prompt is not on
 // the command line: it goes to the run's input.
-func argvFor(claude string, k Kind, model, mcpConfig string) []string {
+func argvFor(claude string, k Kind, model, mcpConfig, resume string) []string {
 	argv := []string{claude,
 		"-p",
 		"--input-format", "stream-json",
@@ -86,6 +87,9 @@ func argvFor(claude string, k Kind, model, mcpConfig string) []string {
 	}
 	if k == KindAsk {
 		argv = append(argv, "--disallowedTools", "Edit,Write,NotebookEdit")
+	}
+	if resume != "" {
+		argv = append(argv, "--resume", resume)
 	}
 	return argv
 }

@@ -27,7 +27,7 @@ func TestArgvPerKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := argvFor("/bin/claude", tt.kind, tt.model, tt.mcp)
+			got := argvFor("/bin/claude", tt.kind, tt.model, tt.mcp, "")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("argv (-want +got):\n%s", diff)
 			}

@@ -53,16 +53,20 @@ type Event struct {
 	Source    string `json:"source,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"` // a text field was cut at MaxFieldBytes
 
-	Init     *InitInfo       `json:"init,omitempty"`
-	Result   *ResultInfo     `json:"result,omitempty"`
-	State    *StateChange    `json:"state,omitempty"`
-	Exit     *ExitInfo       `json:"exit,omitempty"`
-	Approval *ApprovalInfo   `json:"approval,omitempty"`
-	Push     *push.Attempt   `json:"push,omitempty"`    // push: an attempt to push the run's branch
-	Base     *changes.Base   `json:"base,omitempty"`    // base: where the checkout stood at the start
-	Process  *ProcessInfo    `json:"process,omitempty"` // leftover: a process the run left behind
-	Raw      json.RawMessage `json:"raw,omitempty"`     // the whole line of a raw event
-	Dropped  int             `json:"dropped,omitempty"`
+	Init     *InitInfo     `json:"init,omitempty"`
+	Result   *ResultInfo   `json:"result,omitempty"`
+	State    *StateChange  `json:"state,omitempty"`
+	Exit     *ExitInfo     `json:"exit,omitempty"`
+	Approval *ApprovalInfo `json:"approval,omitempty"`
+	Push     *push.Attempt `json:"push,omitempty"` // push: an attempt to push the run's branch
+	Base     *changes.Base `json:"base,omitempty"` // base: where the checkout stood at the start
+	// Commit is a commit of the run's changes made for the person (commit).
+	Commit *changes.Committed `json:"commit,omitempty"`
+	// PullRequest is a pull request opened for the run's branch (pull-request).
+	PullRequest *PullRequest    `json:"pullRequest,omitempty"`
+	Process     *ProcessInfo    `json:"process,omitempty"` // leftover: a process the run left behind
+	Raw         json.RawMessage `json:"raw,omitempty"`     // the whole line of a raw event
+	Dropped     int             `json:"dropped,omitempty"`
 }
 
 // MaxFieldBytes is where an event's text fields are cut; output.log keeps more.

@@ -126,6 +126,16 @@ func (n *Narrator) Words(e Event) Words {
 		return Words{"push", pushText(e)}
 	case EventBase:
 		return Words{"base", BaseText(e.Base)}
+	case EventCommit:
+		if e.Commit != nil {
+			return Words{"commit", CommitText(*e.Commit)}
+		}
+	case EventPullRequest:
+		if e.PullRequest != nil {
+			return Words{"pull request", fmt.Sprintf("#%d %s (%s into %s)", e.PullRequest.Number, e.PullRequest.URL, e.PullRequest.Head, e.PullRequest.Base)}
+		}
+	case EventContinued:
+		return Words{"continued", "by run " + e.Text}
 	case EventLeftover:
 		return Words{"leftover", e.Text}
 	case EventRaw:

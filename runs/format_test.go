@@ -99,6 +99,11 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a clean base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef"}}, "base      main at 0123456789ab, clean"},
 		{"a detached base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Detached: true, Commit: "0123456789abcdef"}}, "base      detached HEAD at 0123456789ab, clean"},
 		{"a base with no commit yet says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Branch: "main", Unborn: true, Dirty: []string{"a"}, DirtyCount: 1}}, "base      main, no commit yet, 1 file already changed: a"},
+		{"a commit of the run's changes names what it left out", nil, Event{Type: EventCommit, Commit: &changes.Committed{Commit: "0123456789abcdef", Branch: "segwi/fix", Subject: "Fix the login",
+			Files: []string{"a.go", "b.go"}, LeftOut: []string{"notes.txt"}}}, "commit    0123456789ab on segwi/fix: Fix the login (2 files; left out, changed before the run: notes.txt)"},
+		{"a pull request gives its URL", nil, Event{Type: EventPullRequest, PullRequest: &PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "segwi/fix", Base: "main"}},
+			"pull request #7 https://github.com/me/web/pull/7 (segwi/fix into main)"},
+		{"a continuation names the later run", nil, Event{Type: EventContinued, Text: "20260102-150405-abcdef"}, "continued by run 20260102-150405-abcdef"},
 		{"an unknown base says why", nil, Event{Type: EventBase, Base: &changes.Base{Error: "/tmp/x is not a git checkout"}}, "base      not known: /tmp/x is not a git checkout"},
 	}
 	covered := map[EventType]bool{}

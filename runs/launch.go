@@ -40,7 +40,7 @@ func (r *Run) launch() {
 	if model == "" {
 		model = cfg.Model
 	}
-	argv := argvFor(r.claude, r.spec.Kind, model, mcpPath)
+	argv := argvFor(r.claude, r.spec.Kind, model, mcpPath, r.spec.Resume)
 	env := envFor(cfg.Env, cfg.PassForgeTokens, r.id, r.spec.Kind)
 
 	r.mu.Lock()

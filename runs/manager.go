@@ -141,7 +141,7 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}),
 		info: Info{
 			ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
-			Model: spec.Model, Created: time.Now(), Dir: dir,
+			Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
 		},
 	}
 	r.touch()

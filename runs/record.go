@@ -43,7 +43,16 @@ type Info struct {
 	// Base is where the checkout stood when the run started: its changes are counted from
 	// there (see package changes). A run recorded by an older segwi has none.
 	Base *changes.Base `json:"base,omitempty"`
-	Dir  string        `json:"-"` // the run's folder
+	// PullRequest is the URL of the last pull request opened for the run's branch (segwi
+	// push --pr, the run window), set after the run ended.
+	PullRequest string `json:"pullRequest,omitempty"`
+	// ContinuedFrom is the run this one continues (Spec.Continue): the same checkout, its
+	// Claude Code session resumed.
+	ContinuedFrom string `json:"continuedFrom,omitempty"`
+	// ContinuedBy are the runs that continue this one, oldest first, set on this record when
+	// each starts.
+	ContinuedBy []string `json:"continuedBy,omitempty"`
+	Dir         string   `json:"-"` // the run's folder
 }
 
 // The files of a run's folder.

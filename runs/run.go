@@ -25,6 +25,10 @@ type Spec struct {
 	// follow-up; the run then ends on CloseInput, Stop or the idle timeout. Without it
 	// (the CLI), the run ends once every message sent has its result.
 	KeepOpen bool
+	// Resume is the Claude Code session to resume (--resume), for a run that continues an
+	// earlier one: Manager.Continue sets it, with ContinuedFrom, the earlier run's id.
+	Resume        string
+	ContinuedFrom string
 }
 
 // Errors a caller may branch on.

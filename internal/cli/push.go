@@ -11,7 +11,7 @@ import (
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings"
 )
 
 // pushOptions are segwi push's flags and argument.
@@ -44,6 +44,17 @@ func newPushCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
+// shipper is the core's Shipper for a command, with the settings it loaded; what it
+// logs goes to stderr.
+func shipper(env *Env, s settings.Settings, stateDir string) core.Shipper {
+	return core.Shipper{
+		Settings:          s,
+		StateDir:          stateDir,
+		AllowLoopbackHTTP: env.AllowLoopbackHTTP,
+		Log:               func(format string, args ...any) { fmt.Fprintf(env.Stderr, "segwi: "+format+"\n", args...) },
+	}
+}
+
 // runPush pushes the branch of run o.id and, with o.pr, opens a pull request for it.
 func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	if !o.pr && (o.base != "" || o.draft) {
@@ -62,33 +73,15 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	if err != nil {
 		return err
 	}
-	s := res.Settings
-	var recordErr error
-	req := core.PushRequest(s, dir, info.ID, info.Checkout, func(err error) { recordErr = err })
-	req.RunActive = !info.State.Final()
-	req.AllowLoopbackHTTP = env.AllowLoopbackHTTP
-	if !req.RunActive {
-		// No process of the run may change the checkout, or its git configuration, while
-		// the push reads it: what the run left running ends before anything else.
-		killed, err := runs.KillLeftovers(dir, info.ID)
-		for _, p := range killed {
-			if p.Killed {
-				fmt.Fprintf(env.Stderr, "segwi: killed process %d, which run %s left running: %s\n", p.PID, info.ID, p.Command)
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(env.Stdout, "not pushed: %v\n", err)
-			return &silentError{ExitError}
-		}
-	}
-	a, err := push.Push(ctx, req)
-	if recordErr != nil {
-		fmt.Fprintf(env.Stderr, "warning: this attempt is not on the run's record: %v\n", recordErr)
-	}
+	ship := shipper(env, res.Settings, dir)
+	a, err := ship.Push(ctx, info.ID)
 	var refused *push.RefusedError
 	switch {
 	case errors.As(err, &refused):
 		fmt.Fprintf(env.Stdout, "not pushed: %s\n", refused.Msg)
+		return &silentError{ExitError}
+	case err != nil && a.Outcome == "":
+		fmt.Fprintf(env.Stdout, "not pushed: %v\n", err)
 		return &silentError{ExitError}
 	case err != nil:
 		fmt.Fprintf(env.Stdout, "push failed: %s\n", a.Message)
@@ -101,61 +94,13 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	if !o.pr {
 		return nil
 	}
-
-	opened, err := push.OpenPullRequest(ctx, push.PullRequest{
-		APIBase:           s.GitHub.APIURL,
-		RemoteURL:         a.URL,
-		Head:              a.Branch,
-		Base:              o.base,
-		Title:             prTitle(info),
-		Body:              prBody(dir, info),
-		Draft:             o.draft,
-		Token:             token.Get,
-		TokenNotFound:     token.ErrNotFound,
-		AllowLoopbackHTTP: env.AllowLoopbackHTTP,
-	})
+	pr, err := ship.OpenPullRequest(ctx, info.ID, core.PullRequestOptions{Base: o.base, Draft: o.draft})
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "pull request not opened: %v\n", err)
 		return &silentError{ExitError}
 	}
-	fmt.Fprintf(env.Stdout, "opened pull request #%d: %s\n", opened.Number, opened.URL)
+	fmt.Fprintf(env.Stdout, "opened pull request #%d: %s\n", pr.Number, pr.URL)
 	return nil
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }
-
-// prTitle is the first line of the run's prompt, or says what kind of run it was.
-func prTitle(info runs.Info) string {
-	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
-	title = strings.TrimSpace(title)
-	if title == "" {
-		if info.Kind == runs.KindReady {
-			return "Get the branch ready for review"
-		}
-		return fmt.Sprintf("segwi %s run %s", info.Kind, info.ID)
-	}
-	if r := []rune(title); len(r) > 120 {
-		title = string(r[:119]) + "…"
-	}
-	return title
-}
-
-// prBody says which run made the change, and gives the run's last result text.
-func prBody(stateDir string, info runs.Info) string {
-	var result string
-	runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error { //nolint:errcheck // the body does without it
-		if e.Type == runs.EventResult && e.Text != "" {
-			result = e.Text
-		}
-		return nil
-	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "Made by a segwi %s run (Claude Code), run `%s`, cost $%.4f.\n", info.Kind, info.ID, info.CostUSD)
-	if p := strings.TrimSpace(info.Prompt); p != "" {
-		fmt.Fprintf(&b, "\n**Prompt**\n\n%s\n", p)
-	}
-	if result != "" {
-		fmt.Fprintf(&b, "\n**Result**\n\n%s\n", result)
-	}
-	return b.String()
-}

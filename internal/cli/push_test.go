@@ -17,6 +17,9 @@ import (
 	"github.com/segwi/segwi/settings/token"
 )
 
+// askRefusal is why segwi does not push, commit or open a pull request for an ask run.
+const askRefusal = "the run is an ask run: it was to change nothing, so segwi ships nothing of it; start a build run for changes"
+
 // pushToken is the token the test's git server and API accept.
 const pushToken = "ghp_cliPUSHtest0123456789abcdefghijklmnop"
 
@@ -141,11 +144,35 @@ func TestPush(t *testing.T) {
 		if e.Push.Outcome != "pushed" || e.Push.Remote != "forge" || e.Push.Branch != "segwi/fix" || e.Push.Commit != commit {
 			t.Errorf("recorded %+v, want the pushed attempt", e.Push)
 		}
+		if info, err := runs.Load(stateDir, onBranch); err != nil || info.PullRequest != "http://forge.invalid/me/repo/pull/7" {
+			t.Errorf("run.json's pull request = %q (%v), want its URL", info.PullRequest, err)
+		}
+		if r := segwi(t, "", "runs", "show", onBranch); !strings.Contains(r.stdout, "pull request  http://forge.invalid/me/repo/pull/7\n") {
+			t.Errorf("runs show lacks the pull request:\n%s", r.stdout)
+		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if len(f.prs) != 1 || f.prs[0]["title"] != "fake:success Fix the login page" || f.prs[0]["head"] != "segwi/fix" || f.prs[0]["base"] != "main" ||
 			!strings.Contains(f.prs[0]["body"].(string), "run `"+onBranch+"`") || !strings.Contains(f.prs[0]["body"].(string), "done") {
 			t.Errorf("pull requests opened: %v", f.prs)
+		}
+	})
+	t.Run("an ask run's checkout is never pushed, even on a pushable branch", func(t *testing.T) {
+		// An ask run is to change nothing: pushing "its" branch would ship what it was not
+		// asked to make (or the person's own work, under the ask run's name).
+		ask := runIDLine(segwi(t, "", "--config", cfg, "run", "--kind", "ask", "--checkout", checkout, "fake:success where is the login?").stderr)
+		claudetest.Git(t, checkout, "commit", "--quiet", "--allow-empty", "-m", "made during the ask run")
+		defer claudetest.Git(t, checkout, "reset", "--quiet", "--hard", "HEAD~1")
+		r := segwi(t, "", "--config", cfg, "push", "--pr", ask)
+		outputs = append(outputs, r.stdout, r.stderr)
+		if r.code != 1 || r.stdout != "not pushed: "+askRefusal+"\n" {
+			t.Errorf("got exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		if e := lastPush(t, ask); e.Push.Outcome != "refused" || e.Push.Reason != "ask-run" {
+			t.Errorf("recorded %+v, want an ask-run refusal", e.Push)
+		}
+		if got := claudetest.Git(t, f.Bare, "rev-parse", "refs/heads/segwi/fix"); got != commit {
+			t.Errorf("the forge has segwi/fix at %s, want it left at %s", got, commit)
 		}
 	})
 	t.Run("a process the run left is killed before the push reads the token", func(t *testing.T) {

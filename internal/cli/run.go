@@ -26,19 +26,24 @@ type runOptions struct {
 	model    string
 	json     bool
 	prompt   string
+	// continues is --continue: the ended run whose session the new run resumes.
+	continues string
 }
 
 func newRunCmd(env *Env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--model M] [--json] PROMPT...",
+		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--model M] [--continue ID] [--json] PROMPT...",
 		Short: "Run Claude Code in a checkout and print what it does",
 		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
 			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
 			"and denied, saying why, when there is none. Ctrl-C stops the run (a second Ctrl-C kills it).\n" +
 			"Exit status: 0 when the run succeeded, 1 when it did not, 2 for a wrong command line.\n\n" +
 			"A build run does the task in PROMPT; a ready run gets the current branch ready for review\n" +
-			"(PROMPT adds notes); an ask run answers the question in PROMPT without changing anything.",
+			"(PROMPT adds notes); an ask run answers the question in PROMPT without changing anything.\n\n" +
+			"With --continue ID, the run continues the finished run ID: in the same checkout, of the same\n" +
+			"kind and model, resuming its Claude Code session (claude --resume), PROMPT its next message.\n" +
+			"Each run's record names the other (segwi runs show).",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(a, " "))
@@ -50,6 +55,7 @@ func newRunCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.checkout, "checkout", "", "the checkout to run in (default: the current directory)")
 	f.StringVar(&o.model, "model", "", "Claude Code's --model (default: segwi.claude.model, else Claude Code's own)")
 	f.BoolVar(&o.json, "json", false, "print each event as a JSON line instead of a readable line")
+	f.StringVar(&o.continues, "continue", "", "continue the finished run `ID`, resuming its Claude Code session")
 	return cmd
 }
 
@@ -76,14 +82,23 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		return err
 	}
 	defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
-	r, err := c.Start(spec)
+	var r *runs.Run
+	if o.continues != "" {
+		r, err = c.Continue(o.continues, spec.Prompt, false)
+	} else {
+		r, err = c.Start(spec)
+	}
 	if errors.Is(err, runs.ErrClaudeNotFound) {
 		return fmt.Errorf("%w\n(settings file: %s)", err, res.File)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "segwi: run %s (%s in %s); its record is in %s\n", r.ID(), spec.Kind, r.Info().Checkout, r.Dir())
+	info := r.Info()
+	fmt.Fprintf(env.Stderr, "segwi: run %s (%s in %s); its record is in %s\n", r.ID(), info.Kind, info.Checkout, r.Dir())
+	if info.ContinuedFrom != "" {
+		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its Claude Code session\n", info.ContinuedFrom)
+	}
 
 	p := &printer{out: env.Stdout, json: o.json}
 	events, cancel := r.Subscribe()
@@ -114,7 +129,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 			r.Stop()
 		}
 	}
-	info, _ := r.Wait(context.Background()) // the events channel closed: the run has ended
+	info, _ = r.Wait(context.Background()) // the events channel closed: the run has ended
 	fmt.Fprintln(env.Stderr, p.summary(info))
 	if info.State != runs.StateSucceeded {
 		return &silentError{ExitError}
@@ -142,6 +157,16 @@ func startCore(env *Env, res *settings.Result) (*core.Core, error) {
 // runSpec checks the command line and returns the run to start; its errors are usage
 // errors.
 func runSpec(o runOptions) (runs.Spec, error) {
+	if o.continues != "" {
+		// The kind, checkout and model are the earlier run's.
+		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" {
+			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout and model of the run it continues: leave out --kind, --checkout and --model")
+		}
+		if o.prompt == "" {
+			return runs.Spec{}, usageErrorf("no prompt given: write what the continued run should do next after the flags")
+		}
+		return runs.Spec{Prompt: o.prompt}, nil
+	}
 	kind, err := runs.ParseKind(o.kind)
 	if err != nil {
 		return runs.Spec{}, &usageError{err}

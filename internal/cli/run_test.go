@@ -241,3 +241,30 @@ func TestRunStopsInTwoSteps(t *testing.T) {
 		}
 	})
 }
+
+// segwi run --continue starts a run in the earlier run's checkout that resumes its
+// session, and both records name each other.
+func TestRunContinueResumesAFinishedRun(t *testing.T) {
+	isolate(t)
+	cfg := runConfig(t, "")
+	checkout := t.TempDir()
+	first := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success").stderr)
+	r := segwi(t, "", "--config", cfg, "run", "--continue", first, "fake:success and now the tests")
+	next := runIDLine(r.stderr)
+	if r.code != 0 || next == "" || !strings.Contains(r.stderr, "segwi: it continues run "+first+", resuming its Claude Code session\n") {
+		t.Fatalf("run --continue: exit %d, stderr %s", r.code, r.stderr)
+	}
+	oneSpace := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	show := oneSpace(segwi(t, "", "runs", "show", next).stdout)
+	for _, want := range []string{"continues " + first, "checkout " + checkout, " --resume sess-1"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("runs show %s lacks %q:\n%s", next, want, show)
+		}
+	}
+	if show := oneSpace(segwi(t, "", "runs", "show", first).stdout); !strings.Contains(show, "continued by "+next+" ") {
+		t.Errorf("runs show %s does not name its continuation:\n%s", first, show)
+	}
+	if r := segwi(t, "", "--config", cfg, "run", "--continue", first, "--checkout", checkout, "go on"); r.code != 2 {
+		t.Errorf("--continue with --checkout: exit %d, want 2 (usage)", r.code)
+	}
+}

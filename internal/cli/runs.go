@@ -175,6 +175,9 @@ func writeInfo(w io.Writer, in runs.Info) {
 	if in.PID != 0 && !in.State.Final() {
 		line("process", fmt.Sprintf("%d (its process group)", in.PID))
 	}
+	line("pull request", in.PullRequest)
+	line("continues", in.ContinuedFrom)
+	line("continued by", strings.Join(in.ContinuedBy, ", "))
 	line("folder", in.Dir)
 	line("command", strings.Join(in.Argv, " "))
 	tw.Flush()

@@ -153,6 +153,13 @@ func (c *Core) Redact(text string) string { return c.mgr.Redactor().String(text)
 // token), so a front end calls it off its UI goroutine.
 func (c *Core) Start(spec runs.Spec) (*runs.Run, error) { return c.mgr.Start(spec) }
 
+// Continue starts a run that continues the ended run id, resuming its Claude Code
+// session; see runs.Manager.Continue. Like Start, a front end calls it off its UI
+// goroutine.
+func (c *Core) Continue(id, prompt string, keepOpen bool) (*runs.Run, error) {
+	return c.mgr.Continue(id, prompt, keepOpen)
+}
+
 // Live returns the runs that have not ended, oldest first.
 func (c *Core) Live() []*runs.Run { return c.mgr.Runs() }
 

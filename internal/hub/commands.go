@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -39,6 +41,24 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 			return control.Failed(err)
 		}
 		return control.Reply{Text: words}
+	case control.Commit:
+		c, err := h.commit(ctx, cmd.Run, changes.CommitOptions{Message: cmd.Message, Include: cmd.Include})
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{Commit: &c, Text: "Committed " + runs.CommitText(c) + "."}
+	case control.OpenPullRequest:
+		pr, err := h.openPullRequest(ctx, cmd.Run, core.PullRequestOptions{Base: cmd.Base, Title: cmd.Title, Body: cmd.Body, Draft: cmd.Draft})
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{PullRequest: &pr}
+	case control.Continue:
+		r, err := h.core.Continue(cmd.Run, cmd.Prompt, cmd.KeepOpen)
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{Run: r.ID()}
 	case control.Answer:
 		return failed(h.answer(cmd))
 	case control.SaveSettings:

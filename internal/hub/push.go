@@ -7,14 +7,20 @@ import (
 
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
 
-// endedRun is the record of the run id, which must have ended: a push reads the checkout
-// the run worked in, which no process of the run may still change.
+// shipper is the core's Shipper over the settings in force; it logs through the hub's Log.
+func (h *Hub) shipper() core.Shipper {
+	return core.Shipper{Settings: h.core.Settings(), StateDir: h.core.StateDir(), Log: h.opts.Log}
+}
+
+// endedRun is the record of the run id, which must have ended: a commit or a push reads
+// the checkout the run worked in, which no process of the run may still change.
 func (h *Hub) endedRun(id string) (runs.Info, error) {
 	if h.live(id) != nil {
-		return runs.Info{}, fmt.Errorf("run %s is still going: push its branch once it has ended", id)
+		return runs.Info{}, fmt.Errorf("run %s is still going: commit or push its work once it has ended", id)
 	}
 	info, err := runs.Load(h.core.StateDir(), id)
 	if err != nil {
@@ -30,7 +36,7 @@ func (h *Hub) checkPush(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = push.Check(ctx, core.PushRequest(h.core.Settings(), h.core.StateDir(), "", info.Checkout, nil))
+	err = h.shipper().CheckPush(ctx, info.ID)
 	var refused *push.RefusedError
 	if errors.As(err, &refused) {
 		return errors.New(refused.Msg) // the words for a person, without the prefix
@@ -46,18 +52,29 @@ func (h *Hub) push(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// No process of the run may change the checkout, or its git configuration, while the
-	// push reads it.
-	stateDir := h.core.StateDir()
-	if _, err := runs.KillLeftovers(stateDir, id); err != nil {
-		return "", err
-	}
-	req := core.PushRequest(h.core.Settings(), stateDir, id, info.Checkout, func(err error) {
-		h.opts.Log("run %s: the push attempt is not on the run's record: %v", id, err)
-	})
-	a, err := push.Push(ctx, req)
+	a, err := h.shipper().Push(ctx, info.ID)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("Pushed %s to %s (%s).", a.Branch, a.Remote, a.URL), nil
+}
+
+// commit commits the ended run id's uncommitted changes as the person; see
+// core.Shipper.Commit.
+func (h *Hub) commit(ctx context.Context, id string, opts changes.CommitOptions) (changes.Committed, error) {
+	info, err := h.endedRun(id)
+	if err != nil {
+		return changes.Committed{}, err
+	}
+	return h.shipper().Commit(ctx, info.ID, opts)
+}
+
+// openPullRequest opens a pull request for the ended run id's pushed branch and records
+// it on the run; see core.Shipper.OpenPullRequest.
+func (h *Hub) openPullRequest(ctx context.Context, id string, o core.PullRequestOptions) (runs.PullRequest, error) {
+	info, err := h.endedRun(id)
+	if err != nil {
+		return runs.PullRequest{}, err
+	}
+	return h.shipper().OpenPullRequest(ctx, info.ID, o)
 }

@@ -51,6 +51,10 @@ type PullRequest struct {
 type Opened struct {
 	Number int    `json:"number"`
 	URL    string `json:"html_url"`
+	// Head and Base are the branches it was opened for: Base is the default branch when
+	// PullRequest.Base was empty.
+	Head string `json:"-"`
+	Base string `json:"-"`
 }
 
 // OpenPullRequest opens a pull request from pr.Head into pr.Base through the GitHub REST
@@ -102,6 +106,7 @@ func OpenPullRequest(ctx context.Context, pr PullRequest) (Opened, error) {
 	if err := c.do(ctx, http.MethodPost, repoPath+"/pulls", body, &opened); err != nil {
 		return Opened{}, fmt.Errorf("open pull request: %s into %s on %s/%s: %w", pr.Head, pr.Base, owner, repo, err)
 	}
+	opened.Head, opened.Base = pr.Head, pr.Base
 	return opened, nil
 }
 

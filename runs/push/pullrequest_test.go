@@ -125,7 +125,7 @@ func TestOpenPullRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenPullRequest: %v", err)
 			}
-			if want := (Opened{Number: 42, URL: "https://github.com/segwi/app/pull/42"}); got != want {
+			if want := (Opened{Number: 42, URL: "https://github.com/segwi/app/pull/42", Head: "segwi/feature", Base: tt.wantBase}); got != want {
 				t.Errorf("opened %+v, want %+v", got, want)
 			}
 			if diff := cmp.Diff(tt.wantCalls, g.seen()); diff != "" {

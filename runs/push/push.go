@@ -15,6 +15,10 @@ import (
 // DefaultRemote is the remote pushed to when [Request.Remote] is empty.
 const DefaultRemote = "origin"
 
+// AskRunRefusal says why nothing of an ask run is pushed, committed or opened as a pull
+// request: the words of ReasonAskRun.
+const AskRunRefusal = "the run is an ask run: it was to change nothing, so segwi ships nothing of it; start a build run for changes"
+
 // maxGitOutput caps how much of git's output is kept on an [Attempt].
 const maxGitOutput = 16 << 10
 
@@ -26,6 +30,8 @@ type Request struct {
 	Remote string
 	// RunActive is true while the run has not ended; such a push is refused.
 	RunActive bool
+	// AskRun is true for an ask run, which is to change nothing: its push is refused.
+	AskRun bool
 
 	// Token reads the GitHub token (the keyring's Get). It is called only after every
 	// local check passed. Required by Push; Check does not call it.
@@ -104,6 +110,9 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	t.Remote = req.Remote
 	if t.Remote == "" {
 		t.Remote = DefaultRemote
+	}
+	if req.AskRun {
+		return *t, refuse(ReasonAskRun, "%s", AskRunRefusal)
 	}
 	if req.RunActive {
 		return *t, refuse(ReasonRunActive, "the run is still active; wait for it to end, or stop it, then push")

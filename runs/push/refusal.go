@@ -9,6 +9,7 @@ type Reason string
 // The reasons a push is refused. Each is decided before any network call.
 const (
 	ReasonRunActive     Reason = "run-active"     // the run has not ended
+	ReasonAskRun        Reason = "ask-run"        // the run was an ask run, which is to change nothing
 	ReasonCheckoutGone  Reason = "checkout-gone"  // the folder is gone or not a git checkout
 	ReasonDetachedHead  Reason = "detached-head"  // HEAD is not on a branch
 	ReasonNoCommits     Reason = "no-commits"     // the branch has no commit yet

@@ -1,0 +1,63 @@
+package runs
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+// A run that continues an ended one resumes its Claude Code session in the same checkout,
+// and each record names the other.
+func TestAContinuedRunResumesTheEarlierSession(t *testing.T) {
+	m, _ := testManager(t, nil)
+	checkout := t.TempDir()
+	first := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success", Model: "sonnet"}))
+	r, err := m.Continue(first.ID[:len(first.ID)-1], "fake:success and now the tests", false)
+	if err != nil {
+		t.Fatalf("Continue: %v", err)
+	}
+	next := wait(t, r)
+	if next.State != StateSucceeded || next.ContinuedFrom != first.ID || next.Checkout != first.Checkout || next.Kind != KindBuild || next.Model != "sonnet" {
+		t.Errorf("the continuation: %s, from %q, in %s, %s, model %q; want succeeded, from %s, in %s, build, sonnet",
+			next.State, next.ContinuedFrom, next.Checkout, next.Kind, next.Model, first.ID, first.Checkout)
+	}
+	if i := slices.Index(next.Argv, "--resume"); i < 0 || i+1 >= len(next.Argv) || next.Argv[i+1] != "sess-1" {
+		t.Errorf("argv %q does not resume session sess-1", next.Argv)
+	}
+	earlier, err := Load(m.config().StateDir, first.ID)
+	if err != nil || !slices.Equal(earlier.ContinuedBy, []string{next.ID}) {
+		t.Errorf("the earlier run's record: continued by %q (%v), want [%s]", earlier.ContinuedBy, err, next.ID)
+	}
+	last := events(t, m, first.ID)
+	if e := last[len(last)-1]; e.Type != EventContinued || e.Text != next.ID {
+		t.Errorf("the earlier run's last event = %+v, want continued by %s", e, next.ID)
+	}
+}
+
+func TestWhatCannotBeContinued(t *testing.T) {
+	m, _ := testManager(t, nil)
+	if _, err := m.Continue("20250101-000000-000000", "go on", false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unknown run: %v, want ErrNotFound", err)
+	}
+	live := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
+	if _, err := m.Continue(live.ID(), "go on", false); err == nil || !strings.Contains(err.Error(), "send it a follow-up instead") {
+		t.Errorf("a live run: %v, want a refusal pointing at a follow-up", err)
+	}
+	await.For(t, 10*time.Second, "the kept-open run to wait for a reply", func() bool { return live.Info().Waiting == WaitReply })
+	live.CloseInput()
+	wait(t, live)
+	noSession := wait(t, start(t, m, Spec{Prompt: "fake:success"}))
+	// As a run that failed before Claude Code said its session (or a record edited by hand).
+	for _, session := range []string{"", "--dangerously-skip-permissions"} {
+		if _, err := Annotate(m.config().StateDir, noSession.ID, Event{Type: EventStatus, Text: "test"}, func(in *Info) { in.SessionID = session }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Continue(noSession.ID, "go on", false); !errors.Is(err, ErrNoSession) {
+			t.Errorf("a run with session %q: %v, want ErrNoSession", session, err)
+		}
+	}
+}
