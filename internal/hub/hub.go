@@ -271,6 +271,7 @@ func (h *Hub) statesChanged(events []runs.Event) {
 			h.publish(control.RunOf(info, h.runName(info)))
 		}
 	}
+	h.notifyRuns(events)
 	h.changed()
 }
 
