@@ -88,11 +88,14 @@ type Code string
 
 // The codes, each for one sentinel error of segwi's packages.
 const (
-	CodeRunNotRunning  Code = "run-not-running"   // runs.ErrNotRunning
-	CodeRunInputClosed Code = "run-input-closed"  // runs.ErrInputClosed
-	CodeRunNotFound    Code = "run-not-found"     // runs.ErrNotFound
-	CodeNoToken        Code = "token-not-found"   // token.ErrNotFound
-	CodeNoKeyring      Code = "token-unavailable" // token.ErrUnavailable
+	CodeRunNotRunning   Code = "run-not-running"   // runs.ErrNotRunning
+	CodeRunInputClosed  Code = "run-input-closed"  // runs.ErrInputClosed
+	CodeRunNotFound     Code = "run-not-found"     // runs.ErrNotFound
+	CodeNoToken         Code = "token-not-found"   // token.ErrNotFound
+	CodeNoKeyring       Code = "token-unavailable" // token.ErrUnavailable
+	CodeAskRun          Code = "ask-run"           // runs.ErrAskRun: nothing of an ask run is shipped
+	CodeNoSession       Code = "no-session"        // runs.ErrNoSession: the run cannot be continued
+	CodeNothingToCommit Code = "nothing-to-commit" // changes.ErrNothingToCommit
 )
 
 var codes = []struct {
@@ -104,6 +107,9 @@ var codes = []struct {
 	{CodeRunNotFound, runs.ErrNotFound},
 	{CodeNoToken, token.ErrNotFound},
 	{CodeNoKeyring, token.ErrUnavailable},
+	{CodeAskRun, runs.ErrAskRun},
+	{CodeNoSession, runs.ErrNoSession},
+	{CodeNothingToCommit, changes.ErrNothingToCommit},
 }
 
 // ReplyError is a request's error as the other side's reply said it: its words, and the

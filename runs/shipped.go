@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/push"
 )
 
 // segwi's events for what happens to a run after it ended, besides a push (EventPush).
@@ -19,6 +20,11 @@ const (
 	// EventContinued says a later run continues this one (Event.Text names it).
 	EventContinued EventType = "continued"
 )
+
+// ErrAskRun is wrapped by the errors of what refuses to ship an ask run's work (a commit,
+// a pull request): an ask run is to change nothing. A push's refusal is a
+// *push.RefusedError with push.ReasonAskRun, in the same words.
+var ErrAskRun = errors.New(push.AskRunRefusal)
 
 // PullRequest is a pull request opened for a run's branch.
 type PullRequest struct {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
@@ -63,8 +62,8 @@ func runCommit(ctx context.Context, env *Env, o commitOptions) error {
 	case errors.As(err, &refused):
 		fmt.Fprintf(env.Stdout, "not committed: %s\n", refused.Msg)
 		return &silentError{ExitError}
-	case errors.Is(err, core.ErrAskRun):
-		fmt.Fprintf(env.Stdout, "not committed: %s\n", core.ErrAskRun)
+	case errors.Is(err, runs.ErrAskRun):
+		fmt.Fprintf(env.Stdout, "not committed: %s\n", runs.ErrAskRun)
 		return &silentError{ExitError}
 	case err != nil:
 		fmt.Fprintf(env.Stdout, "not committed: %v\n", err)

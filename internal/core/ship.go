@@ -29,10 +29,6 @@ type Shipper struct {
 	Log func(format string, args ...any)
 }
 
-// ErrAskRun is wrapped by the errors of Commit and OpenPullRequest for an ask run; Push
-// returns a *push.RefusedError with push.ReasonAskRun.
-var ErrAskRun = errors.New(push.AskRunRefusal)
-
 // ErrNotEnded is wrapped by the errors of Changes' callers that need an ended run: Commit.
 var ErrNotEnded = errors.New("the run has not ended")
 
@@ -78,7 +74,7 @@ func (s Shipper) quiet(info runs.Info) error {
 // changes.Commit: their git identity, hooks and signing off, the files already changed
 // before the run left out unless opts.Include names them), and records the commit on the
 // run (runs.EventCommit). An empty opts.Message is the run's task's first line. Its errors
-// wrap ErrAskRun, ErrNotEnded, or are changes' (*changes.RefusedError for what the person
+// wrap runs.ErrAskRun, ErrNotEnded, or are changes' (*changes.RefusedError for what the person
 // can mend). It returns when git has answered or ctx is done.
 func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptions) (changes.Committed, error) {
 	info, err := runs.Load(s.StateDir, id)
@@ -87,7 +83,7 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 	}
 	switch {
 	case info.Kind == runs.KindAsk:
-		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, ErrAskRun)
+		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, runs.ErrAskRun)
 	case !info.State.Final():
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w (it is %s); commit once it has ended, or stop it", info.ID, ErrNotEnded, info.State)
 	case info.Base == nil:
@@ -163,7 +159,7 @@ type PullRequestOptions struct {
 // OpenPullRequest opens a pull request for the branch last pushed for the ended run id
 // (its last successful push attempt), through the GitHub API of the settings with the
 // keyring's token, and records it on the run: run.json's PullRequest is its URL, and a
-// runs.EventPullRequest holds it. Its errors wrap ErrAskRun; push's token refusals are
+// runs.EventPullRequest holds it. Its errors wrap runs.ErrAskRun; push's token refusals are
 // *push.RefusedErrors. It returns when GitHub answered or ctx is done.
 func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOptions) (runs.PullRequest, error) {
 	info, err := runs.Load(s.StateDir, id)
@@ -171,7 +167,7 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		return runs.PullRequest{}, err
 	}
 	if info.Kind == runs.KindAsk {
-		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, ErrAskRun)
+		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, runs.ErrAskRun)
 	}
 	var pushed *push.Attempt
 	err = runs.ReadEvents(s.StateDir, info.ID, func(e runs.Event) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/tray"
 )
 
@@ -64,6 +65,9 @@ func TestAWindowShipsAndContinuesARunThroughTheTray(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
+	if _, err := w.client.Commit(ctx, control.Commit{Run: id}); !errors.Is(err, changes.ErrNothingToCommit) {
+		t.Errorf("a second Commit = %v, want nothing to commit", err)
+	}
 	if c.Subject != "Make made.txt" || !slices.Equal(c.Files, []string{"made.txt"}) || c.Author != "segwi test <test@segwi.invalid>" {
 		t.Errorf("committed %+v, want made.txt as the person, titled after the task", c)
 	}
@@ -88,7 +92,7 @@ func TestAWindowShipsAndContinuesARunThroughTheTray(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEnded(t, h, ask)
-	if _, err := w.client.Commit(ctx, control.Commit{Run: ask}); err == nil || !strings.Contains(err.Error(), "ask run") {
+	if _, err := w.client.Commit(ctx, control.Commit{Run: ask}); !errors.Is(err, runs.ErrAskRun) {
 		t.Errorf("Commit of an ask run = %v, want refused", err)
 	}
 	if err := w.client.CheckPush(ctx, ask); err == nil || !strings.Contains(err.Error(), "ask run") {

@@ -3,6 +3,7 @@ package changes
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,16 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return "commit refused: " + e.Msg }
+
+// ErrNothingToCommit is matched (errors.Is) by the RefusedError of a Commit that found no
+// uncommitted change of the run's: what a caller shows as "nothing to commit", not as a
+// failure.
+var ErrNothingToCommit = errors.New("nothing to commit")
+
+// Is reports whether target is ErrNothingToCommit and e refuses for that reason.
+func (e *RefusedError) Is(target error) bool {
+	return target == ErrNothingToCommit && e.Reason == NothingToCommit
+}
 
 func refuse(reason RefusalReason, format string, args ...any) *RefusedError {
 	return &RefusedError{Reason: reason, Msg: fmt.Sprintf(format, args...)}

@@ -19,6 +19,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
+	segwitray "github.com/segwi/segwi/tray"
 )
 
 // need skips (or, under SEGWI_TEST_STRICT=1, fails) when the desktop is not there.
@@ -173,6 +174,9 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 			})
 		}
 		return found
+	})
+	t.Run("once its turn is over the tray says the run waits for your reply", func(t *testing.T) {
+		waitForLabel(t, tr, regexp.MustCompile(`^demo · build · `+regexp.QuoteMeta(segwitray.WaitingReply)+` `), 10*time.Second)
 	})
 	xdotool(t, "windowraise", runWin)
 	screenshot(t, shots, "run-window")
