@@ -46,7 +46,7 @@ func markInterruptedRuns(stateDir string) error {
 			continue
 		}
 		from := info.State
-		info.State = StateInterrupted
+		info.State, info.Waiting = StateInterrupted, ""
 		info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
 		info.End = lastWrite(info.Dir)
 		if err := writeInfo(info.Dir, info); err != nil {

@@ -9,10 +9,14 @@ import (
 
 func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 	state := t.TempDir()
-	mk := func(id string, s State) string {
+	mk := func(id string, s State, w ...WaitReason) string {
 		dir := filepath.Join(RunsDir(state), id)
 		os.MkdirAll(dir, 0o700)
-		if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, State: s, Created: time.Now()}); err != nil {
+		info := Info{ID: id, Kind: KindBuild, State: s, Created: time.Now()}
+		if len(w) > 0 {
+			info.Waiting = w[0]
+		}
+		if err := writeInfo(dir, info); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, eventsFile), []byte(`{"run":"`+id+`","seq":7,"type":"state"}`+"\n"+`{"run":"x","seq":8,"ty`), 0o600)
@@ -21,6 +25,7 @@ func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 	mk("20250101-000000-aaaaaa", StateRunning)
 	mk("20250101-000001-bbbbbb", StateSucceeded)
 	liveDir := mk("20250101-000002-cccccc", StateWaiting)
+	mk("20250101-000003-dddddd", StateWaiting, WaitReply)
 	lock, err := lockRun(liveDir) // another segwi, still alive, owns this one
 	if err != nil {
 		t.Fatal(err)
@@ -30,14 +35,18 @@ func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 	if _, err := NewManager(Config{StateDir: state, ClaudePath: fakeClaude}); err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
-	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting}
+	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting,
+		"20250101-000003-dddddd": StateInterrupted}
 	infos, damaged, err := List(state)
-	if err != nil || len(damaged) != 0 || len(infos) != 3 {
-		t.Fatalf("List = %d runs, damaged %v, %v; want 3 runs", len(infos), damaged, err)
+	if err != nil || len(damaged) != 0 || len(infos) != 4 {
+		t.Fatalf("List = %d runs, damaged %v, %v; want 4 runs", len(infos), damaged, err)
 	}
 	for _, info := range infos {
 		if info.State != want[info.ID] {
 			t.Errorf("run %s: %s, want %s", info.ID, info.State, want[info.ID])
+		}
+		if info.State == StateInterrupted && info.Waiting != "" {
+			t.Errorf("run %s: interrupted, still waiting for %q", info.ID, info.Waiting)
 		}
 	}
 	var last Event

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
@@ -41,16 +41,9 @@ func runsDiff(ctx context.Context, out, errOut io.Writer, id string, stat bool) 
 	if err != nil {
 		return err
 	}
-	info, err := runs.Load(dir, id)
+	snap, info, err := core.Shipper{StateDir: dir}.Changes(ctx, id)
 	if err != nil {
 		return err
-	}
-	if info.Base == nil {
-		info.Base = &changes.Base{}
-	}
-	snap, err := changes.Take(ctx, gitcmd.New("", "", nil), *info.Base)
-	if err != nil {
-		return fmt.Errorf("reading the changes of run %s: %w", info.ID, err)
 	}
 	defer snap.Close()
 	if stat {

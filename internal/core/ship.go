@@ -29,7 +29,7 @@ type Shipper struct {
 	Log func(format string, args ...any)
 }
 
-// ErrNotEnded is wrapped by the errors of Changes' callers that need an ended run: Commit.
+// ErrNotEnded is wrapped by Commit's error for a run that has not ended.
 var ErrNotEnded = errors.New("the run has not ended")
 
 func (s Shipper) logf(format string, args ...any) {
@@ -93,7 +93,7 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, err)
 	}
 	if strings.TrimSpace(opts.Message) == "" {
-		opts.Message = Title(info)
+		opts.Message = WorkTitle(info)
 	}
 	if opts.Reflog == "" {
 		opts.Reflog = "segwi: commit of run " + info.ID
@@ -150,7 +150,8 @@ func (s Shipper) Push(ctx context.Context, id string) (push.Attempt, error) {
 
 // PullRequestOptions say what pull request to open for a run's pushed branch. Empty
 // fields take the defaults: the repository's default branch as Base, the run's task as
-// Title (Title), a body naming the run, its task and its last result (Body).
+// Title (WorkTitle), a body naming the run, its task and its last result
+// (PullRequestBody).
 type PullRequestOptions struct {
 	Base, Title, Body string
 	Draft             bool
@@ -183,10 +184,10 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: its branch was never pushed; push it first", info.ID)
 	}
 	if o.Title == "" {
-		o.Title = Title(info)
+		o.Title = WorkTitle(info)
 	}
 	if o.Body == "" {
-		o.Body = Body(s.StateDir, info)
+		o.Body = PullRequestBody(s.StateDir, info)
 	}
 	opened, err := push.OpenPullRequest(ctx, push.PullRequest{
 		APIBase:           s.Settings.GitHub.APIURL,
@@ -212,9 +213,10 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 	return pr, nil
 }
 
-// Title is what a commit or pull request of the run's work is called by default: the
-// first line of its task, or what kind of run it was.
-func Title(info runs.Info) string {
+// WorkTitle is what a commit or pull request of the run's work is called by default (a
+// window prefills its message box with it): the first line of its task, or what kind of
+// run it was.
+func WorkTitle(info runs.Info) string {
 	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
 	title = strings.TrimSpace(title)
 	if title == "" {
@@ -229,9 +231,9 @@ func Title(info runs.Info) string {
 	return title
 }
 
-// Body is a pull request's default body: which run made the change, its task and its
-// last result.
-func Body(stateDir string, info runs.Info) string {
+// PullRequestBody is a pull request's default body: which run made the change, its task
+// and its last result.
+func PullRequestBody(stateDir string, info runs.Info) string {
 	var result string
 	runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error { //nolint:errcheck // the body does without it
 		if e.Type == runs.EventResult && e.Text != "" {
