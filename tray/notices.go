@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -28,7 +29,7 @@ func Notice(e runs.Event, info runs.Info, name string) (title, body string, ok b
 			body += " (" + e.State.Reason + ")"
 		}
 		return endTitle(e.State.To), body, true
-	case e.Type == runs.EventApprovalAnswer && e.Approval != nil && e.Approval.By == "timeout":
+	case e.Type == runs.EventApprovalAnswer && e.Approval != nil && e.Approval.By == string(approvals.ByTimeout):
 		body = fmt.Sprintf("%s: %s was denied after %s without an answer.", who, e.ToolName, time.Duration(e.Approval.WaitedMS)*time.Millisecond)
 		return ApprovalTimedOut, body, true
 	}

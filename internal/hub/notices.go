@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/tray"
@@ -41,7 +42,7 @@ func noticeable(e runs.Event) bool {
 	case e.Type == runs.EventState && e.State != nil:
 		return e.State.To.Final() || e.State.Waiting == runs.WaitReply
 	case e.Type == runs.EventApprovalAnswer:
-		return e.Approval != nil && e.Approval.By == "timeout"
+		return e.Approval != nil && e.Approval.By == string(approvals.ByTimeout)
 	}
 	return false
 }
