@@ -26,11 +26,11 @@ type trayLink struct {
 	report control.SettingsReport
 	live   []control.Run          // the runs that have not ended, oldest first
 	known  map[string]control.Run // the freshest summary of each run seen
-	subs   map[string]*remoteEvents
+	subs   map[string]*runs.Subscriber
 }
 
 func newTrayLink() *trayLink {
-	return &trayLink{known: map[string]control.Run{}, subs: map[string]*remoteEvents{}}
+	return &trayLink{known: map[string]control.Run{}, subs: map[string]*runs.Subscriber{}}
 }
 
 // apply takes in a snapshot or event from the tray that concerns runs or settings, and
@@ -54,10 +54,10 @@ func (t *trayLink) apply(b control.Body) bool {
 		}
 		if s := t.subs[b.Run]; s != nil {
 			for _, e := range b.Events {
-				s.send(e)
+				s.Send(e)
 			}
 			if b.Ended {
-				s.close()
+				s.Close()
 				delete(t.subs, b.Run)
 			}
 		}
@@ -167,10 +167,10 @@ func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
 
 // subscribe asks the tray for the run id's events.
 func (t *trayLink) subscribe(id string) (<-chan runs.Event, func()) {
-	s := &remoteEvents{ch: make(chan runs.Event, subscriptionBuffer)}
+	s := runs.NewSubscriber(nil) // its methods are called with t.mu held
 	t.mu.Lock()
 	if old := t.subs[id]; old != nil {
-		old.close()
+		old.Close()
 	}
 	t.subs[id] = s
 	t.mu.Unlock()
@@ -183,16 +183,16 @@ func (t *trayLink) subscribe(id string) (<-chan runs.Event, func()) {
 			t.mu.Lock()
 			if t.subs[id] == s {
 				delete(t.subs, id)
-				s.close()
+				s.Close()
 			}
 			t.mu.Unlock()
 		}
 	}()
-	return s.ch, func() {
+	return s.Events(), func() {
 		t.mu.Lock()
 		if t.subs[id] == s {
 			delete(t.subs, id)
-			s.close()
+			s.Close()
 		}
 		t.mu.Unlock()
 		go func() {
@@ -208,49 +208,8 @@ func (t *trayLink) closeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for id, s := range t.subs {
-		s.close()
+		s.Close()
 		delete(t.subs, id)
-	}
-}
-
-// subscriptionBuffer is how many events a run window may fall behind before it misses
-// some (and is told so by an EventDropped event): as runs.Run.Subscribe.
-const subscriptionBuffer = 1024
-
-// remoteEvents is one run window's subscription to a run's events. Its methods are
-// called with tray.mu held.
-type remoteEvents struct {
-	ch      chan runs.Event
-	dropped int
-	closed  bool
-}
-
-// send hands e to the window without waiting; what does not fit is counted and reported
-// by an EventDropped event once there is room.
-func (s *remoteEvents) send(e runs.Event) {
-	if s.closed {
-		return
-	}
-	if s.dropped > 0 {
-		select {
-		case s.ch <- runs.Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: runs.EventDropped, Dropped: s.dropped}:
-			s.dropped = 0
-		default:
-			s.dropped++
-			return
-		}
-	}
-	select {
-	case s.ch <- e:
-	default:
-		s.dropped++
-	}
-}
-
-func (s *remoteEvents) close() {
-	if !s.closed {
-		s.closed = true
-		close(s.ch)
 	}
 }
 

@@ -53,13 +53,13 @@ func (r *Run) emitLocked(e Event, sync bool) {
 func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := newSubscriber(r.backlog)
+	s := NewSubscriber(r.backlog)
 	if r.phase == phaseEnded {
-		close(s.ch)
-		return s.ch, func() {}
+		s.Close()
+		return s.Events(), func() {}
 	}
 	r.subs.add(s)
-	return s.ch, func() {
+	return s.Events(), func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.subs.remove(s)
@@ -76,9 +76,9 @@ func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
-	s := newSubscriber(nil)
+	s := NewSubscriber(nil)
 	m.subs.add(s)
-	return s.ch, func() {
+	return s.Events(), func() {
 		m.subMu.Lock()
 		defer m.subMu.Unlock()
 		m.subs.remove(s)
@@ -99,28 +99,39 @@ func (m *Manager) publish(e Event) {
 	m.subs.send(e)
 }
 
-// subscriberBuffer is how many events a subscriber may fall behind before it misses some.
-const subscriberBuffer = 1024
+// SubscriberBuffer is how many events a subscriber may fall behind before it misses some.
+const SubscriberBuffer = 1024
 
-// subscriber is one channel of events, and how many it missed since the last it got.
-type subscriber struct {
+// A Subscriber is one channel of events whose sender never waits: what does not fit is
+// counted and reported by an EventDropped event once there is room. Run.Subscribe and
+// Manager.Subscribe hand out one each; a front end that relays a run's events from
+// elsewhere (the window process, from the tray) uses one the same way. Its owner
+// serialises Send and Close.
+type Subscriber struct {
 	ch      chan Event
 	dropped int
+	closed  bool
 }
 
-// newSubscriber returns a subscriber whose channel holds backlog already, with room for
-// subscriberBuffer more.
-func newSubscriber(backlog []Event) *subscriber {
-	s := &subscriber{ch: make(chan Event, subscriberBuffer+len(backlog))}
+// NewSubscriber returns a subscriber whose channel holds backlog already, with room for
+// SubscriberBuffer more.
+func NewSubscriber(backlog []Event) *Subscriber {
+	s := &Subscriber{ch: make(chan Event, SubscriberBuffer+len(backlog))}
 	for _, e := range backlog {
 		s.ch <- e
 	}
 	return s
 }
 
-// send hands e to the subscriber without waiting; what does not fit is counted and
-// reported by an EventDropped event once there is room.
-func (s *subscriber) send(e Event) {
+// Events is the subscriber's channel, closed by Close.
+func (s *Subscriber) Events() <-chan Event { return s.ch }
+
+// Send hands e to the subscriber without waiting; what does not fit is counted and
+// reported by an EventDropped event once there is room. After Close it does nothing.
+func (s *Subscriber) Send(e Event) {
+	if s.closed {
+		return
+	}
 	if s.dropped > 0 {
 		select {
 		case s.ch <- Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: EventDropped, Dropped: s.dropped}:
@@ -137,12 +148,20 @@ func (s *subscriber) send(e Event) {
 	}
 }
 
+// Close closes the subscriber's channel: no event comes after. A second Close does nothing.
+func (s *Subscriber) Close() {
+	if !s.closed {
+		s.closed = true
+		close(s.ch)
+	}
+}
+
 // subscribers are the subscribers of one run's events, or of the Manager's state events.
 // Their owner's lock guards them.
-type subscribers map[*subscriber]struct{}
+type subscribers map[*Subscriber]struct{}
 
 // add adds s.
-func (ss *subscribers) add(s *subscriber) {
+func (ss *subscribers) add(s *Subscriber) {
 	if *ss == nil {
 		*ss = subscribers{}
 	}
@@ -150,24 +169,24 @@ func (ss *subscribers) add(s *subscriber) {
 }
 
 // remove removes s and closes its channel; a subscriber already removed is left alone.
-func (ss subscribers) remove(s *subscriber) {
+func (ss subscribers) remove(s *Subscriber) {
 	if _, ok := ss[s]; ok {
 		delete(ss, s)
-		close(s.ch)
+		s.Close()
 	}
 }
 
 // send hands e to every subscriber, without waiting for any.
 func (ss subscribers) send(e Event) {
 	for s := range ss {
-		s.send(e)
+		s.Send(e)
 	}
 }
 
 // closeAll closes every subscriber's channel and removes them all: no event comes after.
 func (ss *subscribers) closeAll() {
 	for s := range *ss {
-		close(s.ch)
+		s.Close()
 	}
 	*ss = nil
 }
