@@ -203,6 +203,7 @@ func (d *desk) runDeps() runWindowDeps {
 		clockEvery:  time.Second,
 		branch:      gitBranch,
 		pusher:      d.tray,
+		changes:     d.tray,
 		queuedAhead: d.tray.queuedAhead,
 		onClosed:    func(id string) { delete(d.runWins, id) },
 	}

@@ -265,6 +265,11 @@ func (t *trayLink) Push(ctx context.Context, runID string) (string, error) {
 	return t.client.Push(ctx, runID)
 }
 
+// Changes reads what the run changed since its base, in the tray (changesReader).
+func (t *trayLink) Changes(ctx context.Context, runID, path string) (control.ChangeSet, error) {
+	return t.client.Changes(ctx, runID, path)
+}
+
 // trayToken is the settings window's tokenStore: the tray's keyring, which hands the
 // window only whether a token is set.
 type trayToken struct{ client *control.Client }

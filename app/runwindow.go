@@ -49,6 +49,7 @@ type runWindowDeps struct {
 	clockEvery  time.Duration                        // how often the elapsed time moves; 0: only with events
 	branch      func(checkout string) string         // the checkout's branch, read once
 	pusher      pusher                               // nil: no Push button
+	changes     changesReader                        // nil: no Changes tab
 	queuedAhead func(id string) int                  // queued runs before this one
 	received    func()                               // test hook: an event was taken
 	openURL     func(*url.URL) error                 // opens the checkout's folder
@@ -66,6 +67,8 @@ type runWindow struct {
 	info       runs.Info
 	branchText string
 	tl         timeline
+	changes    *changesTab // nil without deps.changes
+	tabs       *container.AppTabs
 	events     *eventRows // turns events into rows; its own lock
 	raw        []string
 	ahead      int
@@ -141,6 +144,18 @@ func (w *runWindow) build() {
 		container.NewTabItem("Timeline", w.list),
 		container.NewTabItem("Raw output", w.rawList),
 	)
+	if w.deps.changes != nil {
+		w.changes = newChangesTab(w.deps.changes, w.id)
+		changesItem := container.NewTabItem("Changes", w.changes.content)
+		tabs.Append(changesItem)
+		tabs.OnSelected = func(t *container.TabItem) {
+			if t == changesItem && !w.changes.loaded {
+				w.changes.load()
+			}
+		}
+	}
+
+	w.tabs = tabs
 
 	w.followUp = widget.NewEntry()
 	w.followUp.SetPlaceHolder("A follow-up message for the run")
@@ -263,8 +278,10 @@ func (w *runWindow) follow() {
 	}
 	feed(events, flushEvery, after, w.deps.received, func(batch []runs.Event, ended bool) {
 		var rows []timelineRow
+		turnEnded := ended
 		for _, e := range batch {
 			rows = append(rows, w.events.rows(e)...) // none for those read from the record
+			turnEnded = turnEnded || e.Type == runs.EventResult
 		}
 		_ = tail.read()
 		raw := tail.lines()
@@ -284,6 +301,9 @@ func (w *runWindow) follow() {
 			w.raw = raw
 			w.ahead = ahead
 			w.apply(rows, info, ended)
+			if turnEnded && w.changes != nil && w.changes.loaded {
+				w.changes.load() // what the turn changed
+			}
 		})
 	})
 }

@@ -39,6 +39,8 @@ func statusLine(info runs.Info, ahead int, now time.Time) string {
 		} else {
 			state = "queued: waiting for a free slot or for its checkout"
 		}
+	} else if info.State == runs.StateWaiting && info.Waiting == runs.WaitReply {
+		state = "⚠ waiting for your reply: its turn is over; send a follow-up, or Finish"
 	} else if info.State == runs.StateWaiting {
 		state = "⚠ waiting for you: answer the approval popup"
 	}

@@ -164,3 +164,16 @@ func (c *Client) Continue(ctx context.Context, id, prompt string, keepOpen bool)
 	r, err := c.do(ctx, Continue{Run: id, Prompt: prompt, KeepOpen: keepOpen})
 	return r.Run, err
 }
+
+// Changes returns what the run id changed since its base, with the diff of the file path
+// ("" for every file).
+func (c *Client) Changes(ctx context.Context, id, path string) (ChangeSet, error) {
+	r, err := c.do(ctx, Changes{Run: id, Path: path})
+	if err != nil {
+		return ChangeSet{}, err
+	}
+	if r.Changes == nil {
+		return ChangeSet{}, errors.New("control: the tray's reply to changes holds no changes")
+	}
+	return *r.Changes, nil
+}

@@ -53,6 +53,8 @@ type Reply struct {
 	Commit *changes.Committed `json:"commit,omitempty"`
 	// PullRequest is the pull request an OpenPullRequest opened.
 	PullRequest *runs.PullRequest `json:"pullRequest,omitempty"`
+	// Changes is what a run changed (Changes).
+	Changes *ChangeSet `json:"changes,omitempty"`
 }
 
 // MessageType returns TypeReply.

@@ -60,6 +60,7 @@ const (
 	TypeCommit          Type = "commit"            // Commit: commit an ended run's changes
 	TypeOpenPullRequest Type = "open-pull-request" // OpenPullRequest: for a run's pushed branch
 	TypeContinue        Type = "continue"          // Continue: a new run resuming an ended one's session
+	TypeChanges         Type = "changes"           // Changes: what a run changed, and a diff
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -149,6 +150,7 @@ var kinds = map[Type]kind{
 	TypeCommit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Commit]()},
 	TypeOpenPullRequest: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[OpenPullRequest]()},
 	TypeContinue:        {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Continue]()},
+	TypeChanges:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Changes]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -38,7 +38,11 @@ func examples() []Body {
 	change := &settings.TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}, Declined: true}
 	return []Body{
 		Hello{Version: Version, Program: "segwi test tray", Role: RoleWindow},
-		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", TokenSet: true},
+		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", TokenSet: true,
+			Changes: &ChangeSet{Base: changes.Base{Repo: "/home/ada/src/web", Branch: "main", Commit: "0123456789abcdef", Dirty: []string{"notes.txt"}, DirtyCount: 1},
+				Branch: "main", Files: []changes.File{{Path: "web/login.go", Status: changes.Modified, Added: 2, Deleted: 1, Uncommitted: true}},
+				MoreFiles: 3, Commits: []changes.CommitRef{{Hash: "abcdef012345", Subject: "Fix the login"}}, Path: "web/login.go",
+				Diff: changes.Patch{Text: "diff --git a/web/login.go b/web/login.go\n", Cut: true, Limit: MaxDiffBytes}}},
 		Runs{Runs: []Run{{Info: info, Name: "web", Dir: "/home/ada/.local/state/segwi/runs/" + info.ID}}},
 		Run{Info: info, Name: "web"},
 		RunEvents{Run: info.ID, Events: []runs.Event{
@@ -86,6 +90,7 @@ func examples() []Body {
 		Continue{Run: info.ID, Prompt: "and now the tests", KeepOpen: true},
 		Reply{Run: info.ID, Commit: &changes.Committed{Commit: "1a2b", Branch: "fix", Subject: "Fix", Author: "Ada <ada@example.com>", Files: []string{"a.go"}, LeftOut: []string{"notes.txt"}},
 			PullRequest: &runs.PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "fix", Base: "main"}},
+		Changes{Run: info.ID, Path: "web/login.go"},
 	}
 }
 

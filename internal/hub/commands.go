@@ -98,6 +98,12 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 	case control.Unsubscribe:
 		h.unsubscribe(p, cmd.Run)
 		return control.Reply{}
+	case control.Changes:
+		cs, err := h.changeSet(ctx, cmd.Run, cmd.Path)
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{Changes: &cs}
 	}
 	return control.Failed(fmt.Errorf("%s: the tray does not carry out this command", cmd.MessageType()))
 }

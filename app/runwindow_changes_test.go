@@ -1,0 +1,266 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/controltest"
+	"github.com/segwi/segwi/internal/testing/coretest"
+	"github.com/segwi/segwi/internal/testing/records"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
+)
+
+// changedRun is an ended build run recorded with its base in a real git checkout, whose
+// changes are what Claude Code's Edit and Write leave: hello.txt edited, x.txt written.
+type changedRun struct {
+	id       string
+	checkout string
+	stateDir string
+	info     runs.Info
+}
+
+func newChangedRun(t *testing.T) changedRun {
+	t.Helper()
+	r := changedRun{id: "20250314-092653-c4a9e5", checkout: fixedCheckout(t), stateDir: t.TempDir()}
+	base := changes.ReadBase(context.Background(), gitcmd.New("", "", nil), r.checkout)
+	if !base.Known() {
+		t.Fatalf("the checkout's base: %s", base.Error)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(r.checkout, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("hello.txt", claudetest.CheckoutHello+"and a line the run added\n") // Edit
+	write("x.txt", "a file the run wrote\n")                                  // Write
+	r.info = runs.Info{ID: r.id, Kind: runs.KindBuild, Checkout: r.checkout, Prompt: "Greet the reader",
+		State: runs.StateSucceeded, Created: runT0, Start: runT0, End: runT0.Add(time.Minute), Base: &base}
+	records.WriteRun(t, r.stateDir, r.info)
+	return r
+}
+
+// fixedCheckout is claudetest.Checkout's checkout, with its commit made at a fixed time, so
+// that its hash, which the tab shows, is the same in every run of the test.
+func fixedCheckout(t *testing.T) string {
+	t.Helper()
+	dir := claudetest.Checkout(t)
+	cmd := exec.Command("git", "commit", "--quiet", "--amend", "--no-edit", "--reset-author")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_DATE=2025-03-14T09:00:00Z", "GIT_COMMITTER_DATE=2025-03-14T09:00:00Z")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git commit --amend: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// trayOver serves a real hub over a core whose state folder is stateDir, and returns the
+// window process's link to it over a real socket pair: the window reads the changes as
+// it does in segwi, from the tray.
+func trayOver(t *testing.T, stateDir string) *trayLink {
+	t.Helper()
+	h := hub.New(hub.Options{Program: "test tray", Log: t.Logf})
+	c, _ := coretest.New(t, "", coretest.Options{StateDir: stateDir, Decider: h})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		h.Run(ctx, c)
+	}()
+	ours, theirs := controltest.Pair(t)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.Server().Serve(ctx, ours, control.Grant{Role: control.RoleWindow, Who: control.ByThisDesktop})
+	}()
+	link := newTrayLink()
+	client, err := control.NewClient(theirs, control.ClientOptions{Program: "test windows", Event: func(b control.Body) { link.apply(b) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link.client = client
+	t.Cleanup(func() {
+		client.Close()
+		cancel()
+		<-served
+		<-ran
+	})
+	return link
+}
+
+// loaded waits for the tab's nth reading to be shown.
+func loaded(t *testing.T, c *changesTab, n int64) {
+	t.Helper()
+	await.For(t, 30*time.Second, fmt.Sprintf("reading %d of the changes to show", n), func() bool { return c.loads.Load() >= n })
+}
+
+// diffTexts returns the diff as the tab holds it, one "kind|text" per line.
+func diffTexts(c *changesTab) []string {
+	var out []string
+	onUIWait(func() {
+		for _, l := range c.lines {
+			out = append(out, fmt.Sprintf("%d|%s", l.kind, l.text))
+		}
+	})
+	return out
+}
+
+// The Changes tab reads a run's changes from the tray, over the control channel, and lists
+// a file Claude Code edited and one it wrote, with the diff coloured; selecting a file
+// shows its diff alone.
+func TestTheChangesTabListsAnEditedAndAWrittenFileWithTheirDiff(t *testing.T) {
+	r := newChangedRun(t)
+	link := trayOver(t, r.stateDir)
+	test.NewTempApp(t)
+	c := newChangesTab(link, r.id)
+	win := test.NewTempWindow(t, c.content)
+	win.Resize(fyne.NewSize(820, 400))
+	onUIWait(c.load)
+	loaded(t, c, 1)
+
+	var files []string
+	onUIWait(func() {
+		for i := range len(c.set.Files) + 1 {
+			files = append(files, c.fileRow(i))
+		}
+	})
+	want := []string{"All files (2)", "M  hello.txt  +1 −0", "A  x.txt  +1 −0"}
+	if strings.Join(files, "\n") != strings.Join(want, "\n") {
+		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
+	}
+	if s := c.summary.Text; !strings.HasPrefix(s, "2 files changed, +2 −0 since main at ") || !strings.HasSuffix(s, " · 2 files not committed") {
+		t.Errorf("summary = %q", s)
+	}
+	assertMarkup(t, "runwindow_changes.xml", win.Canvas())
+
+	onUIWait(func() { c.files.Select(2) })
+	loaded(t, c, 2)
+	got := diffTexts(c)
+	wantDiff := []string{
+		fmt.Sprintf("%d|diff --git a/x.txt b/x.txt", diffHeader),
+		fmt.Sprintf("%d|new file mode 100644", diffHeader),
+		fmt.Sprintf("%d|index 0000000..", diffHeader), // the blob's hash follows
+		fmt.Sprintf("%d|--- /dev/null", diffHeader),
+		fmt.Sprintf("%d|+++ b/x.txt", diffHeader),
+		fmt.Sprintf("%d|@@ -0,0 +1 @@", diffHunk),
+		fmt.Sprintf("%d|+a file the run wrote", diffAdded),
+	}
+	if len(got) != len(wantDiff) {
+		t.Fatalf("the diff of x.txt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDiff, "\n"))
+	}
+	for i := range got {
+		if !strings.HasPrefix(got[i], wantDiff[i]) {
+			t.Errorf("line %d of the diff of x.txt = %q, want %q", i+1, got[i], wantDiff[i])
+		}
+	}
+}
+
+// scriptedChanges is a changesReader that returns set, and counts its calls.
+type scriptedChanges struct {
+	set   control.ChangeSet
+	err   error
+	calls chan string // the path of each call
+}
+
+func (s *scriptedChanges) Changes(_ context.Context, _, path string) (control.ChangeSet, error) {
+	s.calls <- path
+	return s.set, s.err
+}
+
+// A diff of 5,000 lines shows at once: the list makes widgets for the rows on screen
+// only, and scrolling to its end shows its last line.
+func TestAFiveThousandLineDiffShowsWithoutMakingARowForEachLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("diff --git a/big.txt b/big.txt\nindex 1111111..2222222 100644\n--- a/big.txt\n+++ b/big.txt\n@@ -1,2500 +1,2500 @@\n")
+	for i := range 2500 {
+		fmt.Fprintf(&b, "-old line %d\n+new line %d\n", i, i)
+	}
+	reader := &scriptedChanges{calls: make(chan string, 4), set: control.ChangeSet{
+		Base:  changes.Base{Repo: "/home/ada/src/web", Branch: "main", Commit: "0123456789abcdef"},
+		Files: []changes.File{{Path: "big.txt", Status: changes.Modified, Added: 2500, Deleted: 2500, Uncommitted: true}},
+		Diff:  changes.Patch{Text: b.String()},
+	}}
+	test.NewTempApp(t)
+	c := newChangesTab(reader, "run-1")
+	win := test.NewTempWindow(t, c.content)
+	win.Resize(fyne.NewSize(820, 600))
+	start := time.Now()
+	onUIWait(c.load)
+	loaded(t, c, 1)
+	t.Logf("a diff of %d lines read and shown in %v, with %d row widgets made", 5005, time.Since(start), c.diffRows.Load())
+	if n := len(diffTexts(c)); n != 5005 {
+		t.Errorf("the tab holds %d diff lines, want 5005", n)
+	}
+	if n := c.diffRows.Load(); n > 200 {
+		t.Errorf("the diff list made %d row widgets for 5,005 lines, want only about those on screen", n)
+	}
+	onUIWait(func() { c.diff.ScrollToBottom() })
+	if n := c.diffRows.Load(); n > 200 {
+		t.Errorf("after scrolling to the end the diff list has made %d row widgets, want only about those on screen", n)
+	}
+}
+
+// A binary file is named with no lines, and a diff cut at the channel's limit says so.
+func TestDiffLinesNameBinaryFilesAndSayWhereADiffWasCut(t *testing.T) {
+	p := changes.Patch{Text: "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..3333333\nBinary files /dev/null and b/logo.png differ\n",
+		Cut: true, Limit: control.MaxDiffBytes}
+	got := diffLines(p)
+	if last := got[len(got)-2]; last.kind != diffHeader || last.text != "Binary files /dev/null and b/logo.png differ" {
+		t.Errorf("the binary file's line = %+v, want it named as a header", last)
+	}
+	if note := got[len(got)-1]; note.kind != diffNote || !strings.Contains(note.text, "the diff is cut here") {
+		t.Errorf("the last line = %+v, want the note that the diff was cut", note)
+	}
+	if line := fileLine(changes.File{Path: "logo.png", Status: changes.Added, Binary: true}); line != "A  logo.png  binary" {
+		t.Errorf("the binary file's row = %q", line)
+	}
+	if line := fileLine(changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}); line != "R  a.go → b.go  +1 −0  (changed before the run)" {
+		t.Errorf("the renamed file's row = %q", line)
+	}
+}
+
+// The run window reads the changes when the person opens the Changes tab, and again when
+// a turn of the run ends: what the turn changed shows without a click.
+func TestTheRunWindowReadsTheChangesOnTheTabAndAfterEachTurn(t *testing.T) {
+	reader := &scriptedChanges{calls: make(chan string, 8), set: control.ChangeSet{Base: changes.Base{Branch: "main", Commit: "0123456789abcdef"}}}
+	h := newRunHarness(t, 16, func(d *runWindowDeps) { d.changes = reader })
+	h.sendAndFlush(ev(runs.EventText, func(e *runs.Event) { e.Text = "Working." }))
+	select {
+	case p := <-reader.calls:
+		t.Fatalf("the changes were read (path %q) before the tab was opened", p)
+	default:
+	}
+	onUIWait(func() { h.w.tabs.SelectIndex(2) })
+	nextCall(t, reader, "opening the tab")
+	loaded(t, h.w.changes, 1)
+	if s := h.w.changes.summary.Text; s != "No changes since the run started (main at 0123456789ab)." {
+		t.Errorf("summary = %q", s)
+	}
+	h.sendAndFlush(ev(runs.EventResult, func(e *runs.Event) { e.Subtype = "success"; e.Result = &runs.ResultInfo{NumTurns: 1} }))
+	nextCall(t, reader, "the end of the turn")
+}
+
+// nextCall waits for the reader's next call, made for why.
+func nextCall(t *testing.T, r *scriptedChanges, why string) {
+	t.Helper()
+	select {
+	case <-r.calls:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the changes were not read on %s", why)
+	}
+}

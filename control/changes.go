@@ -1,0 +1,55 @@
+package control
+
+import (
+	"github.com/segwi/segwi/runs/changes"
+)
+
+// MaxDiffBytes is where a diff sent over the channel is cut: far more than a diff of
+// 5,000 lines, and, even with every byte escaped in JSON, well within MaxMessageBytes.
+const MaxDiffBytes = 512 << 10
+
+// MaxChangedFiles bounds the files a ChangeSet lists; ChangeSet.MoreFiles says how many
+// more there were.
+const MaxChangedFiles = 2000
+
+// Changes asks what a run changed since its base (see package runs/changes): the changed
+// files, and the diff of the file Path, or of every file when Path is empty. The run may
+// be going or ended. Its reply carries a ChangeSet in Reply.Changes, or an error saying
+// why the changes cannot be read (no base recorded, not a git checkout any more).
+type Changes struct {
+	Run  string `json:"run"`
+	Path string `json:"path,omitempty"`
+}
+
+// MessageType returns TypeChanges.
+func (Changes) MessageType() Type { return TypeChanges }
+
+func (c Changes) check() error { return needRun(c.Run) }
+
+// ChangeSet is a run's changes at one moment, as the reply to Changes carries them.
+type ChangeSet struct {
+	// Base is where the checkout stood when the run started.
+	Base changes.Base `json:"base"`
+	// Branch is the branch HEAD is on now; "" when detached.
+	Branch string `json:"branch,omitempty"`
+	// Files are the files changed since the base, at most MaxChangedFiles of them.
+	Files []changes.File `json:"files,omitempty"`
+	// MoreFiles is how many changed files Files leaves out.
+	MoreFiles int `json:"moreFiles,omitempty"`
+	// Commits are the commits made since the base, newest first.
+	Commits []changes.CommitRef `json:"commits,omitempty"`
+	// Path is the file Diff is of; "" for every file.
+	Path string `json:"path,omitempty"`
+	// Diff is the unified diff, cut at MaxDiffBytes.
+	Diff changes.Patch `json:"diff"`
+}
+
+// Uncommitted reports whether any changed file is not committed yet.
+func (c ChangeSet) Uncommitted() bool {
+	for _, f := range c.Files {
+		if f.Uncommitted {
+			return true
+		}
+	}
+	return false
+}
