@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
 
@@ -178,15 +179,9 @@ func changesSummary(set control.ChangeSet) string {
 			uncommitted++
 		}
 	}
-	since := set.Base.Branch
-	if set.Base.Detached || since == "" {
-		since = "detached HEAD"
-	}
-	if c := set.Base.Commit; c != "" {
-		since += " at " + c[:min(len(c), 12)]
-	}
+	since := runs.BaseText(&set.Base)
 	if files == 0 {
-		return "No changes since the run started (" + since + ")."
+		return "No changes since the run started: " + since + "."
 	}
 	parts := []string{fmt.Sprintf("%s changed, +%d −%d since %s", countOf(files, "file"), added, deleted, since)}
 	if n := len(set.Commits); n > 0 {

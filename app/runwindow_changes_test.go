@@ -143,7 +143,7 @@ func TestTheChangesTabListsAnEditedAndAWrittenFileWithTheirDiff(t *testing.T) {
 	if strings.Join(files, "\n") != strings.Join(want, "\n") {
 		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
 	}
-	if s := c.summary.Text; !strings.HasPrefix(s, "2 files changed, +2 −0 since main at ") || !strings.HasSuffix(s, " · 2 files not committed") {
+	if s := c.summary.Text; !strings.HasPrefix(s, "2 files changed, +2 −0 since main at ") || !strings.Contains(s, ", clean · ") || !strings.HasSuffix(s, " · 2 files not committed") {
 		t.Errorf("summary = %q", s)
 	}
 	assertMarkup(t, "runwindow_changes.xml", win.Canvas())
@@ -248,7 +248,7 @@ func TestTheRunWindowReadsTheChangesOnTheTabAndAfterEachTurn(t *testing.T) {
 	onUIWait(func() { h.w.tabs.SelectIndex(2) })
 	nextCall(t, reader, "opening the tab")
 	loaded(t, h.w.changes, 1)
-	if s := h.w.changes.summary.Text; s != "No changes since the run started (main at 0123456789ab)." {
+	if s := h.w.changes.summary.Text; s != "No changes since the run started: main at 0123456789ab, clean." {
 		t.Errorf("summary = %q", s)
 	}
 	h.sendAndFlush(ev(runs.EventResult, func(e *runs.Event) { e.Subtype = "success"; e.Result = &runs.ResultInfo{NumTurns: 1} }))
