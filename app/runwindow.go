@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -50,6 +51,8 @@ type runWindowDeps struct {
 	branch      func(checkout string) string         // the checkout's branch, read once
 	pusher      pusher                               // nil: no Push button
 	changes     changesReader                        // nil: no Changes tab
+	shipper     shipper                              // nil: no commit, pull request or Continue
+	showRun     func(liveRun)                        // opens the window of a run started from this one
 	queuedAhead func(id string) int                  // queued runs before this one
 	received    func()                               // test hook: an event was taken
 	openURL     func(*url.URL) error                 // opens the checkout's folder
@@ -77,6 +80,10 @@ type runWindow struct {
 	list, rawList                     *widget.List
 	followUp                          *widget.Entry
 	send, finish, stop, openDir, push *widget.Button
+	pr, cont                          *widget.Button    // Open pull request…, Continue…
+	prLink                            *widget.Hyperlink // the run's pull request, once opened
+
+	commitForm, prForm, continueForm *shipForm // the dialogs last opened, for tests
 
 	stopPressed bool
 	sending     bool
@@ -84,6 +91,9 @@ type runWindow struct {
 	pushChecked bool
 	pushOK      bool
 	pushing     bool
+	uncommitted bool              // the run's changes are not all committed: Push commits first
+	shipSet     control.ChangeSet // the changes read when the push was checked
+	committed   string            // what the commit before the push under way did, in words
 
 	refreshes atomic.Int64 // batches applied, for tests
 	detached  atomic.Bool  // the app is quitting: touch no widget any more
@@ -167,6 +177,12 @@ func (w *runWindow) build() {
 	w.openDir = widget.NewButton("Open folder", w.openFolder)
 	w.push = widget.NewButton("Push", w.pushBranch)
 	w.push.Disable()
+	w.pr = widget.NewButton("Open pull request…", w.openPullRequest)
+	w.pr.Hide()
+	w.cont = widget.NewButton("Continue…", w.openContinue)
+	w.cont.Hide()
+	w.prLink = widget.NewHyperlink("", nil)
+	w.prLink.Hide()
 	if w.run == nil {
 		w.followUp.Disable()
 		w.send.Disable()
@@ -176,12 +192,17 @@ func (w *runWindow) build() {
 
 	top := container.NewVBox(w.title, w.task, w.where, w.status)
 	buttons := container.NewHBox(w.finish, w.stop, layout.NewSpacer(), w.openDir)
-	if w.deps.pusher != nil {
+	if w.deps.pusher != nil && w.info.Kind != runs.KindAsk { // an ask run changes nothing: nothing to push
 		buttons.Add(w.push)
+	}
+	if w.deps.shipper != nil {
+		buttons.Add(w.pr)
+		buttons.Add(w.cont)
 	}
 	bottom := container.NewVBox(
 		container.NewBorder(nil, nil, nil, w.send, w.followUp),
 		buttons,
+		w.prLink,
 		w.note,
 	)
 	w.win = w.deps.app.NewWindow(w.windowTitle())
@@ -262,8 +283,7 @@ func (w *runWindow) follow() {
 		return
 	}
 	if w.run == nil {
-		w.checkPush()
-		return
+		return // a record: apply saw it has ended, and checks the push
 	}
 	events, cancel := w.run.Subscribe()
 	w.cancelMu.Lock()
@@ -364,6 +384,9 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 		w.send.Disable()
 		w.finish.Disable()
 		w.stop.Disable()
+		if w.deps.shipper != nil && info.SessionID != "" {
+			w.cont.Show()
+		}
 		go w.checkPush()
 	}
 	w.showHeader()

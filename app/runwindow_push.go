@@ -5,19 +5,32 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs"
 )
 
-// checkPush enables Push when the branch can be pushed, or says why not. Off Fyne's
-// goroutine: it runs git.
+// checkPush enables Push when the branch can be pushed, or says why not; with changes
+// not committed yet, Push becomes "Commit and push…". Off Fyne's goroutine: the tray runs
+// git.
 func (w *runWindow) checkPush() {
-	if w.deps.pusher == nil {
+	if w.deps.pusher == nil || w.info.Kind == runs.KindAsk {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := w.deps.pusher.Check(ctx, w.info.ID)
+	var set control.ChangeSet
+	if err == nil && w.deps.shipper != nil && w.deps.changes != nil {
+		// A run whose changes cannot be read is pushed as it is: push says what it can.
+		set, _ = w.deps.changes.Changes(ctx, w.info.ID, "")
+	}
 	onUI(func() {
 		w.pushChecked, w.pushOK = true, err == nil
+		w.uncommitted, w.shipSet = set.Uncommitted(), set
+		if w.uncommitted {
+			w.push.SetText("Commit and push…")
+		}
 		if err == nil {
 			w.push.Enable()
 			return
@@ -30,6 +43,10 @@ func (w *runWindow) checkPush() {
 // pushBranch pushes the run's branch, off Fyne's goroutine, and says what happened.
 func (w *runWindow) pushBranch() {
 	if w.pushing || !w.pushOK || w.deps.pusher == nil {
+		return
+	}
+	if w.uncommitted && w.deps.shipper != nil {
+		w.openCommit(w.shipSet)
 		return
 	}
 	w.pushing = true
@@ -50,11 +67,17 @@ func (w *runWindow) pushBranch() {
 				w.list.Refresh()
 				w.list.ScrollToBottom()
 			}
+			committed := w.committed
+			w.committed = ""
 			if err != nil {
-				w.note.SetText("Not pushed: " + err.Error())
+				w.note.SetText(strings.TrimSpace(committed + " Not pushed: " + err.Error()))
 				return
 			}
-			w.note.SetText(words)
+			w.note.SetText(strings.TrimSpace(committed + " " + words))
+			if w.deps.shipper != nil && w.prLink.Hidden {
+				w.pr.Show()
+				w.pr.Enable()
+			}
 		})
 	}()
 }

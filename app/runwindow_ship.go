@@ -1,0 +1,252 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
+)
+
+// shipper does what the run window offers once a run has ended, beyond the push: the
+// tray does it (trayLink), with the person's git identity and the keyring's token. The
+// rules (an ask run ships nothing, the files changed before the run stay out unless
+// named, the pull request goes against the default branch) are the tray's, not the
+// window's.
+type shipper interface {
+	// Commit commits the ended run's uncommitted changes as the person and says what it
+	// committed.
+	Commit(ctx context.Context, runID string, opts changes.CommitOptions) (changes.Committed, error)
+	// OpenPullRequest opens a pull request for the branch last pushed for the run,
+	// against the repository's default branch, records it on the run and returns its URL.
+	OpenPullRequest(ctx context.Context, runID, title, body string) (string, error)
+	// Continue starts a run that resumes the ended run's Claude Code session with prompt.
+	Continue(ctx context.Context, runID, prompt string) (liveRun, error)
+}
+
+// shipTimeout bounds a commit and a pull request's opening.
+const shipTimeout = 2 * time.Minute
+
+// shipForm is a dialog of the run window: its fields and its buttons, for the tests.
+type shipForm struct {
+	dlg      dialog.Dialog
+	entry    *widget.Entry // the commit message, the pull request's title, the prompt
+	body     *widget.Entry // the pull request's body
+	included []*widget.Check
+	ok       *widget.Button
+	cancel   *widget.Button
+}
+
+// newShipForm shows a dialog titled title over the window, with content above its two
+// buttons; ok is called when the person confirms.
+func (w *runWindow) newShipForm(title, okText string, content fyne.CanvasObject, f *shipForm, ok func()) {
+	f.ok = widget.NewButton(okText, nil)
+	f.ok.Importance = widget.HighImportance
+	f.cancel = widget.NewButton("Cancel", nil)
+	box := container.NewBorder(nil, container.NewHBox(f.cancel, f.ok), nil, nil, content)
+	f.dlg = dialog.NewCustomWithoutButtons(title, box, w.win)
+	f.cancel.OnTapped = f.dlg.Hide
+	f.ok.OnTapped = func() {
+		f.dlg.Hide()
+		ok()
+	}
+	f.dlg.Resize(fyne.NewSize(640, 460))
+	f.dlg.Show()
+}
+
+// commitMessage is what a commit or pull request of the run's changes is prefilled with:
+// the first line of its task, as the tray's default (an empty message) is.
+func commitMessage(info runs.Info) string {
+	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
+	return visible.Escape(strings.TrimSpace(title))
+}
+
+// openCommit asks for the commit message and which files changed before the run to
+// include, then commits and pushes. On Fyne's goroutine.
+func (w *runWindow) openCommit(set control.ChangeSet) {
+	f := &shipForm{}
+	f.entry = widget.NewMultiLineEntry()
+	f.entry.SetText(commitMessage(w.info))
+	f.entry.SetMinRowsVisible(3)
+	var ours, before []string
+	for _, file := range set.Files {
+		if !file.Uncommitted {
+			continue
+		}
+		if file.DirtyAtBase {
+			before = append(before, file.Path)
+		} else {
+			ours = append(ours, fileLine(file))
+		}
+	}
+	items := []fyne.CanvasObject{widget.NewLabel("Commit message"), f.entry}
+	if len(ours) > 0 {
+		items = append(items, widget.NewLabelWithStyle("The run's changes, committed:", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		for _, l := range ours {
+			items = append(items, widget.NewLabel(l))
+		}
+	}
+	if len(before) > 0 {
+		items = append(items, widget.NewLabelWithStyle("Changed before the run started (perhaps yours): left out unless ticked",
+			fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		for _, p := range before {
+			c := widget.NewCheck(p, nil)
+			f.included = append(f.included, c)
+			items = append(items, c)
+		}
+	}
+	w.commitForm = f
+	w.newShipForm("Commit and push", "Commit and push", container.NewVScroll(container.NewVBox(items...)), f, func() {
+		opts := changes.CommitOptions{Message: strings.TrimSpace(f.entry.Text)}
+		for _, c := range f.included {
+			if c.Checked {
+				opts.Include = append(opts.Include, c.Text)
+			}
+		}
+		w.commitAndPush(opts)
+	})
+}
+
+// commitAndPush commits the run's changes and pushes, off Fyne's goroutine, and says what
+// happened. On Fyne's goroutine.
+func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
+	if w.pushing {
+		return
+	}
+	w.pushing = true
+	w.push.Disable()
+	w.note.SetText("Committing…")
+	id := w.info.ID
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shipTimeout)
+		defer cancel()
+		c, err := w.deps.shipper.Commit(ctx, id, opts)
+		if err != nil {
+			onUI(func() {
+				defer w.settled.Add(1)
+				w.pushing = false
+				w.push.Enable()
+				w.note.SetText("Not committed: " + err.Error())
+			})
+			return
+		}
+		onUI(func() {
+			w.uncommitted = false
+			w.push.SetText("Push")
+			w.committed = committedText(c)
+			w.note.SetText(w.committed + " Pushing…")
+			w.pushing = false
+			w.pushOK = true
+			w.pushBranch()
+		})
+	}()
+}
+
+// committedText says what a commit holds, for a person.
+func committedText(c changes.Committed) string {
+	s := fmt.Sprintf("Committed %s on %s: %s (%s).", c.Commit[:min(len(c.Commit), 12)], c.Branch, c.Subject, countOf(len(c.Files), "file"))
+	if n := len(c.LeftOut); n > 0 {
+		s += fmt.Sprintf(" Left out, changed before the run: %s.", strings.Join(c.LeftOut, ", "))
+	}
+	return s
+}
+
+// openPullRequest asks for the pull request's title and body, then opens it. On Fyne's
+// goroutine.
+func (w *runWindow) openPullRequest() {
+	f := &shipForm{}
+	f.entry = widget.NewEntry()
+	f.entry.SetText(commitMessage(w.info))
+	f.body = widget.NewMultiLineEntry()
+	f.body.SetText(strings.TrimSpace(w.info.Prompt) + "\n\nMade with segwi (run " + w.info.ID + ").")
+	f.body.SetMinRowsVisible(8)
+	form := container.NewVBox(widget.NewLabel("Title"), f.entry, widget.NewLabel("Description"), f.body,
+		widget.NewLabel("Against the repository's default branch, from the branch just pushed."))
+	w.prForm = f
+	w.newShipForm("Open pull request", "Open pull request", form, f, func() {
+		title, body := strings.TrimSpace(f.entry.Text), f.body.Text
+		if title == "" {
+			w.note.SetText("A pull request needs a title.")
+			return
+		}
+		w.pr.Disable()
+		w.note.SetText("Opening the pull request…")
+		id := w.info.ID
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), shipTimeout)
+			defer cancel()
+			u, err := w.deps.shipper.OpenPullRequest(ctx, id, title, body)
+			onUI(func() {
+				defer w.settled.Add(1)
+				if err != nil {
+					w.pr.Enable()
+					w.note.SetText("No pull request opened: " + err.Error())
+					return
+				}
+				w.showPullRequest(u)
+				w.note.SetText("Pull request opened: " + u)
+			})
+		}()
+	})
+}
+
+// showPullRequest shows the link to the run's pull request in place of its button. On
+// Fyne's goroutine.
+func (w *runWindow) showPullRequest(raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return
+	}
+	w.prLink.SetText("Pull request: " + raw)
+	w.prLink.SetURL(u)
+	w.prLink.Show()
+	w.pr.Hide()
+}
+
+// openContinue asks for the next message, then starts the run that continues this one
+// and opens its window. On Fyne's goroutine.
+func (w *runWindow) openContinue() {
+	f := &shipForm{}
+	f.entry = widget.NewMultiLineEntry()
+	f.entry.SetPlaceHolder("What Claude Code should do next, in the same session")
+	f.entry.SetMinRowsVisible(4)
+	w.continueForm = f
+	content := container.NewVBox(widget.NewLabel(fmt.Sprintf("A new %s run in %s resumes this run's Claude Code session.", w.info.Kind, w.info.Checkout)), f.entry)
+	w.newShipForm("Continue the run", "Continue", content, f, func() {
+		prompt := strings.TrimSpace(f.entry.Text)
+		if prompt == "" {
+			w.note.SetText("Not continued: say what Claude Code should do next.")
+			return
+		}
+		w.cont.Disable()
+		w.note.SetText("Starting the run that continues this one…")
+		id := w.info.ID
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			r, err := w.deps.shipper.Continue(ctx, id, prompt)
+			onUI(func() {
+				defer w.settled.Add(1)
+				if err != nil {
+					w.cont.Enable()
+					w.note.SetText("Not continued: " + err.Error())
+					return
+				}
+				w.note.SetText("Continued in run " + r.ID() + ".")
+				if w.deps.showRun != nil {
+					w.deps.showRun(r)
+				}
+			})
+		}()
+	})
+}
