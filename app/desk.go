@@ -204,6 +204,8 @@ func (d *desk) runDeps() runWindowDeps {
 		branch:      gitBranch,
 		pusher:      d.tray,
 		changes:     d.tray,
+		shipper:     d.tray,
+		showRun:     d.showRun,
 		queuedAhead: d.tray.queuedAhead,
 		onClosed:    func(id string) { delete(d.runWins, id) },
 	}

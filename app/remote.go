@@ -8,6 +8,7 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -155,14 +156,18 @@ func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.expect(id, spec)
+	return t.run(id), nil
+}
+
+// expect notes the run id, just started as spec says, until the tray's first word on it.
+func (t *trayLink) expect(id string, spec runs.Spec) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if _, ok := t.known[id]; !ok {
-		// Until the tray's first word on it: what the dialog asked for.
 		t.known[id] = control.Run{Info: runs.Info{ID: id, Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt,
 			Model: spec.Model, State: runs.StateQueued, Created: time.Now()}, Dir: filepath.Join(runs.RunsDir(t.report.StateDir), id)}
 	}
-	t.mu.Unlock()
-	return t.run(id), nil
 }
 
 // subscribe asks the tray for the run id's events.
@@ -268,6 +273,31 @@ func (t *trayLink) Push(ctx context.Context, runID string) (string, error) {
 // Changes reads what the run changed since its base, in the tray (changesReader).
 func (t *trayLink) Changes(ctx context.Context, runID, path string) (control.ChangeSet, error) {
 	return t.client.Changes(ctx, runID, path)
+}
+
+// Commit commits the ended run's changes as the person, in the tray (shipper).
+func (t *trayLink) Commit(ctx context.Context, runID string, opts changes.CommitOptions) (changes.Committed, error) {
+	return t.client.Commit(ctx, control.Commit{Run: runID, Message: opts.Message, Include: opts.Include})
+}
+
+// OpenPullRequest opens a pull request for the run's pushed branch against the default
+// branch, in the tray, which records it on the run (shipper). An empty body is the
+// tray's: the run, its task and its result.
+func (t *trayLink) OpenPullRequest(ctx context.Context, runID, title, body string) (string, error) {
+	pr, err := t.client.OpenPullRequest(ctx, control.OpenPullRequest{Run: runID, Title: title, Body: body})
+	return pr.URL, err
+}
+
+// Continue starts the run that continues the ended run with prompt, kept open for
+// follow-ups as a run started from the new-run dialog is (shipper).
+func (t *trayLink) Continue(ctx context.Context, runID, prompt string) (liveRun, error) {
+	id, err := t.client.Continue(ctx, runID, prompt, true)
+	if err != nil {
+		return nil, err
+	}
+	earlier := t.info(runID)
+	t.expect(id, runs.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model})
+	return t.run(id), nil
 }
 
 // trayToken is the settings window's tokenStore: the tray's keyring, which hands the

@@ -389,6 +389,9 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 		}
 		go w.checkPush()
 	}
+	if info.PullRequest != "" && w.prLink.Hidden {
+		w.showPullRequest(info.PullRequest)
+	}
 	w.showHeader()
 	w.list.Refresh()
 	w.rawList.Refresh()

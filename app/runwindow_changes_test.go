@@ -34,17 +34,22 @@ type changedRun struct {
 	info     runs.Info
 }
 
-func newChangedRun(t *testing.T) changedRun {
+// newChangedRun makes the run; the files named in before are written before it starts:
+// changed already at its base, perhaps the person's.
+func newChangedRun(t *testing.T, before ...string) changedRun {
 	t.Helper()
 	r := changedRun{id: "20250314-092653-c4a9e5", checkout: fixedCheckout(t), stateDir: t.TempDir()}
-	base := changes.ReadBase(context.Background(), gitcmd.New("", "", nil), r.checkout)
-	if !base.Known() {
-		t.Fatalf("the checkout's base: %s", base.Error)
-	}
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(r.checkout, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, name := range before {
+		write(name, "the person's own notes\n")
+	}
+	base := changes.ReadBase(context.Background(), gitcmd.New("", "", nil), r.checkout)
+	if !base.Known() {
+		t.Fatalf("the checkout's base: %s", base.Error)
 	}
 	write("hello.txt", claudetest.CheckoutHello+"and a line the run added\n") // Edit
 	write("x.txt", "a file the run wrote\n")                                  // Write

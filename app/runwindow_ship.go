@@ -168,7 +168,7 @@ func (w *runWindow) openPullRequest() {
 	f.entry = widget.NewEntry()
 	f.entry.SetText(commitMessage(w.info))
 	f.body = widget.NewMultiLineEntry()
-	f.body.SetText(strings.TrimSpace(w.info.Prompt) + "\n\nMade with segwi (run " + w.info.ID + ").")
+	f.body.SetPlaceHolder("Left empty, segwi writes which run made the change, its task and its result.")
 	f.body.SetMinRowsVisible(8)
 	form := container.NewVBox(widget.NewLabel("Title"), f.entry, widget.NewLabel("Description"), f.body,
 		widget.NewLabel("Against the repository's default branch, from the branch just pushed."))

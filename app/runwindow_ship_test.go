@@ -12,6 +12,7 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
@@ -215,13 +216,14 @@ func TestCommitAndPushLeavesOutWhatWasChangedBeforeAndThenOffersAPullRequest(t *
 			}
 			test.Tap(w.pr)
 			pf := w.prForm
-			if pf.entry.Text != "Greet the reader" || !strings.HasPrefix(pf.body.Text, "Greet the reader\nin hello.txt\n\nMade with segwi (run ") {
-				t.Errorf("the pull request is prefilled with %q and %q", pf.entry.Text, pf.body.Text)
+			if pf.entry.Text != "Greet the reader" || pf.body.Text != "" {
+				t.Errorf("the pull request is prefilled with %q and %q, want the task's first line and the tray's body", pf.entry.Text, pf.body.Text)
 			}
-			pf.entry.SetText("Greet the reader")
+			pf.entry.SetText("Greet the reader politely")
+			pf.body.SetText("Says hello.")
 			test.Tap(pf.ok)
 			await.For(t, 10*time.Second, "the pull request", func() bool { return w.settled.Load() == 2 })
-			if len(ship.prs) != 1 || !strings.HasPrefix(ship.prs[0], "Greet the reader|Greet the reader\nin hello.txt") {
+			if strings.Join(ship.prs, "\n") != "Greet the reader politely|Says hello." {
 				t.Errorf("pull requests asked for: %q", ship.prs)
 			}
 			if !w.prLink.Visible() || w.prLink.URL.String() != "https://github.com/ada/web/pull/7" || w.pr.Visible() {
@@ -280,4 +282,41 @@ func TestARunWithoutASessionOffersNoContinue(t *testing.T) {
 			t.Error("Continue is offered for a run with no session")
 		}
 	})
+}
+
+// A run whose pull request was opened shows it as a link when its window opens again.
+func TestARunsRecordedPullRequestShowsAsALink(t *testing.T) {
+	info := endedBuild
+	info.PullRequest = "https://github.com/ada/web/pull/9"
+	w := recordWindow(t, info, func(d *runWindowDeps) { d.shipper = &fakeShipper{order: &[]string{}} })
+	await.For(t, 10*time.Second, "the link to the pull request", func() bool {
+		shown := false
+		onUIWait(func() { shown = w.prLink.Visible() && w.prLink.URL != nil && w.prLink.URL.String() == info.PullRequest })
+		return shown
+	})
+}
+
+// The window's commit and continue reach the tray's core over the channel: the commit is
+// made in the checkout as the person, leaving out what was changed before the run, and a
+// run with no session is not continued, saying why.
+func TestTheWindowCommitsAndContinuesThroughTheTray(t *testing.T) {
+	r := newChangedRun(t, "notes.txt")
+	link := trayOver(t, r.stateDir)
+	ctx := context.Background()
+	c, err := link.Commit(ctx, r.id, changes.CommitOptions{Message: "Greet the reader"})
+	if err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	if strings.Join(c.Files, ",") != "hello.txt,x.txt" || strings.Join(c.LeftOut, ",") != "notes.txt" || c.Subject != "Greet the reader" {
+		t.Errorf("committed %+v, want hello.txt and x.txt as Greet the reader, notes.txt left out", c)
+	}
+	if got := claudetest.Status(t, r.checkout); got != "?? notes.txt" {
+		t.Errorf("git status after the commit:\n%s\nwant only the person's notes.txt left", got)
+	}
+	if got := claudetest.Git(t, r.checkout, "log", "-1", "--format=%s"); got != "Greet the reader" {
+		t.Errorf("the checkout's last commit is %q", got)
+	}
+	if _, err := link.Continue(ctx, r.id, "and now in French"); err == nil || !strings.Contains(err.Error(), "no Claude Code session recorded") {
+		t.Errorf("continuing a run with no session = %v, want the tray's refusal", err)
+	}
 }

@@ -18,8 +18,9 @@
 // Finish, Stop, CheckPush, Push, Answer, SaveSettings, ApplyTrusted, KeepTrusted,
 // TokenStatus, SetToken, DeleteToken, RunCanary, StopCanary, Quit, Subscribe, Unsubscribe,
 // Changes, Commit, OpenPullRequest, Continue (Client has a typed method for each). Every
-// request carries an id of its sender's and gets one Reply with the same id: ok, or an error a person can read, whose Code keeps the
-// sentinel errors callers branch on (runs.ErrNotRunning, token.ErrNotFound, ...).
+// request carries an id of its sender's and gets one Reply with the same id: ok, or an
+// error a person can read, whose Code keeps the sentinel errors callers branch on
+// (runs.ErrNotRunning, token.ErrNotFound, ...).
 //
 // # Roles
 //
