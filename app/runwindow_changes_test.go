@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,37 @@ func nextCall(t *testing.T, r *scriptedChanges, why string) {
 	case <-r.calls:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the changes were not read on %s", why)
+	}
+}
+
+// A diff of 5,000 changed lines comes from the tray, over the channel, and shows whole:
+// the figure is how long the person waits for it after opening the tab.
+func TestAFiveThousandLineDiffThroughTheTray(t *testing.T) {
+	r := newChangedRun(t)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %d of a long file the run wrote, long enough to be a real line of code\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(r.checkout, "big.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := trayOver(t, r.stateDir)
+	test.NewTempApp(t)
+	c := newChangesTab(link, r.id)
+	win := test.NewTempWindow(t, c.content)
+	win.Resize(fyne.NewSize(820, 600))
+	start := time.Now()
+	onUIWait(c.load)
+	loaded(t, c, 1)
+	took := time.Since(start)
+	lines := diffTexts(c)
+	t.Logf("a diff of %d lines (%d KiB) read by the tray and shown in %v, with %d row widgets made",
+		len(lines), len(c.set.Diff.Text)>>10, took, c.diffRows.Load())
+	if c.set.Diff.Cut {
+		t.Errorf("the diff of 5,000 lines was cut at %d bytes", c.set.Diff.Limit)
+	}
+	want := fmt.Sprintf("%d|+line 4999 of a long file", diffAdded)
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("the diff lacks big.txt's last line; it has %d lines", len(lines))
 	}
 }
