@@ -141,6 +141,9 @@ func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
 			return
 		}
 		onUI(func() {
+			if w.changes != nil && w.changes.loaded {
+				w.changes.load() // the files are committed now
+			}
 			w.uncommitted = false
 			w.push.SetText("Push")
 			w.committed = committedText(c)
