@@ -107,15 +107,7 @@ func (c *changesTab) fileRow(i int) string {
 func fileLine(f changes.File) string {
 	mark := map[changes.Status]string{changes.Added: "A", changes.Modified: "M", changes.Deleted: "D",
 		changes.Renamed: "R", changes.TypeChanged: "T"}[f.Status]
-	name := f.Path
-	if f.OldPath != "" {
-		name = f.OldPath + " → " + f.Path
-	}
-	counts := fmt.Sprintf("+%d −%d", f.Added, f.Deleted)
-	if f.Binary {
-		counts = "binary"
-	}
-	line := fmt.Sprintf("%s  %s  %s", mark, name, counts)
+	line := fmt.Sprintf("%s  %s  %s", mark, f.Name(), f.Lines())
 	if f.DirtyAtBase {
 		line += "  (changed before the run)"
 	}

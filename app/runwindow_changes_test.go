@@ -145,7 +145,7 @@ func TestTheChangesTabListsAnEditedAndAWrittenFileWithTheirDiff(t *testing.T) {
 			files = append(files, c.fileRow(i))
 		}
 	})
-	want := []string{"All files (2)", "M  hello.txt  +1 −0", "A  x.txt  +1 −0"}
+	want := []string{"All files (2)", "M  hello.txt  +1 -0", "A  x.txt  +1 -0"}
 	if strings.Join(files, "\n") != strings.Join(want, "\n") {
 		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
 	}
@@ -235,7 +235,7 @@ func TestDiffLinesNameBinaryFilesAndSayWhereADiffWasCut(t *testing.T) {
 	if line := fileLine(changes.File{Path: "logo.png", Status: changes.Added, Binary: true}); line != "A  logo.png  binary" {
 		t.Errorf("the binary file's row = %q", line)
 	}
-	if line := fileLine(changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}); line != "R  a.go → b.go  +1 −0  (changed before the run)" {
+	if line := fileLine(changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}); line != "R  a.go → b.go  +1 -0  (changed before the run)" {
 		t.Errorf("the renamed file's row = %q", line)
 	}
 }

@@ -75,19 +75,11 @@ func writeStat(w io.Writer, info runs.Info, snap *changes.Snapshot) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range snap.Files {
-		path := f.Path
-		if f.OldPath != "" {
-			path = f.OldPath + " → " + f.Path
-		}
-		lines := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
-		if f.Binary {
-			lines = "binary"
-		}
 		note := ""
 		if f.DirtyAtBase {
 			note = "already changed before the run"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, path, lines, note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Name(), f.Lines(), note)
 	}
 	tw.Flush()
 	for _, c := range snap.Commits {

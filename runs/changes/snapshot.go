@@ -45,6 +45,22 @@ type File struct {
 	DirtyAtBase bool `json:"dirtyAtBase,omitempty"`
 }
 
+// Name is the file as a person reads it in a list: its path, or "old → new" when renamed.
+func (f File) Name() string {
+	if f.OldPath != "" {
+		return f.OldPath + " → " + f.Path
+	}
+	return f.Path
+}
+
+// Lines is what changed in it, in a list: "+12 -3", or "binary".
+func (f File) Lines() string {
+	if f.Binary {
+		return "binary"
+	}
+	return fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
+}
+
 // CommitRef is a commit made since the base.
 type CommitRef struct {
 	Hash    string `json:"hash"`
