@@ -27,6 +27,7 @@ var schema = section{
 		"approvals": section{"timeout": nil, "trusted": nil},
 		"canary":    section{"guarddeny": nil},
 		"github":    section{"apiurl": nil},
+		"remote":    section{"enabled": nil, "port": nil, "owners": nil, "socket": nil},
 	},
 }
 

@@ -48,6 +48,10 @@ func TestDefaultGivesEveryDocumentedDefault(t *testing.T) {
 		{"segwi.approvals.trusted", len(d.Approvals.Trusted), 0},
 		{"segwi.canary.guardDeny", d.Canary.GuardDeny, ""},
 		{"segwi.github.apiURL", d.GitHub.APIURL, "https://api.github.com"},
+		{"segwi.remote.enabled", d.Remote.Enabled, false},
+		{"segwi.remote.port", d.Remote.Port, 7717},
+		{"segwi.remote.owners", len(d.Remote.Owners), 0},
+		{"segwi.remote.socket", d.Remote.Socket, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+" defaults to "+strings.TrimSpace(show(tt.want)), func(t *testing.T) {
@@ -112,6 +116,7 @@ func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
 		Approvals:    Approvals{Timeout: 2 * time.Minute, Trusted: []string{"go test", "git status"}},
 		Canary:       Canary{GuardDeny: guard},
 		GitHub:       GitHub{APIURL: "https://ghe.example.com/api/v3"},
+		Remote:       Remote{Enabled: true, Port: 8443, Owners: []string{"alice@example.com", "alice@github"}, Socket: "/run/tailscale/tailscaled.sock"},
 	}
 	files := []struct{ name, body string }{
 		{"config.yaml", `segwi:
@@ -122,8 +127,9 @@ func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
   approvals: {timeout: 2m, trusted: [go test, git status]}
   canary: {guardDeny: ` + guard + `}
   github: {apiURL: "https://ghe.example.com/api/v3"}
+  remote: {enabled: true, port: 8443, owners: [alice@example.com, alice@github], socket: /run/tailscale/tailscaled.sock}
 `},
-		{"config.yml", "segwi:\n  claude: {path: /opt/claude/bin/claude, model: opus}\n  repositories: [{name: web, path: " + repo + ", remote: upstream}]\n  runs: {maxConcurrent: 2, maxDuration: 90m, idleTimeout: 5m, stopGrace: 3s, passForgeTokens: true}\n  approvals: {timeout: 120s, trusted: [go test, git status]}\n  canary: {guardDeny: " + guard + "}\n  github: {apiURL: \"https://ghe.example.com/api/v3/\"}\n"},
+		{"config.yml", "segwi:\n  claude: {path: /opt/claude/bin/claude, model: opus}\n  repositories: [{name: web, path: " + repo + ", remote: upstream}]\n  runs: {maxConcurrent: 2, maxDuration: 90m, idleTimeout: 5m, stopGrace: 3s, passForgeTokens: true}\n  approvals: {timeout: 120s, trusted: [go test, git status]}\n  canary: {guardDeny: " + guard + "}\n  github: {apiURL: \"https://ghe.example.com/api/v3/\"}\n  remote: {enabled: true, port: 8443, owners: [alice@example.com, alice@github], socket: /run/tailscale/../tailscale/tailscaled.sock}\n"},
 		{"config.toml", `[segwi.claude]
 path = "/opt/claude/bin/claude"
 model = "opus"
@@ -149,6 +155,12 @@ guardDeny = "` + guard + `"
 
 [segwi.github]
 apiURL = "https://ghe.example.com/api/v3"
+
+[segwi.remote]
+enabled = true
+port = 8443
+owners = ["alice@example.com", "alice@github"]
+socket = "/run/tailscale/tailscaled.sock"
 `},
 		{"config.json", `{"segwi": {
   "claude": {"path": "/opt/claude/bin/claude", "model": "opus"},
@@ -156,7 +168,8 @@ apiURL = "https://ghe.example.com/api/v3"
   "runs": {"maxConcurrent": 2, "maxDuration": "1h30m", "idleTimeout": "5m", "stopGrace": "3s", "passForgeTokens": true},
   "approvals": {"timeout": "2m", "trusted": ["go test", "git status"]},
   "canary": {"guardDeny": "` + guard + `"},
-  "github": {"apiURL": "https://ghe.example.com/api/v3"}
+  "github": {"apiURL": "https://ghe.example.com/api/v3"},
+  "remote": {"enabled": true, "port": 8443, "owners": ["alice@example.com", "alice@github"], "socket": "/run/tailscale/tailscaled.sock"}
 }}`},
 	}
 	for _, f := range files {
@@ -271,6 +284,21 @@ func TestValidationNamesTheFileTheKeyAndTheProblem(t *testing.T) {
 			[]string{`segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://ghe.example.com/api/v3" (write https://ghe.example.com/api/v3)`}},
 		{"a plain-http GitHub API URL on loopback is refused too", "segwi:\n  github:\n    apiURL: http://127.0.0.1:8080/api/v3\n",
 			[]string{`segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://127.0.0.1:8080/api/v3" (write https://127.0.0.1:8080/api/v3)`}},
+		{"the remote page's switch must be a boolean", "segwi:\n  remote:\n    enabled: on please\n",
+			[]string{`segwi.remote.enabled: must be true or false, got "on please"`}},
+		{"the remote page's port must be a TCP port", "segwi:\n  remote:\n    port: 70000\n",
+			[]string{"segwi.remote.port: must be between 1 and 65535, got 70000"}},
+		{"the remote page's port must be a number", "segwi:\n  remote:\n    port: web\n",
+			[]string{`segwi.remote.port: must be a whole number between 1 and 65535, got "web"`}},
+		{"owners must be a list", "segwi:\n  remote:\n    owners: alice@example.com\n",
+			[]string{`segwi.remote.owners: must be a list of tailnet login names such as alice@example.com, got "alice@example.com"`}},
+		{"an owner must be a login name", "segwi:\n  remote:\n    owners: [alice@example.com, alice]\n",
+			[]string{"segwi.remote.owners[1]: \"alice\" is not a tailnet login name: write it as tailscale shows it, such as alice@example.com or alice@github " +
+				"(`tailscale status --json` shows yours under User)"}},
+		{"an owner must be a string", "segwi:\n  remote:\n    owners: [{login: alice@example.com}]\n",
+			[]string{"segwi.remote.owners[0]: must be a tailnet login name such as alice@example.com, got a mapping"}},
+		{"a relative tailscaled socket is refused", "segwi:\n  remote:\n    socket: tailscaled.sock\n",
+			[]string{`segwi.remote.socket: must be an absolute path or start with ~/, got "tailscaled.sock": write the path of tailscaled's socket, e.g. /var/run/tailscale/tailscaled.sock`}},
 		{"a section must be a mapping", "segwi:\n  runs: 4\n",
 			[]string{"segwi.runs: must be a mapping of settings, got a number"}},
 		{"a key written twice in two spellings is refused", "segwi:\n  runs:\n    maxConcurrent: 2\n    maxconcurrent: 3\n",

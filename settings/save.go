@@ -21,7 +21,9 @@ import (
 // (2h against 120m, ~/src/web against its expanded path) is left as written. Repository
 // entries are matched by name, so their other keys stay with them; an entry whose name
 // is not in s is removed. The file is replaced by a rename, so a reader never sees half
-// of it. TOML and JSON files are not written: edit those by hand.
+// of it. TOML and JSON files are not written: edit those by hand. segwi.remote is not
+// written yet either (the settings window has no fields for it): Save leaves it exactly
+// as the file has it, whatever s.Remote says.
 func Save(path string, s Settings) error {
 	if typ, err := format(path); err != nil {
 		return fmt.Errorf("saving settings: %w", err)

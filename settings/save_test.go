@@ -132,3 +132,27 @@ func TestSaveRefusesFilesItCannotWriteFaithfully(t *testing.T) {
 		})
 	}
 }
+
+// The settings window has no fields for segwi.remote yet: a save from it must not turn the
+// remote page off, nor drop its owners.
+func TestSaveLeavesTheRemoteSectionAsWritten(t *testing.T) {
+	p := writeConfig(t, "config.yaml", "segwi:\n  remote:\n    enabled: true # from my phone\n    owners: [alice@example.com]\n")
+	before := load(t, p)
+	if err := before.Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := before.Settings
+	s.Remote = Default().Remote
+	s.Runs.MaxConcurrent = 2
+	if err := Save(p, s); err != nil {
+		t.Fatal(err)
+	}
+	after := load(t, p)
+	want := Remote{Enabled: true, Port: DefaultRemotePort, Owners: []string{"alice@example.com"}}
+	if diff := cmp.Diff(want, after.Settings.Remote); diff != "" {
+		t.Errorf("segwi.remote after a save (-want +got):\n%s", diff)
+	}
+	if data, _ := os.ReadFile(p); !strings.Contains(string(data), "enabled: true # from my phone") {
+		t.Errorf("saved file lost the remote section as written:\n%s", data)
+	}
+}

@@ -33,6 +33,7 @@ type Settings struct {
 	Approvals    Approvals
 	Canary       Canary
 	GitHub       GitHub
+	Remote       Remote
 }
 
 // Claude says which Claude Code to launch (segwi.claude).
@@ -87,6 +88,21 @@ type GitHub struct {
 	APIURL string
 }
 
+// Remote configures the approval page served on the tailnet (segwi.remote): the person
+// answers a run's approvals from their phone or another of their devices.
+type Remote struct {
+	// Enabled serves the page; off by default.
+	Enabled bool
+	// Port is the TCP port the page listens on, on this machine's tailnet addresses.
+	Port int
+	// Owners are the tailnet login names allowed to answer (e.g. alice@example.com);
+	// empty means the login that owns this machine's node.
+	Owners []string
+	// Socket is tailscaled's LocalAPI socket, absolute with ~ expanded; empty means the
+	// platform's default.
+	Socket string
+}
+
 // Default returns the settings used for every key the file leaves out.
 func Default() Settings {
 	return Settings{
@@ -99,6 +115,7 @@ func Default() Settings {
 		},
 		Approvals: Approvals{Timeout: 10 * time.Minute},
 		GitHub:    GitHub{APIURL: "https://api.github.com"},
+		Remote:    Remote{Port: DefaultRemotePort},
 	}
 }
 
@@ -110,6 +127,9 @@ const (
 	MaxConcurrentLimit = 64   // segwi.runs.maxConcurrent is between 1 and this
 	MaxTrusted         = 64   // entries in segwi.approvals.trusted
 	MaxTrustedBytes    = 1024 // bytes in one trusted prefix
+	DefaultRemotePort  = 7717 // segwi.remote.port when it is not set
+	MaxOwners          = 64   // entries in segwi.remote.owners
+	MaxOwnerBytes      = 256  // bytes in one login name
 )
 
 // CheckoutName names a checkout for a person: the name of the repository entry whose path

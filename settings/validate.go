@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/viper"
 
@@ -46,6 +47,10 @@ func (l *loader) settings() Settings {
 	s.Approvals.Trusted = l.trusted()
 	s.Canary.GuardDeny = l.guardDeny()
 	s.GitHub.APIURL = l.apiURL(d.GitHub.APIURL)
+	s.Remote.Enabled = l.boolean("segwi.remote.enabled", d.Remote.Enabled)
+	s.Remote.Port = l.integer("segwi.remote.port", d.Remote.Port, 1, 65535)
+	s.Remote.Owners = l.owners()
+	s.Remote.Socket = l.socket()
 	return s
 }
 
@@ -358,4 +363,68 @@ func (l *loader) apiURL(def string) string {
 		return def
 	}
 	return strings.TrimSuffix(s, "/")
+}
+
+// owners reads segwi.remote.owners: tailnet login names, each as tailscale shows it
+// (alice@example.com, alice@github).
+func (l *loader) owners() []string {
+	const key = "segwi.remote.owners"
+	raw := l.get(key)
+	if raw == nil {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		l.problem(key, fmt.Sprintf("must be a list of tailnet login names such as alice@example.com, got %s", show(raw)))
+		return nil
+	}
+	if len(list) > MaxOwners {
+		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), MaxOwners))
+		return nil
+	}
+	var out []string
+	bad := false
+	for i, e := range list {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		s, ok := e.(string)
+		s = strings.TrimSpace(s)
+		switch {
+		case !ok:
+			l.problem(at, fmt.Sprintf("must be a tailnet login name such as alice@example.com, got %s", show(e)))
+			bad = true
+		case len(s) > MaxOwnerBytes:
+			l.problem(at, fmt.Sprintf("is %d bytes long, at most %d are allowed", len(s), MaxOwnerBytes))
+			bad = true
+		case strings.IndexFunc(s, unicode.IsSpace) >= 0 || strings.Count(s, "@") != 1 || strings.HasPrefix(s, "@") || strings.HasSuffix(s, "@"):
+			l.problem(at, fmt.Sprintf("%q is not a tailnet login name: write it as tailscale shows it, such as alice@example.com or alice@github "+
+				"(`tailscale status --json` shows yours under User)", s))
+			bad = true
+		default:
+			out = append(out, s)
+		}
+	}
+	if bad {
+		return nil
+	}
+	return out
+}
+
+// socket reads segwi.remote.socket: a path, which need not exist yet (tailscaled creates
+// it when it starts; segwi config check says when it is missing).
+func (l *loader) socket() string {
+	const key = "segwi.remote.socket"
+	p := strings.TrimSpace(l.str(key, ""))
+	if p == "" {
+		return ""
+	}
+	abs, err := ExpandHome(p)
+	if err != nil {
+		l.problem(key, err.Error())
+		return ""
+	}
+	if !filepath.IsAbs(abs) {
+		l.problem(key, fmt.Sprintf("must be an absolute path or start with ~/, got %q: write the path of tailscaled's socket, e.g. /var/run/tailscale/tailscaled.sock", p))
+		return ""
+	}
+	return filepath.Clean(abs)
 }
