@@ -91,6 +91,10 @@ type Answer struct {
 	By        Answerer
 	Rule      string        // the trusted prefix that matched, when By is ByTrusted
 	Waited    time.Duration // from the request's arrival to its answer
+	// Who says where the person answered from, when not at this machine: a device of
+	// theirs and its login, e.g. "phone (alice@example.com)". Empty for a popup, a
+	// terminal prompt, and every answer not by a person.
+	Who string
 }
 
 // Record is a request, with its answer once it has one.
@@ -104,8 +108,9 @@ type Record struct {
 // The answer it returns carries the person's choice (Allow, or a deny with Interrupt for
 // "deny and stop the run") and, for a deny, the person's own words in Message (empty when
 // they gave none); segwi turns them into the message Claude Code sees ("Denied by the
-// person at segwi: ..."). With By ByNoTerminal, Message is used as it is. Any other By is
-// taken as ByPerson; Waited and Rule are ignored.
+// person at segwi: ..."). Who, for an answer from another device, is recorded as it is.
+// With By ByNoTerminal, Message is used as it is. Any other By is taken as ByPerson;
+// Waited and Rule are ignored.
 type Decider interface {
 	// Decide shows req to a person and returns their answer (By ByPerson, or ByNoTerminal
 	// when no person can be asked). It returns when they answer or when ctx is done: ctx

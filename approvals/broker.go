@@ -300,7 +300,7 @@ func fromDecider(a Answer, err error, ctx context.Context, timeout time.Duration
 		}
 		return Answer{By: ByNoTerminal, Message: a.Message}
 	default:
-		out := Answer{Allow: a.Allow && !a.Interrupt, By: ByPerson}
+		out := Answer{Allow: a.Allow && !a.Interrupt, By: ByPerson, Who: a.Who}
 		if out.Allow {
 			return out
 		}

@@ -63,6 +63,10 @@ func TestBrokerPassesOnThePersonsAnswer(t *testing.T) {
 		wantStop bool
 	}{
 		{"an allow is an allow", Answer{Allow: true, By: ByPerson}, Answer{Allow: true, By: ByPerson}, false},
+		{"an answer from another device keeps where it came from", Answer{Allow: true, By: ByPerson, Who: "phone (alice@example.com)"},
+			Answer{Allow: true, By: ByPerson, Who: "phone (alice@example.com)"}, false},
+		{"a deny from another device keeps it too", Answer{By: ByPerson, Who: "phone (alice@example.com)", Message: "no"},
+			Answer{By: ByPerson, Who: "phone (alice@example.com)", Message: "Denied by the person at segwi: no"}, false},
 		{"a deny carries the person's reason", Answer{By: ByPerson, Message: "not on main"},
 			Answer{By: ByPerson, Message: "Denied by the person at segwi: not on main"}, false},
 		{"a deny without a reason says none was given", Answer{By: ByPerson},
@@ -73,7 +77,7 @@ func TestBrokerPassesOnThePersonsAnswer(t *testing.T) {
 			Answer{By: ByPerson, Interrupt: true, Message: "Denied by the person at segwi, who also stopped the run: no reason given"}, true},
 		{"a Decider claiming another answerer is taken as the person", Answer{By: ByTrusted, Rule: "rm", Message: "x"},
 			Answer{By: ByPerson, Message: "Denied by the person at segwi: x"}, false},
-		{"no terminal keeps its message", Answer{By: ByNoTerminal, Message: "denied: no person was at the terminal"},
+		{"no terminal keeps its message and names no device", Answer{By: ByNoTerminal, Who: "phone", Message: "denied: no person was at the terminal"},
 			Answer{By: ByNoTerminal, Message: "denied: no person was at the terminal"}, false},
 	}
 	for _, tt := range tests {

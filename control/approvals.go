@@ -201,9 +201,14 @@ func AnswerOf(request string, a approvals.Answer, by string) Answer {
 	return out
 }
 
-// Approval is the person's answer as the approvals broker takes it from a Decider.
+// Approval is the person's answer as the approvals broker takes it from a Decider. An
+// answer from elsewhere than this desktop names where it came from (By) as the answer's
+// Who, which the run records.
 func (a Answer) Approval() approvals.Answer {
 	out := approvals.Answer{By: approvals.ByPerson, Allow: a.Decision == Allow}
+	if a.By != ByThisDesktop {
+		out.Who = a.By
+	}
 	if !out.Allow {
 		out.Interrupt = a.Decision == DenyAndStop
 		out.Message = a.Reason

@@ -243,9 +243,10 @@ func TestAnswersAndRemovalsMapToTheBroker(t *testing.T) {
 		a    Answer
 		want approvals.Answer
 	}{
-		{Answer{Decision: Allow, Reason: "ignored"}, approvals.Answer{Allow: true, By: approvals.ByPerson}},
-		{Answer{Decision: Deny, Reason: "not on main"}, approvals.Answer{By: approvals.ByPerson, Message: "not on main"}},
-		{Answer{Decision: DenyAndStop}, approvals.Answer{By: approvals.ByPerson, Interrupt: true}},
+		{Answer{Decision: Allow, Reason: "ignored", By: ByThisDesktop}, approvals.Answer{Allow: true, By: approvals.ByPerson}},
+		{Answer{Decision: Deny, Reason: "not on main", By: ByThisDesktop}, approvals.Answer{By: approvals.ByPerson, Message: "not on main"}},
+		{Answer{Decision: DenyAndStop, By: ByThisDesktop}, approvals.Answer{By: approvals.ByPerson, Interrupt: true}},
+		{Answer{Decision: Allow, By: "phone (alice@example.com)"}, approvals.Answer{Allow: true, By: approvals.ByPerson, Who: "phone (alice@example.com)"}},
 	} {
 		if diff := cmp.Diff(tt.want, tt.a.Approval()); diff != "" {
 			t.Errorf("%s: broker answer (-want +got):\n%s", tt.a.Decision, diff)

@@ -130,6 +130,7 @@ type ApprovalInfo struct {
 	Allow     bool      `json:"allow,omitempty"`
 	Interrupt bool      `json:"interrupt,omitempty"`
 	By        string    `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
+	Who       string    `json:"who,omitempty"`  // for a person's answer from another device: the device and its login
 	Rule      string    `json:"rule,omitempty"` // the trusted prefix that matched
 	Message   string    `json:"message,omitempty"`
 	WaitedMS  int64     `json:"waitedMS,omitempty"`

@@ -216,6 +216,9 @@ func (n *Narrator) answerWords(e Event) Words {
 func answeredBy(a *ApprovalInfo) string {
 	switch a.By {
 	case "person":
+		if a.Who != "" {
+			return "by you from " + a.Who
+		}
 		return "by you"
 	case "trusted":
 		if a.Rule != "" {

@@ -56,6 +56,8 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"an approval request shows the call", nil, asked, "approve?  Bash: make test"},
 		{"an approval request shows what segwi noticed", nil, Event{Type: EventApprovalRequest, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls|ls"}`), Approval: &ApprovalInfo{Note: "Not checked: too long."}}, "approve?  Bash: ls|ls (Not checked: too long.)"},
 		{"an allow by you names the call and the wait", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByPerson), WaitedMS: 1540}), "allowed   Bash: make test (by you, after 1.5s)"},
+		{"an answer from another device names it", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByPerson), Who: "phone (alice@example.com)", WaitedMS: 1540}),
+			"allowed   Bash: make test (by you from phone (alice@example.com), after 1.5s)"},
 		{"a deny by you gives your reason", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByPerson), WaitedMS: 3000, Message: "Denied by the person at segwi: not now"}),
 			"denied    Bash: make test (by you, after 3s): Denied by the person at segwi: not now"},
 		{"a deny and stop says the run was stopped", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByPerson), Interrupt: true, WaitedMS: 800, Message: "no"}),

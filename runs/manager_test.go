@@ -256,7 +256,7 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 		t.Errorf("with a pending request: %s, want waiting", got)
 	}
 	ar.RecordApproval(approvals.Record{Request: approvals.Request{ID: "q1", ToolName: "Bash"},
-		Answer: &approvals.Answer{By: approvals.ByPerson, Message: "no, " + token, Waited: 1500 * time.Millisecond}})
+		Answer: &approvals.Answer{By: approvals.ByPerson, Who: "phone (alice@example.com)", Message: "no, " + token, Waited: 1500 * time.Millisecond}})
 	ar.SetPending(0)
 	if got := r.State(); got != StateRunning {
 		t.Errorf("once answered: %s, want running", got)
@@ -272,7 +272,7 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 	req, ok1 := find(evs, func(e Event) bool { return e.Type == EventApprovalRequest })
 	ans, ok2 := find(evs, func(e Event) bool { return e.Type == EventApprovalAnswer })
 	if !ok1 || !ok2 || req.ToolUseID != "toolu_9" || req.Approval.Note != "Not checked against your trusted commands: too long." ||
-		ans.Approval.By != "person" || ans.Approval.WaitedMS != 1500 {
+		ans.Approval.By != "person" || ans.Approval.Who != "phone (alice@example.com)" || ans.Approval.WaitedMS != 1500 {
 		t.Errorf("approval events: request %+v, answer %+v", req, ans)
 	}
 	if got := states(evs); !slices.Contains(got, StateWaiting) {

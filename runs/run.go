@@ -182,7 +182,7 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 		ev.Type = EventApprovalAnswer
 		ev.Input = nil
 		ev.Approval = &ApprovalInfo{
-			RequestID: req.ID, Allow: a.Allow, Interrupt: a.Interrupt, By: string(a.By),
+			RequestID: req.ID, Allow: a.Allow, Interrupt: a.Interrupt, By: string(a.By), Who: red.String(a.Who),
 			Rule: red.String(a.Rule), Message: red.String(a.Message), WaitedMS: a.Waited.Milliseconds(),
 		}
 	}
