@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/segwi/segwi/internal/httpguard"
 )
 
 // MaxBodyBytes is the largest request body the server reads; larger ones get 413.
@@ -109,7 +111,7 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 	s := &Server{
 		broker:   NewBroker(cfg.Decider, cfg.MaxPending),
 		limits:   lim,
-		listener: newConnLimiter(ln, lim.fresh, lim.conns),
+		listener: httpguard.NewLimiter(ln, lim.fresh, lim.conns),
 		url:      "http://127.0.0.1:" + port + "/mcp",
 		hosts:    [2]string{"127.0.0.1:" + port, "localhost:" + port},
 		origins:  [2]string{"http://127.0.0.1:" + port, "http://localhost:" + port},
@@ -133,7 +135,7 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 		// gives each body its own deadline instead.
 		IdleTimeout:    2 * time.Minute,
 		MaxHeaderBytes: 64 << 10,
-		ConnContext:    withConn,
+		ConnContext:    httpguard.WithConn,
 		ErrorLog:       log.New(io.Discard, "", 0),
 	}
 	go s.http.Serve(s.listener) //nolint:errcheck // returns http.ErrServerClosed on Close
@@ -237,27 +239,27 @@ func (s *Server) Close() error {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.ownHost(r.Host) {
-			refuse(w, http.StatusForbidden, "forbidden: Host is not this server")
+			httpguard.Refuse(w, http.StatusForbidden, "forbidden: Host is not this server")
 			return
 		}
 		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !s.ownOrigin(origin[0])) {
-			refuse(w, http.StatusForbidden, "forbidden: cross-origin request")
+			httpguard.Refuse(w, http.StatusForbidden, "forbidden: cross-origin request")
 			return
 		}
 		reg := s.lookup(r.Header.Get("Authorization"))
 		if reg == nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="segwi"`)
-			refuse(w, http.StatusUnauthorized, "unauthorized: missing or unknown token")
+			httpguard.Refuse(w, http.StatusUnauthorized, "unauthorized: missing or unknown token")
 			return
 		}
-		showedToken(r)
+		httpguard.Vouch(r)
 		reg.connected.Do(reg.run.Connected)
 		if r.ContentLength > MaxBodyBytes {
-			refuse(w, http.StatusRequestEntityTooLarge, "request body too large")
+			httpguard.Refuse(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return
 		}
 		if code, err := s.readBody(w, r); err != nil {
-			refuse(w, code, err.Error())
+			httpguard.Refuse(w, code, err.Error())
 			return
 		}
 		ctx := context.WithValue(r.Context(), registrationKey{}, reg)
@@ -295,16 +297,6 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (int, error) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return 0, nil
-}
-
-// refuse answers a request the server will not serve, and closes its connection without
-// reading the rest of its body: Go's server would otherwise wait for that body, before
-// the answer and after it, for as long as the caller cares not to send it.
-func refuse(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Connection", "close")
-	// Fails only where the connection cannot take deadlines, and then there is nothing to drain.
-	http.NewResponseController(w).SetReadDeadline(time.Now()) //nolint:errcheck
-	http.Error(w, msg, code)
 }
 
 func (s *Server) ownHost(host string) bool {
