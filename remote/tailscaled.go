@@ -82,7 +82,7 @@ func (e *TailscaleError) Error() string { return "tailscale: " + e.What + ": " +
 
 func (e *TailscaleError) Unwrap() error { return e.Err }
 
-// ErrOperator is the fix for a LocalAPI that refuses segwi's requests.
+// operatorFix is what to do when the LocalAPI refuses segwi.
 const operatorFix = "on Linux a user who is not root must be tailscaled's operator: run `sudo tailscale set --operator=$USER`, then try again"
 
 // explain turns an error of the LocalAPI on socket into a TailscaleError.
