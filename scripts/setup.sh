@@ -2,8 +2,9 @@
 # Installs what segwi's build, app and tests need on a Debian machine, only when missing.
 # Idempotent: a second run checks and returns in about a second.
 #   scripts/setup.sh           packages for building and running the app
-#   scripts/setup.sh --test    also the pinned Claude Code for the end-to-end tests and the
-#                              pinned staticcheck for the test command's lint step
+#   scripts/setup.sh --test    also Chromium and chromedriver for the page tests, the pinned
+#                              Claude Code for the end-to-end tests and the pinned
+#                              staticcheck for the test command's lint step
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,9 @@ want_test=0
 pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
   dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps iproute2)
+# The tests also drive the remote approval page in a real headless browser, through
+# chromedriver (Debian's builds: nothing is downloaded at test time).
+[ $want_test -eq 1 ] && pkgs+=(chromium chromium-driver)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

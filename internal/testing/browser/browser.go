@@ -1,0 +1,240 @@
+// Package browser drives a real headless Chromium for segwi's page tests, through
+// chromedriver and the W3C WebDriver protocol (plain JSON over HTTP on loopback): open a
+// page, find and click elements, read their text, take a screenshot. Debian's chromium
+// and chromium-driver packages provide both programs (scripts/setup.sh --test installs
+// them); no browser is downloaded.
+//
+//	b := browser.Start(t, browser.Options{Proxy: "socks5://127.0.0.1:1080", Width: 390, Height: 844})
+//	b.Open(t, "http://machine.example.ts.net:7717/")
+//	b.Click(t, b.Await(t, 10*time.Second, "button.allow"))
+package browser
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+// Options say how the browser starts.
+type Options struct {
+	Proxy         string  // e.g. socks5://127.0.0.1:1080; empty: none
+	Width, Height int     // the viewport in CSS pixels, emulating a phone's screen
+	PixelRatio    float64 // device pixels per CSS pixel; 2 when zero
+}
+
+// Browser is one browser session.
+type Browser struct {
+	url    string // the session's WebDriver URL
+	client *http.Client
+}
+
+// elementKey names an element reference in WebDriver's answers.
+const elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+// Start starts chromedriver and a headless Chromium session with opts; the test's cleanup
+// ends both. Without chromium or chromedriver it skips the test, or fails it under
+// SEGWI_TEST_STRICT=1.
+func Start(t *testing.T, opts Options) *Browser {
+	t.Helper()
+	chromium, driver := need(t, "chromium"), need(t, "chromedriver")
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, driver, "--port=0") // it says its port on stdout, unless told to be silent
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting chromedriver: %v", err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() }) //nolint:errcheck // killed on purpose
+	port := make(chan string, 1)
+	go func() {
+		started := regexp.MustCompile(`started successfully on port (\d+)`)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := started.FindStringSubmatch(sc.Text()); m != nil {
+				port <- m[1]
+			}
+		}
+		io.Copy(io.Discard, out) //nolint:errcheck
+	}()
+	var base string
+	select {
+	case p := <-port:
+		base = "http://127.0.0.1:" + p
+	case <-time.After(20 * time.Second):
+		t.Fatal("chromedriver did not say which port it listens on within 20s")
+	}
+
+	if opts.PixelRatio == 0 {
+		opts.PixelRatio = 2
+	}
+	args := []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		fmt.Sprintf("--window-size=%d,%d", opts.Width, opts.Height)}
+	if opts.Proxy != "" {
+		args = append(args, "--proxy-server="+opts.Proxy)
+	}
+	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
+		"browserName": "chrome",
+		"goog:chromeOptions": map[string]any{
+			"binary": chromium,
+			"args":   args,
+			"mobileEmulation": map[string]any{
+				"deviceMetrics": map[string]any{"width": opts.Width, "height": opts.Height, "pixelRatio": opts.PixelRatio, "mobile": true, "touch": true},
+				"userAgent":     "Mozilla/5.0 (Linux; Android 14; segwi test phone) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36",
+			},
+		},
+	}}}
+	b := &Browser{client: &http.Client{Timeout: time.Minute}}
+	var session struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := b.call(http.MethodPost, base+"/session", caps, &session); err != nil {
+		t.Fatalf("starting a Chromium session: %v", err)
+	}
+	b.url = base + "/session/" + session.SessionID
+	t.Cleanup(func() { b.call(http.MethodDelete, b.url, nil, nil) }) //nolint:errcheck // chromedriver goes next
+	return b
+}
+
+// need returns the path of a program the browser needs, or skips (fails under strict).
+func need(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed: %v; run scripts/setup.sh --test", name, err)
+		if os.Getenv("SEGWI_TEST_STRICT") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+// Open loads url and returns once the page has loaded.
+func (b *Browser) Open(t *testing.T, url string) {
+	t.Helper()
+	if err := b.call(http.MethodPost, b.url+"/url", map[string]string{"url": url}, nil); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+}
+
+// Element is a reference to an element of the page.
+type Element string
+
+// Find returns the first element that matches the CSS selector, or an error.
+func (b *Browser) Find(css string) (Element, error) {
+	var found map[string]string
+	if err := b.call(http.MethodPost, b.url+"/element", map[string]string{"using": "css selector", "value": css}, &found); err != nil {
+		return "", err
+	}
+	return Element(found[elementKey]), nil
+}
+
+// Await waits until an element that matches css is shown, and returns it.
+func (b *Browser) Await(t *testing.T, within time.Duration, css string) Element {
+	t.Helper()
+	var el Element
+	await.For(t, within, "the page to show "+css, func() error {
+		var err error
+		if el, err = b.Find(css); err != nil {
+			return err
+		}
+		var shown bool
+		if err := b.call(http.MethodGet, b.url+"/element/"+string(el)+"/displayed", nil, &shown); err != nil {
+			return err
+		}
+		if !shown {
+			return fmt.Errorf("%s is hidden", css)
+		}
+		return nil
+	})
+	return el
+}
+
+// Click clicks el as a person would (WebDriver scrolls it into view first).
+func (b *Browser) Click(t *testing.T, el Element) {
+	t.Helper()
+	if err := b.call(http.MethodPost, b.url+"/element/"+string(el)+"/click", map[string]any{}, nil); err != nil {
+		t.Fatalf("clicking: %v", err)
+	}
+}
+
+// Text returns el's text as shown.
+func (b *Browser) Text(el Element) (string, error) {
+	var text string
+	err := b.call(http.MethodGet, b.url+"/element/"+string(el)+"/text", nil, &text)
+	return text, err
+}
+
+// Screenshot saves what the viewport shows as a PNG at path.
+func (b *Browser) Screenshot(t *testing.T, path string) {
+	t.Helper()
+	var encoded string
+	if err := b.call(http.MethodGet, b.url+"/screenshot", nil, &encoded); err != nil {
+		t.Fatalf("taking a screenshot: %v", err)
+	}
+	png, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		t.Fatalf("decoding the screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// call makes one WebDriver request and decodes its value into out (when not nil).
+func (b *Browser) call(method, url string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := b.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	var reply struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&reply); err != nil {
+		return fmt.Errorf("webdriver %s %s: %s: %w", method, url, res.Status, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		var e struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}
+		json.Unmarshal(reply.Value, &e) //nolint:errcheck // the status says enough without it
+		return fmt.Errorf("webdriver %s: %s: %s", method, e.Error, e.Message)
+	}
+	if out == nil {
+		return nil
+	}
+	// A new session answers {"value": {"sessionId": ...}}.
+	return json.Unmarshal(reply.Value, out)
+}
