@@ -87,6 +87,11 @@ func TestConfigCheck(t *testing.T) {
 			`retired: FILE: segwi.repositories[0].permissions (repository "web") is retired`,
 			"FILE: 7 retired keys",
 		}},
+		{"the remote page off asks nothing of tailscaled", "segwi:\n  remote:\n    socket: /nonexistent/tailscaled.sock\n", 0, []string{"FILE: ok"}},
+		{"the remote page on says when tailscaled is not running", "segwi:\n  remote:\n    enabled: true\n    socket: /nonexistent/tailscaled.sock\n", 1, []string{
+			"error: FILE: segwi.remote.enabled is true, but the approval page cannot be served: tailscale: tailscaled is not running: " +
+				"there is no socket at /nonexistent/tailscaled.sock: install Tailscale and start tailscaled, or set segwi.remote.socket to the socket it listens on",
+			"FILE: 1 error"}},
 		{"errors, unknown and retired keys are all counted", "segwi:\n  mcpPermissions: x\n  claude:\n    pth: x\n  runs:\n    stopGrace: soon\n", 1, []string{
 			"FILE: 1 error, 1 unknown key, 1 retired key"}},
 	}

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/remote"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -21,7 +26,8 @@ func newConfigCmd(env *Env) *cobra.Command {
 		Use:   "check",
 		Short: "Validate the settings file; list problems, unknown keys and retired keys",
 		Long: "Validate the settings file and list every problem, unknown key and retired key in it.\n" +
-			"Exits 1 when a value is invalid or the file cannot be read, 0 otherwise.",
+			"With segwi.remote.enabled, also ask tailscaled whether the approval page can be served.\n" +
+			"Exits 1 when a value is invalid, the file cannot be read or the page cannot be served, 0 otherwise.",
 		Args: args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error { return configCheck(env) },
 	})
@@ -60,14 +66,18 @@ func configCheck(env *Env) error {
 	for _, p := range res.Problems {
 		fmt.Fprintf(out, "error: %v\n", p)
 	}
+	errs := len(res.Problems)
+	if !checkRemote(out, res) {
+		errs++
+	}
 	for _, k := range res.Unknown {
 		fmt.Fprintf(out, "unknown: %s: %s: %s\n", path, k, unknownHint)
 	}
 	for _, r := range res.Retired {
 		fmt.Fprintf(out, "retired: %s: %s\n", path, r.Message())
 	}
-	summary(out, path, len(res.Problems), len(res.Unknown), len(res.Retired))
-	if len(res.Problems) > 0 {
+	summary(out, path, errs, len(res.Unknown), len(res.Retired))
+	if errs > 0 {
 		return &silentError{ExitError}
 	}
 	return nil
@@ -93,4 +103,37 @@ func summary(out io.Writer, path string, errs, unknown, retired int) {
 		parts = append(parts, s)
 	}
 	fmt.Fprintf(out, "%s: %s\n", path, strings.Join(parts, ", "))
+}
+
+// checkRemote asks tailscaled, when segwi.remote.enabled is on, whether the approval page
+// can be served, and prints what it found: where the page will be, or what is wrong with
+// tailscaled and what to do. It returns false for a problem.
+func checkRemote(out io.Writer, res *settings.Result) bool {
+	r := res.Settings.Remote
+	if !r.Enabled {
+		return true
+	}
+	for _, p := range res.Problems {
+		if strings.HasPrefix(strings.ToLower(p.Key), "segwi.remote.") {
+			return true // said above; the page would not start with it
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	node, err := remote.Check(ctx, r.Socket, r.Owners)
+	if err != nil {
+		fmt.Fprintf(out, "error: %s: segwi.remote.enabled is true, but the approval page cannot be served: %v\n", res.File, err)
+		return false
+	}
+	owners := strings.Join(r.Owners, ", ")
+	if owners == "" {
+		owners = node.Login + " (the owner of this machine's node)"
+	}
+	host := node.DNSName
+	if host == "" {
+		host = node.Addrs[0].String()
+	}
+	fmt.Fprintf(out, "remote: %s: the approval page will be at http://%s/ for the other devices of %s; this machine's own node (%s) is refused\n",
+		res.File, net.JoinHostPort(host, strconv.Itoa(r.Port)), owners, node.Name)
+	return true
 }
