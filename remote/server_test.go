@@ -19,6 +19,7 @@ import (
 	"tailscale.com/tailcfg"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/tailnet"
 )
 
 // The unit tests serve the page on loopback with a fake tailscaled: the machine "desk"
@@ -46,7 +47,7 @@ func serveFake(t *testing.T, lim limits) *testServer {
 	f.device(phoneIP, "phone", 1)
 	f.device(laptopIP, "laptop", 1)
 	f.device(bobIP, "bobs-laptop", 2)
-	s := &testServer{f: f, hub: newHub(t), port: freePort(t), logs: &logLines{t: t}}
+	s := &testServer{f: f, hub: newHub(t), port: tailnet.FreePort(t), logs: &logLines{t: t}}
 	srv, err := newServer(Config{Port: s.port, Hub: s.hub.srv, Logf: s.logs.add}, f, lim)
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +151,8 @@ func TestStrangersCannotCrowdOutTheOwnersStream(t *testing.T) {
 	run := testRun("r1")
 	s.hub.addRun(run)
 
-	phone := visit(t, client(phoneIP), s.url(deskIP))
-	events := phone.events(t)
+	phone := tailnet.Visit(t, client(phoneIP), s.url(deskIP))
+	events := phone.Events(t)
 	// Bob's laptop opens connections and sends nothing: it can only take the place of
 	// connections like its own.
 	var idle []net.Conn
@@ -159,8 +160,8 @@ func TestStrangersCannotCrowdOutTheOwnersStream(t *testing.T) {
 		idle = append(idle, s.raw(t, bobIP, deskIP))
 	}
 	req := s.hub.ask(run, "Bash", map[string]string{"command": "make"}, time.Minute)
-	events.await(t, "approval", req)
-	if res := phone.answer(t, req, "allow", "", nil); res.StatusCode != http.StatusOK {
+	awaitApprovalEvent(t, events, "approval", req)
+	if res := phone.Answer(t, req, "allow", "", nil); res.StatusCode != http.StatusOK {
 		t.Errorf("the phone's answer: %s: %s", res.Status, body(res))
 	}
 	closed := 0
@@ -236,13 +237,13 @@ func TestASessionBelongsToTheDeviceThatOpenedIt(t *testing.T) {
 	run := testRun("r1")
 	s.hub.addRun(run)
 	req := s.hub.ask(run, "Bash", map[string]string{"command": "make"}, time.Minute)
-	phone := visit(t, client(phoneIP), s.url(deskIP))
+	phone := tailnet.Visit(t, client(phoneIP), s.url(deskIP))
 	laptop := *phone
-	laptop.client = client(laptopIP)
-	if res := laptop.answer(t, req, "allow", "", nil); res.StatusCode != http.StatusForbidden {
+	laptop.Client = client(laptopIP)
+	if res := laptop.Answer(t, req, "allow", "", nil); res.StatusCode != http.StatusForbidden {
 		t.Errorf("the phone's session from the laptop: %s, want 403", res.Status)
 	}
-	if res := phone.answer(t, req, "allow", "", nil); res.StatusCode != http.StatusOK {
+	if res := phone.Answer(t, req, "allow", "", nil); res.StatusCode != http.StatusOK {
 		t.Errorf("the phone's own: %s: %s", res.Status, body(res))
 	}
 }

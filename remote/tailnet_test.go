@@ -33,7 +33,7 @@ type page struct {
 // servePage starts the page on the Machine of a real tailnet.
 func servePage(t *testing.T) *page {
 	t.Helper()
-	p := &page{net: tailnet.New(t), hub: newHub(t), port: freePort(t), logs: &logLines{t: t}}
+	p := &page{net: tailnet.New(t), hub: newHub(t), port: tailnet.FreePort(t), logs: &logLines{t: t}}
 	srv, err := New(Config{Port: p.port, Socket: p.net.Machine.Socket, Hub: p.hub.srv, Logf: p.logs.add})
 	if err != nil {
 		t.Fatal(err)
@@ -103,16 +103,16 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 	})
 
 	t.Run("the owner's phone sees a waiting approval and allows it, recorded as the phone", func(t *testing.T) {
-		phone := visit(t, p.net.Phone.HTTPClient(), p.url(m.IP.String()))
-		events := phone.events(t)
+		phone := tailnet.Visit(t, p.net.Phone.HTTPClient(), p.url(m.IP.String()))
+		events := phone.Events(t)
 		req := p.hub.ask(run, "Bash", map[string]string{"command": "go test ./...", "description": "Run the tests"}, 10*time.Minute)
-		shown := events.await(t, "approval", req)
+		shown := awaitApprovalEvent(t, events, "approval", req)
 		for _, want := range []string{`"tool":"Bash"`, `"caption":"Command"`, `"text":"go test ./..."`, `"name":"web"`, `"prompt":"Fix the flaky login test"`} {
 			if !strings.Contains(shown, want) {
 				t.Errorf("the approval event lacks %s: %s", want, shown)
 			}
 		}
-		res := phone.answer(t, req, "allow", "", nil)
+		res := phone.Answer(t, req, "allow", "", nil)
 		if res.StatusCode != http.StatusOK {
 			t.Fatalf("answer: %s: %s", res.Status, body(res))
 		}
@@ -120,21 +120,21 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 		if got := p.hub.Answers(); len(got) != 1 || got[0].Decision != control.Allow || got[0].By != who {
 			t.Fatalf("the hub took %+v, want one allow by %s", got, who)
 		}
-		gone := events.await(t, "gone", req)
+		gone := awaitApprovalEvent(t, events, "gone", req)
 		if !strings.Contains(gone, "Allowed by "+who) {
 			t.Errorf("the page was told %s, want it allowed by %s", gone, who)
 		}
 
 		t.Run("and a second answer to it is refused: the first answer wins", func(t *testing.T) {
-			res := phone.answer(t, req, "deny", "too late", nil)
+			res := phone.Answer(t, req, "deny", "too late", nil)
 			if res.StatusCode != http.StatusConflict || !strings.Contains(body(res), "already answered by "+who) {
 				t.Errorf("got %s, want 409 saying it was already answered", res.Status)
 			}
 		})
 		t.Run("a deny carries the person's reason", func(t *testing.T) {
 			req := p.hub.ask(run, "Write", map[string]string{"file_path": "/src/web/x.go", "content": "package x\n"}, time.Minute)
-			events.await(t, "approval", req)
-			if res := phone.answer(t, req, "deny-and-stop", "not this file", nil); res.StatusCode != http.StatusOK {
+			awaitApprovalEvent(t, events, "approval", req)
+			if res := phone.Answer(t, req, "deny-and-stop", "not this file", nil); res.StatusCode != http.StatusOK {
 				t.Fatalf("answer: %s: %s", res.Status, body(res))
 			}
 			got := p.hub.Answers()
@@ -146,7 +146,7 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 	})
 
 	t.Run("refused, each with its status, without answering anything", func(t *testing.T) {
-		phone := visit(t, p.net.Phone.HTTPClient(), p.url(m.IP.String()))
+		phone := tailnet.Visit(t, p.net.Phone.HTTPClient(), p.url(m.IP.String()))
 		req := p.hub.ask(run, "Bash", map[string]string{"command": "rm -rf build"}, 10*time.Minute)
 		before := len(p.hub.Answers())
 		answerBody := fmt.Sprintf(`{"request":%q,"decision":"allow"}`, req)
@@ -183,22 +183,22 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 				url: p.url("127.0.0.1") + "/answer", host: net.JoinHostPort(m.IP.String(), strconv.Itoa(p.port)),
 				post: true, header: map[string]string{"Origin": p.url(m.IP.String())}, body: answerBody,
 				want: http.StatusForbidden, wantLog: "did not come through the tailnet"},
-			{name: "a wrong Host (DNS rebinding)", client: phone.client, url: p.url(m.IP.String()) + "/",
+			{name: "a wrong Host (DNS rebinding)", client: phone.Client, url: p.url(m.IP.String()) + "/",
 				host: "rebind.example:" + strconv.Itoa(p.port), want: http.StatusForbidden, wantText: "DNS rebinding",
 				wantLog: `refused the Host "rebind.example:`},
-			{name: "a cross-origin POST", client: phone.client, url: p.url(m.IP.String()) + "/answer", post: true,
+			{name: "a cross-origin POST", client: phone.Client, url: p.url(m.IP.String()) + "/answer", post: true,
 				header: map[string]string{"Origin": "http://evil.example"}, body: answerBody,
 				want: http.StatusForbidden, wantText: "from another origin"},
-			{name: "a POST without an Origin", client: phone.client, url: p.url(m.IP.String()) + "/answer", post: true,
+			{name: "a POST without an Origin", client: phone.Client, url: p.url(m.IP.String()) + "/answer", post: true,
 				body: answerBody, want: http.StatusForbidden, wantText: "without an Origin"},
-			{name: "a POST without the anti-forgery token", client: phone.client, url: p.url(m.IP.String()) + "/answer", post: true,
+			{name: "a POST without the anti-forgery token", client: phone.Client, url: p.url(m.IP.String()) + "/answer", post: true,
 				header: map[string]string{"Origin": p.url(m.IP.String())}, noToken: true, body: answerBody,
 				want: http.StatusForbidden, wantText: "anti-forgery token"},
-			{name: "an oversized body", client: phone.client, url: p.url(m.IP.String()) + "/answer", post: true,
+			{name: "an oversized body", client: phone.Client, url: p.url(m.IP.String()) + "/answer", post: true,
 				header: map[string]string{"Origin": p.url(m.IP.String())},
 				body:   `{"request":"` + req + `","decision":"allow","reason":"` + strings.Repeat("x", 1<<20) + `"}`,
 				want:   http.StatusRequestEntityTooLarge},
-			{name: "another site's script reading the event stream", client: phone.client, url: p.url(m.IP.String()) + "/events",
+			{name: "another site's script reading the event stream", client: phone.Client, url: p.url(m.IP.String()) + "/events",
 				header: map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"},
 				want:   http.StatusForbidden, wantText: "another site"},
 		} {
@@ -214,10 +214,10 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 				if tt.host != "" {
 					r.Host = tt.host
 				}
-				if tt.client == phone.client {
-					r.AddCookie(phone.cookie)
+				if tt.client == phone.Client {
+					r.AddCookie(phone.Cookie)
 					if !tt.noToken {
-						r.Header.Set("X-Segwi-Token", phone.token)
+						r.Header.Set("X-Segwi-Token", phone.Token)
 					}
 				}
 				for k, v := range tt.header {
@@ -243,7 +243,7 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 			})
 		}
 		// The same answer from the phone goes through: each refusal above was the check's.
-		if res := phone.answer(t, req, "deny", "", nil); res.StatusCode != http.StatusOK {
+		if res := phone.Answer(t, req, "deny", "", nil); res.StatusCode != http.StatusOK {
 			t.Errorf("the phone's own answer: %s: %s", res.Status, body(res))
 		}
 	})

@@ -1,0 +1,167 @@
+package tailnet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+// Visitor is one device's approval page (package remote): its session cookie and
+// anti-forgery token, as a browser on that device keeps them.
+type Visitor struct {
+	Client *http.Client // how the device connects (Node.HTTPClient)
+	Base   string       // the page's origin, http://host:port
+	Cookie *http.Cookie
+	Token  string
+}
+
+var tokenMeta = regexp.MustCompile(`<meta name="segwi-token" content="([0-9a-f]+)">`)
+
+// Visit loads the page at base as client does, checks what every page must carry (its
+// token, a strict session cookie, a content security policy) and keeps its session.
+func Visit(t *testing.T, client *http.Client, base string) *Visitor {
+	t.Helper()
+	res, err := client.Get(base + "/")
+	if err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	text := readBody(res)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("loading the page: %s: %s", res.Status, text)
+	}
+	m := tokenMeta.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("the page carries no anti-forgery token:\n%s", text)
+	}
+	v := &Visitor{Client: client, Base: base, Token: m[1]}
+	for _, c := range res.Cookies() {
+		if c.Name == "segwi-session" {
+			v.Cookie = c
+		}
+	}
+	if v.Cookie == nil || !v.Cookie.HttpOnly || v.Cookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("the page's session cookie: %+v, want an HttpOnly, SameSite=Strict segwi-session", v.Cookie)
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy %q, want default-src 'none'", csp)
+	}
+	return v
+}
+
+// Answer posts an answer as the page does; edit, when not nil, changes the request first.
+func (v *Visitor) Answer(t *testing.T, request, decision, reason string, edit func(*http.Request)) *http.Response {
+	t.Helper()
+	data, _ := json.Marshal(map[string]string{"request": request, "decision": decision, "reason": reason})
+	r, err := http.NewRequest(http.MethodPost, v.Base+"/answer", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Origin", v.Base)
+	r.Header.Set("X-Segwi-Token", v.Token)
+	r.AddCookie(v.Cookie)
+	if edit != nil {
+		edit(r)
+	}
+	res, err := v.Client.Do(r)
+	if err != nil {
+		t.Fatalf("posting an answer: %v", err)
+	}
+	return res
+}
+
+// EventStream is the page's event stream, read on a goroutine of its own until the test
+// ends.
+type EventStream struct {
+	mu   sync.Mutex
+	seen []string // "name data"
+}
+
+// Events opens the page's event stream.
+func (v *Visitor) Events(t *testing.T) *EventStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, _ := http.NewRequestWithContext(ctx, http.MethodGet, v.Base+"/events", nil)
+	client := *v.Client
+	client.Timeout = 0 // a stream
+	res, err := client.Do(r)
+	if err != nil {
+		cancel()
+		t.Fatalf("opening the event stream: %v", err)
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		cancel()
+		t.Fatalf("the event stream: %s %s: %s", res.Status, res.Header.Get("Content-Type"), readBody(res))
+	}
+	es := &EventStream{}
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, 1<<20)
+		var name string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				es.mu.Lock()
+				es.seen = append(es.seen, name+" "+strings.TrimPrefix(line, "data: "))
+				es.mu.Unlock()
+			}
+		}
+	}()
+	return es
+}
+
+// Await waits up to within for an event named name whose data holds match, and returns
+// its data.
+func (es *EventStream) Await(t *testing.T, within time.Duration, name, match string) string {
+	t.Helper()
+	var found string
+	await.For(t, within, fmt.Sprintf("a %s event with %s", name, match), func() bool {
+		es.mu.Lock()
+		defer es.mu.Unlock()
+		for _, e := range es.seen {
+			if strings.HasPrefix(e, name+" ") && strings.Contains(e, match) {
+				found = strings.TrimPrefix(e, name+" ")
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// FreePort returns a TCP port on loopback that nothing listens on now, for the page: in
+// userspace networking, tailscaled hands the tailnet's connections to it there.
+func FreePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func readBody(res *http.Response) string {
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return string(data)
+}
