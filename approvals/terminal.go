@@ -119,6 +119,8 @@ func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, er
 		why = "the run ended"
 	case errors.Is(cause, ErrWithdrawn):
 		why = "Claude Code stopped waiting for it"
+	case errors.Is(cause, ErrAnsweredElsewhere):
+		why = "you answered it on the approval page"
 	}
 	p.print(fmt.Sprintf("\nsegwi: request %s is no longer waiting (%s); no answer needed.\n\n", req.ID, why))
 	return Answer{}, cause

@@ -272,6 +272,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 	}{
 		{"a timeout says nobody answered in time", ErrTimedOut, "nobody answered in time"},
 		{"a run that ended says so", ErrRunEnded, "the run ended"},
+		{"an answer on the approval page says so", ErrAnsweredElsewhere, "you answered it on the approval page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
