@@ -49,6 +49,13 @@ type state struct {
 	err       error
 }
 
+// ErrAsking is a Server's State.Err until tailscaled has first answered: it is not
+// serving yet, and nothing is wrong.
+var ErrAsking = &TailscaleError{What: "segwi has not asked tailscaled yet", Fix: "wait a moment"}
+
+// errStopped is a Server's State.Err once Run has returned.
+var errStopped = errors.New("remote: the page has stopped")
+
 // Server serves the approval page on this machine's tailnet addresses, for the owner's
 // other devices only (see guard), as a client of the core's control channel (see Hub).
 type Server struct {
@@ -87,7 +94,7 @@ func newServer(cfg Config, ts tailscaled, lim limits) (*Server, error) {
 	s := &Server{
 		cfg: cfg, lim: lim, ts: ts, socket: socketPath(cfg.Socket), owners: slices.Clone(cfg.Owners),
 		sessions:  newSessions(),
-		st:        state{err: &TailscaleError{What: "segwi has not asked tailscaled yet", Fix: "wait a moment"}},
+		st:        state{err: ErrAsking},
 		listening: make(map[netip.AddrPort]net.Listener),
 	}
 	s.http = &http.Server{
@@ -118,7 +125,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.devices = newDevices(ctx, s.cfg.Hub)
 	s.mu.Unlock()
 	defer func() {
-		s.set(state{err: errors.New("remote: the page has stopped")}, nil)
+		s.set(state{err: errStopped}, nil)
 		shut, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		s.http.Shutdown(shut) //nolint:errcheck // the listeners are closed either way
@@ -220,7 +227,7 @@ func (s *Server) set(st state, want []netip.AddrPort) {
 	s.st = st
 	pub := s.publicLocked()
 	s.mu.Unlock()
-	if st.err != nil && changed {
+	if st.err != nil && st.err != errStopped && changed {
 		s.logf("remote: the approval page is not served: %v", st.err)
 	}
 	if changed && s.cfg.OnState != nil {

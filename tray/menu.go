@@ -19,6 +19,14 @@ type Snapshot struct {
 	// Problem is what keeps segwi from working as it should ("No window can open: ..."),
 	// shown first in the menu, marked; empty when there is none.
 	Problem string
+	Page    Page // the approval page on the tailnet; zero while segwi.remote.enabled is off
+}
+
+// Page is the approval page on the tailnet as the tray shows it: where the owner's other
+// devices open it, or why it is not served and what to do.
+type Page struct {
+	URL     string // while it is served
+	Problem string // while it is not: what is wrong (tailscaled missing, not logged in, ...) and what to do
 }
 
 // Run is one run as the tray shows it.
@@ -125,6 +133,8 @@ const (
 	WaitingReply   = "⚠ waiting for your reply" // a run's turn is over: it waits for your next message
 	ProblemMark    = "⚠ "                       // before Snapshot.Problem
 	LabelApprovals = "Waiting approvals (%d)"
+	LabelPageAt    = "Approval page: %s"
+	LabelPageOff   = "⚠ Approval page not served: %s"
 )
 
 // Menu is the tray menu for s.
@@ -146,9 +156,17 @@ func Menu(s Snapshot) []Item {
 	for _, r := range s.Runs {
 		items = append(items, Item{Label: runLabel(r, s.Now), Action: Action{Verb: OpenRun, Run: r.ID}})
 	}
-	return append(items,
+	items = append(items,
 		sep,
 		Item{Label: fmt.Sprintf(LabelApprovals, s.Pending), Disabled: s.Pending == 0, Action: Action{Verb: RaiseApprovals}},
+	)
+	switch {
+	case s.Page.Problem != "":
+		items = append(items, Item{Label: fmt.Sprintf(LabelPageOff, s.Page.Problem), Disabled: true})
+	case s.Page.URL != "":
+		items = append(items, Item{Label: fmt.Sprintf(LabelPageAt, s.Page.URL), Disabled: true})
+	}
+	return append(items,
 		Item{Label: LabelHistory, Action: Action{Verb: History}},
 		Item{Label: LabelSettings, Action: Action{Verb: Settings}},
 		Item{Label: LabelCanary, Disabled: !s.Canary, Action: Action{Verb: Canary}},
@@ -252,10 +270,10 @@ func Tooltip(s Snapshot) string {
 			waiting++
 		}
 	}
-	if going == 0 {
-		return Title + ": no runs going"
+	tip := Title + ": no runs going"
+	if going > 0 {
+		tip = fmt.Sprintf("%s: %s going", Title, plural(going, "run"))
 	}
-	tip := fmt.Sprintf("%s: %s going", Title, plural(going, "run"))
 	if waiting > 0 {
 		tip += fmt.Sprintf(", %d waiting for you", waiting)
 	}
@@ -264,6 +282,9 @@ func Tooltip(s Snapshot) string {
 	}
 	if s.Pending > 0 {
 		tip += fmt.Sprintf(" (%s)", plural(s.Pending, "approval"))
+	}
+	if s.Page.Problem != "" {
+		tip += "\nThe approval page on the tailnet is not served: " + s.Page.Problem
 	}
 	return tip
 }

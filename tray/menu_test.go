@@ -83,6 +83,29 @@ func TestMenuItems(t *testing.T) {
 				"Quit",
 			},
 		},
+		{
+			name: "the approval page served says where, below the approvals",
+			snap: Snapshot{Now: t0, Canary: true, Page: Page{URL: "http://machine.example.ts.net:7717/"}},
+			want: []string{
+				"New build run…", "New ready run…", "Ask…", "---",
+				"No runs going (off)", "---",
+				"Waiting approvals (0) (off)", "Approval page: http://machine.example.ts.net:7717/ (off)",
+				"Run history…", "Settings…", "Run canary", "---",
+				"Quit",
+			},
+		},
+		{
+			name: "the approval page not served says why and what to do",
+			snap: Snapshot{Now: t0, Canary: true, Page: Page{Problem: "tailscale: this machine is not logged in to a tailnet: run `tailscale up` and log in"}},
+			want: []string{
+				"New build run…", "New ready run…", "Ask…", "---",
+				"No runs going (off)", "---",
+				"Waiting approvals (0) (off)",
+				"⚠ Approval page not served: tailscale: this machine is not logged in to a tailnet: run `tailscale up` and log in (off)",
+				"Run history…", "Settings…", "Run canary", "---",
+				"Quit",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +179,9 @@ func TestTooltipNamesTheRunsGoingAndWaiting(t *testing.T) {
 			"segwi: 3 runs going, 2 waiting for you (2 approvals)"},
 		{Snapshot{Runs: []Run{{State: runs.StateWaiting, Waiting: runs.WaitReply}, {State: runs.StateWaiting, Waiting: runs.WaitApproval}}},
 			"segwi: 2 runs going, 1 waiting for you, 1 waiting for your reply"},
+		{Snapshot{Page: Page{URL: "http://machine.example.ts.net:7717/"}}, "segwi: no runs going"},
+		{Snapshot{Page: Page{Problem: "tailscale: tailscaled refused segwi's request (access denied): run `sudo tailscale set --operator=$USER`"}},
+			"segwi: no runs going\nThe approval page on the tailnet is not served: tailscale: tailscaled refused segwi's request (access denied): run `sudo tailscale set --operator=$USER`"},
 	}
 	for _, tt := range tests {
 		if got := Tooltip(tt.snap); got != tt.want {

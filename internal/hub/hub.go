@@ -1,7 +1,8 @@
 // Package hub is the tray process's side of the control channel: it holds segwi's core and
 // turns it into the channel's messages (package control) for its clients, and carries out
-// their commands. The window process is one client; the remote approval page is meant to
-// be another, of role control.RoleRemote, over HTTP.
+// their commands. The window process is one client; the approval page on the tailnet
+// (package remote), which the hub serves while segwi.remote.enabled is on, is another: one
+// connection per device, of role control.RoleRemote (it may only answer), over HTTP.
 //
 // What it sends: a snapshot of the runs, the waiting approvals and (to the window process)
 // the settings report at connect; then the runs after each burst of state changes, each
@@ -19,6 +20,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -27,6 +29,7 @@ import (
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/remote"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/settings"
@@ -37,8 +40,8 @@ import (
 type Options struct {
 	// Program names the tray in its Hello, e.g. "segwi 0.4.0 tray".
 	Program string
-	// Spawn starts a window process when a window is needed; nil starts none (a test of
-	// the messages alone, or a client that connects by itself).
+	// Spawn starts a window process when a window is needed; nil starts none (headless
+	// segwi run, whose client is the approval page; a test of the messages alone).
 	Spawn Spawn
 	// Find looks for the window process's program without starting it: nil when it is
 	// installed, else a *MissingProgramError (Program.Find). The hub looks at start, so
@@ -68,7 +71,8 @@ type Hub struct {
 	opts    Options
 	server  *control.Server
 	windows *windows
-	changes chan struct{} // see Changes
+	page    *remote.Keeper // the approval page on the tailnet, as segwi.remote says
+	changes chan struct{}  // see Changes
 
 	// ready is closed once Run has the core; the core's Decider may be asked nothing
 	// before, as no run exists before the core does.
@@ -100,18 +104,21 @@ func New(opts Options) *Hub {
 	}
 	h.server = control.NewServer(opts.Program, h)
 	h.windows = newWindows(opts.Spawn, opts.Find, h.server, opts.Log, h.windowEnded, h.programMissing)
+	h.page = remote.NewKeeper(h.server, opts.Log, h.changed)
 	return h
 }
 
 // Server is the control server, for what serves clients other than the window processes
-// the hub starts itself (tests; the remote page).
+// the hub starts itself and the approval page it keeps (tests).
 func (h *Hub) Server() *control.Server { return h.server }
 
 // Run follows the core c (built with h as its Decider) until ctx is done: it publishes
 // the runs and the settings as they change, and shows at once what the person must see
 // at start: bad settings, retired keys, a trusted-command change, damaged run records.
 // When ctx is done it ends the window process, killing it when it has not ended within a
-// few seconds, and returns once it has.
+// few seconds, and returns once it has. Meanwhile it serves the approval page on the
+// tailnet while segwi.remote.enabled is on (package remote), as a client of its control
+// server that may only answer, and serves it anew when a reload changes segwi.remote.
 func (h *Hub) Run(ctx context.Context, c *core.Core) {
 	h.core = c
 	if h.opts.Canary == nil {
@@ -125,6 +132,7 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 	stopReports := c.OnReport(func(rep core.SettingsReport) { h.settingsChanged(ctx, rep, control.AfterEdit) })
 	defer stopReports()
 
+	defer h.page.Stop()
 	h.settingsChanged(ctx, c.Report(), control.AtStartup)
 	if damaged := c.Damaged(); len(damaged) > 0 {
 		var recs []control.DamagedRecord
@@ -177,7 +185,7 @@ func (h *Hub) changed() {
 
 // Snapshot is what the tray shows now: the runs going, the approvals waiting.
 func (h *Hub) Snapshot() tray.Snapshot {
-	s := tray.Snapshot{Now: time.Now(), Canary: true, Pending: h.pending()}
+	s := tray.Snapshot{Now: time.Now(), Canary: true, Pending: h.pending(), Page: h.pageSnapshot()}
 	if h.windows.lostProgram() != nil {
 		s.Problem = NoWindowProblem
 	}
@@ -199,9 +207,9 @@ func (h *Hub) Show(ctx context.Context, s control.Show) error {
 }
 
 // Open is Show for a caller that does not wait for the answer (a menu click, a warning):
-// it logs what fails. It returns as Show does.
+// it logs what fails, but for a hub without windows. It returns as Show does.
 func (h *Hub) Open(ctx context.Context, s control.Show) {
-	if err := h.Show(ctx, s); err != nil && ctx.Err() == nil {
+	if err := h.Show(ctx, s); err != nil && ctx.Err() == nil && !errors.Is(err, errNoSpawn) {
 		h.opts.Log("showing the %s window: %v", s.Window, err)
 	}
 }

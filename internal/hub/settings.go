@@ -2,11 +2,14 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/remote"
+	"github.com/segwi/segwi/tray"
 )
 
 // Titles of the notifications of the settings' warnings.
@@ -40,6 +43,7 @@ func (h *Hub) settingsReport(rep core.SettingsReport) control.SettingsReport {
 // problem that is gone closes by itself on the report.
 func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when control.Moment) {
 	h.publish(h.settingsReport(rep))
+	h.page.Apply(ctx, h.core.Settings().Remote)
 	h.changed() // the repositories' names
 	if rep.Err != nil {
 		go h.Open(ctx, control.Show{Window: control.ShowSettingsProblems, Moment: when})
@@ -55,6 +59,21 @@ func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when
 			"The trusted commands in %s changed: segwi keeps the old list until you apply the new one.", rep.File))
 		go h.Open(ctx, control.Show{Window: control.ShowTrustedChange})
 	}
+}
+
+// pageSnapshot is the approval page on the tailnet as the tray shows it: where it is
+// served, or why it is not; nothing while segwi.remote.enabled is off.
+func (h *Hub) pageSnapshot() tray.Page {
+	on, st := h.page.Status()
+	switch {
+	case !on, errors.Is(st.Err, remote.ErrAsking):
+		return tray.Page{}
+	case st.Err != nil:
+		return tray.Page{Problem: st.Err.Error()}
+	case len(st.URLs) > 0:
+		return tray.Page{URL: st.URLs[0]}
+	}
+	return tray.Page{}
 }
 
 // republish sends the settings report again after a command changed it without a reload

@@ -43,7 +43,8 @@ const (
 	maxQuickEnds = 3
 )
 
-// errNoSpawn is the error of a window asked of a hub that cannot start window processes.
+// errNoSpawn is the error of a window asked of a hub that cannot start window processes
+// (headless segwi run, whose only client is the approval page).
 var errNoSpawn = errors.New("no window process can be started (this tray was built without one)")
 
 // windows starts the window process when a window is needed, serves its channel, and
