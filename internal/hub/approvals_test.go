@@ -127,14 +127,38 @@ func TestARemoteClientSeesTheApprovalsAndItsAnswerNamesItsDevice(t *testing.T) {
 	if err := phone.client.Answer(ctx, control.Answer{Request: "7", Decision: control.Allow, By: control.ByThisDesktop}); err != nil {
 		t.Fatal(err)
 	}
-	if d := result(t, got); !d.answer.Allow || d.answer.By != approvals.ByPerson {
-		t.Errorf("Decide = %+v, want allowed by a person", d.answer)
+	if d := result(t, got); !d.answer.Allow || d.answer.By != approvals.ByPerson || d.answer.Who != "ada@example.com on ada-phone" {
+		t.Errorf("Decide = %+v, want allowed by a person, who answered from ada's phone", d.answer)
 	}
 	for _, c := range []*fakeWindow{w, phone} {
 		if g := next[control.ApprovalGone](t, c); g.By != "ada@example.com on ada-phone" || !g.Allow {
 			t.Errorf("client %d was told %+v, want allowed from ada's phone", c.n, g)
 		}
 	}
+	if err := w.client.Answer(ctx, control.Answer{Request: "7", Decision: control.Deny, By: control.ByThisDesktop}); err == nil {
+		t.Error("the popup's late answer was taken: the first answer must win")
+	}
+
+	t.Run("and the other way round: the popup's answer takes the request away from the page", func(t *testing.T) {
+		got := decide(ctx, h, request("8"))
+		waitingFor(t, w, "8")
+		if a := next[control.Approval](t, phone); a.Request != "8" {
+			t.Fatalf("the page was sent %+v, want request 8", a)
+		}
+		if err := w.client.Answer(ctx, control.Answer{Request: "8", Decision: control.Deny, Reason: "no", By: control.ByThisDesktop}); err != nil {
+			t.Fatal(err)
+		}
+		if d := result(t, got); d.answer.Allow || d.answer.Who != "" {
+			t.Errorf("Decide = %+v, want a deny at this desktop, naming no device", d.answer)
+		}
+		if g := next[control.ApprovalGone](t, phone); g.Request != "8" || g.By != control.ByThisDesktop {
+			t.Errorf("the page was told %+v, want request 8 answered at this desktop", g)
+		}
+		if err := phone.client.Answer(ctx, control.Answer{Request: "8", Decision: control.Allow}); err == nil ||
+			!strings.Contains(err.Error(), "it no longer waits") {
+			t.Errorf("the page's late answer = %v, want it refused as no longer waiting", err)
+		}
+	})
 }
 
 // connect serves a client of grant g on the hub's server, as the remote page's server
