@@ -37,7 +37,7 @@ func newCanaryCmd(env *Env) *cobra.Command {
 					return usageErrorf("--checkout %s: %v", checkout, err)
 				}
 			}
-			c, err := startCore(env, res)
+			c, _, err := startCore(cmd.Context(), env, res, false)
 			if err != nil {
 				return err
 			}

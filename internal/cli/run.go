@@ -15,6 +15,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/hub"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -37,7 +38,8 @@ func newRunCmd(env *Env) *cobra.Command {
 		Short: "Run Claude Code in a checkout and print what it does",
 		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
 			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
-			"and denied, saying why, when there is none. Ctrl-C stops the run (a second Ctrl-C kills it).\n" +
+			"and denied, saying why, when there is none; with segwi.remote.enabled, also on the approval\n" +
+			"page on your tailnet (the first answer wins). Ctrl-C stops the run (a second Ctrl-C kills it).\n" +
 			"Exit status: 0 when the run succeeded, 1 when it did not, 2 for a wrong command line.\n\n" +
 			"A build run does the task in PROMPT; a ready run gets the current branch ready for review\n" +
 			"(PROMPT adds notes); an ask run answers the question in PROMPT without changing anything.\n\n" +
@@ -77,11 +79,12 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	c, err := startCore(env, res)
+	c, stopPage, err := startCore(ctx, env, res, true)
 	if err != nil {
 		return err
 	}
 	defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
+	defer stopPage()
 	var r *runs.Run
 	if o.continues != "" {
 		r, err = c.Continue(o.continues, spec.Prompt, false)
@@ -139,19 +142,59 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 
 // startCore starts segwi's core for a command that runs Claude Code, with the settings res
 // the command loaded: approvals go to the person at the controlling terminal, and what the
-// core finds wrong at start (damaged run records) is a warning on stderr.
-func startCore(env *Env, res *settings.Result) (*core.Core, error) {
+// core finds wrong at start (damaged run records) is a warning on stderr. With page and
+// segwi.remote.enabled, they also go to the approval page on the tailnet, which serves
+// until ctx is done or stop is called (the first answer wins, from the terminal or the
+// page); stop returns once the page has stopped.
+func startCore(ctx context.Context, env *Env, res *settings.Result, page bool) (c *core.Core, stop func(), err error) {
+	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) }
 	// The decider needs the core's redactor, and the core the decider: the redactor is
 	// looked up when a request is shown, by which time c is set.
-	var c *core.Core
-	decider := approvals.NewTerminalDecider(func(text string) string { return c.Redact(text) })
-	c, err := core.New(core.Config{
-		ConfigPath: res.File,
-		Settings:   res,
-		Decider:    decider,
-		Log:        func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) },
-	})
-	return c, err
+	var decider approvals.Decider = approvals.NewTerminalDecider(func(text string) string { return c.Redact(text) })
+	var h *hub.Hub
+	if page && res.Settings.Remote.Enabled {
+		// What the page logs (where it listens, each refusal, each answer) is news, not a
+		// warning.
+		say := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "segwi: "+format+"\n", args...) }
+		h = hub.New(hub.Options{Program: "segwi run", Log: say})
+		decider = approvals.FirstAnswer(decider, h)
+	}
+	c, err = core.New(core.Config{ConfigPath: res.File, Settings: res, Decider: decider, Log: warn})
+	if err != nil || h == nil {
+		return c, func() {}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.Run(ctx, c)
+	}()
+	go sayWherePageIs(ctx, env.Stderr, h)
+	return c, func() { cancel(); <-served }, nil
+}
+
+// sayWherePageIs writes to w where the approval page is served, or why it is not, each
+// time that changes, until ctx is done.
+func sayWherePageIs(ctx context.Context, w io.Writer, h *hub.Hub) {
+	said := ""
+	for {
+		var line string
+		switch p := h.Snapshot().Page; {
+		case p.URL != "":
+			line = fmt.Sprintf("segwi: approvals can be answered from your other devices at %s\n", p.URL)
+		case p.Problem != "":
+			line = fmt.Sprintf("warning: the approval page on the tailnet is not served: %s\n", p.Problem)
+		}
+		if line != said && line != "" {
+			io.WriteString(w, line) //nolint:errcheck // progress only
+			said = line
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.Changes():
+		}
+	}
 }
 
 // runSpec checks the command line and returns the run to start; its errors are usage
