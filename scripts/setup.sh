@@ -19,8 +19,9 @@ pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth x11-utils xdotool imagemagick
   dbus dbus-x11 haskell-status-notifier-item-utils dunst gnome-keyring libsecret-tools procps iproute2)
 # The tests also drive the remote approval page in a real headless browser, through
-# chromedriver (Debian's builds: nothing is downloaded at test time).
-[ $want_test -eq 1 ] && pkgs+=(chromium chromium-driver)
+# chromedriver (Debian's builds: nothing is downloaded at test time), and a run's own
+# program reaches for the page with curl.
+[ $want_test -eq 1 ] && pkgs+=(chromium chromium-driver curl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -78,6 +78,13 @@ type config struct {
 	approvalTimeout string // default 60s
 	trusted         []string
 	apiURL          string // segwi.github.apiURL; default: not written
+	remote          *remoteConfig
+}
+
+// remoteConfig is segwi.remote: the approval page, served when the config has one.
+type remoteConfig struct {
+	port   int
+	socket string // tailscaled's LocalAPI socket
 }
 
 func newScenario(t *testing.T, script fakeapi.Script) *scenario {
@@ -110,6 +117,9 @@ func (s *scenario) writeConfig(c config) {
 	}
 	if c.apiURL != "" {
 		fmt.Fprintf(&b, "  github:\n    apiURL: %q\n", c.apiURL)
+	}
+	if r := c.remote; r != nil {
+		fmt.Fprintf(&b, "  remote:\n    enabled: true\n    port: %d\n    socket: %q\n", r.port, r.socket)
 	}
 	path := filepath.Join(s.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
