@@ -23,7 +23,7 @@ const EventPush EventType = "push"
 // ErrRunLive is wrapped by AppendEvent's error when a segwi process still owns the run.
 var ErrRunLive = errors.New("the run is still going")
 
-// AppendEvent appends e to the events.jsonl of the ended run id (or unique id prefix) under
+// AppendEvent appends e to the events.jsonl of the ended run id (or unique part of it) under
 // stateDir, for what happens to a run after it ended, such as a push attempt. It sets
 // e's RunID, Seq (after the last recorded one) and Time (when zero), redacts the whole
 // event (the common secret shapes and secrets) and syncs the file. It returns the event as

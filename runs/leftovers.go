@@ -268,7 +268,7 @@ func killAndRecord(dir, where string) ([]ProcessInfo, error) {
 }
 
 // KillLeftovers kills every process still running that the ended run id (or a unique
-// prefix of it) under stateDir started: those carrying its SEGWI_RUN_ID, and the processes
+// part of it) under stateDir started: those carrying its SEGWI_RUN_ID, and the processes
 // descending from them or sharing their process group or session. It records each on the
 // run's events and returns them, their command lines redacted. segwi push and the run
 // window's Push call it before anything else, so that no process of the run can change

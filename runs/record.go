@@ -181,8 +181,8 @@ func List(stateDir string) (infos []Info, damaged []Damaged, err error) {
 	return infos, damaged, nil
 }
 
-// Load returns the record of the run id under stateDir. id may be a unique prefix of a
-// run id. It wraps ErrNotFound when no run matches.
+// Load returns the record of the run id under stateDir. id may be a unique part of a run
+// id at its start or at its end (see findRun). It wraps ErrNotFound when no run matches.
 func Load(stateDir, id string) (Info, error) {
 	dir, err := findRun(stateDir, id)
 	if err != nil {
@@ -191,7 +191,13 @@ func Load(stateDir, id string) (Info, error) {
 	return readInfo(dir)
 }
 
-// findRun returns the folder of the run id (or unique id prefix) under stateDir.
+// shownMatches is how many of the runs an ambiguous id matches its error names.
+const shownMatches = 10
+
+// findRun returns the folder of the run id under stateDir. id may also be a unique part of
+// a run id at its start (20250102-1504) or at its end (the random suffix, ab12cd): run
+// ids start with the date, so the runs of a day share a long start and their ends tell
+// them apart. An id that matches several runs is an error naming them.
 func findRun(stateDir, id string) (string, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 		return "", fmt.Errorf("run %q: %w: a run id looks like 20250102-150405-ab12cd", id, ErrNotFound)
@@ -200,20 +206,24 @@ func findRun(stateDir, id string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, infoFile)); err == nil {
 		return dir, nil
 	}
-	entries, _ := os.ReadDir(RunsDir(stateDir))
+	entries, _ := os.ReadDir(RunsDir(stateDir)) // sorted by name, so by start time
 	var matches []string
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), id) {
-			matches = append(matches, e.Name())
+		if name := e.Name(); e.IsDir() && (strings.HasPrefix(name, id) || strings.HasSuffix(name, id)) {
+			matches = append(matches, name)
 		}
 	}
 	switch len(matches) {
 	case 1:
 		return filepath.Join(RunsDir(stateDir), matches[0]), nil
 	case 0:
-		return "", fmt.Errorf("run %q: %w in %s; list the runs to see their ids", id, ErrNotFound, RunsDir(stateDir))
+		return "", fmt.Errorf("run %q: %w in %s; segwi runs lists the runs with their ids", id, ErrNotFound, RunsDir(stateDir))
 	}
-	return "", fmt.Errorf("run id %q is ambiguous: it starts %s; give more of it", id, strings.Join(matches, ", "))
+	shown := strings.Join(matches[:min(len(matches), shownMatches)], ", ")
+	if len(matches) > shownMatches {
+		shown += fmt.Sprintf(" and %d more", len(matches)-shownMatches)
+	}
+	return "", fmt.Errorf("run id %q is ambiguous: %d runs match it (%s); give more of it", id, len(matches), shown)
 }
 
 // ReadEvents calls fn with each event recorded for the run id under stateDir, in order,

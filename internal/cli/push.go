@@ -31,7 +31,8 @@ func newPushCmd(env *Env) *cobra.Command {
 			"default origin) over HTTPS, with the GitHub token kept in the keyring (segwi token set).\n" +
 			"The agent never holds the token. Every attempt is recorded on the run's events.\n" +
 			"With --pr, also open a pull request for the branch (segwi.github.apiURL), titled after the\n" +
-			"run's prompt. Exit status: 0 when pushed, 1 when refused or failed.",
+			"run's prompt. ID may be shortened as for segwi runs (e.g. its random end).\n" +
+			"Exit status: 0 when pushed, 1 when refused or failed.",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.id = a[0]

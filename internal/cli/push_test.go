@@ -120,7 +120,8 @@ func TestPush(t *testing.T) {
 	}
 	t.Run("the remote's default branch is refused before any network call", func(t *testing.T) {
 		claudetest.Git(t, checkout, "switch", "--quiet", "main")
-		r := segwi(t, "", "--config", cfg, "push", onMain)
+		// The run named by its id's random end, as a person reads it in the list.
+		r := segwi(t, "", "--config", cfg, "push", onMain[strings.LastIndex(onMain, "-")+1:])
 		claudetest.Git(t, checkout, "switch", "--quiet", "segwi/fix")
 		outputs = append(outputs, r.stdout, r.stderr)
 		if r.code != 1 || !strings.HasPrefix(r.stdout, "not pushed: ") || !strings.Contains(r.stdout, "main") {

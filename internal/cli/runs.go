@@ -21,8 +21,10 @@ func newRunsCmd(env *Env) *cobra.Command {
 		Short: "List the recorded runs, or show one run's record, events or changes",
 		Long: "List the recorded runs (newest first), or show one run's record (show), events (events)\n" +
 			"or the changes it made in its checkout (diff).\n" +
-			"A run id may be shortened to any unique prefix. A damaged record (a run.json or events.jsonl\n" +
-			"that cannot be read) is named on stderr with what to do; the other runs are still listed.\n" +
+			"A run id may be shortened to any unique part of its start or of its end: run ids start with\n" +
+			"the date, so the random end (e5dc0e in 20250102-150405-e5dc0e) is the quickest to type.\n" +
+			"A damaged record (a run.json or events.jsonl that cannot be read) is named on stderr with\n" +
+			"what to do; the other runs are still listed.\n" +
 			"Exit status: 0, or 1 when a record is damaged or the run is not found.",
 		Args: noCommand,
 		RunE: list,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestRunsListShowAndEvents(t *testing.T) {
 			}
 		}
 	})
-	t.Run("show prints the record, by a unique prefix of the id too", func(t *testing.T) {
+	t.Run("show prints the record, by a unique start or end of the id too", func(t *testing.T) {
 		r := segwi(t, "", "runs", "show", first)
 		for _, want := range []string{"run        " + first, "kind       build", "state      succeeded", "checkout   " + checkout,
 			"exit code  0", "cost       $0.0123", "session    sess-1", "folder     " + filepath.Join(home, "state", "segwi", "runs", first),
@@ -59,6 +60,10 @@ func TestRunsListShowAndEvents(t *testing.T) {
 		r2 := segwi(t, "", "runs", "show", second[:len(second)-2])
 		if r2.code != 0 || !strings.Contains(r2.stdout, "state      failed: claude exited with code 1") {
 			t.Errorf("show by prefix: got exit %d, stdout:\n%s", r2.code, r2.stdout)
+		}
+		suffix := first[strings.LastIndex(first, "-")+1:] // the random end, as the list shows it
+		if r := segwi(t, "", "runs", "show", suffix); r.code != 0 || !strings.Contains(r.stdout, "run        "+first) {
+			t.Errorf("show by the id's random end %q: got exit %d, stdout %q, stderr %q", suffix, r.code, r.stdout, r.stderr)
 		}
 		var info runs.Info
 		if r3 := segwi(t, "", "runs", "show", "--json", first); json.Unmarshal([]byte(r3.stdout), &info) != nil || info.ID != first {
@@ -76,6 +81,17 @@ func TestRunsListShowAndEvents(t *testing.T) {
 			var e runs.Event
 			if err := json.Unmarshal([]byte(line), &e); err != nil || e.Seq != int64(i+1) || e.RunID != first {
 				t.Fatalf("line %d is not event %d of the run: %q (%v)", i, i+1, line, err)
+			}
+		}
+	})
+	t.Run("an id two runs start with is an error naming both", func(t *testing.T) {
+		for _, verb := range []string{"show", "events"} {
+			r := segwi(t, "", "runs", verb, first[:4]) // the year
+			both := []string{first, second}
+			slices.Sort(both) // by name: in one second, the random ends decide
+			want := `run id "` + first[:4] + `" is ambiguous: 2 runs match it (` + strings.Join(both, ", ") + "); give more of it"
+			if r.code != 1 || !strings.Contains(r.stderr, want) {
+				t.Errorf("runs %s: got exit %d, stderr %q; want it to say %q", verb, r.code, r.stderr, want)
 			}
 		}
 	})
