@@ -62,7 +62,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	}
 	cfg, _ := json.Marshal(bin)
 	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n")
-	checkout := t.TempDir()
+	checkout := gitCheckout(t)
 	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
 	if err != nil {
 		t.Fatalf("Start: %v", err)

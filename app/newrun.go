@@ -1,9 +1,6 @@
 package app
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -177,11 +174,10 @@ func (d *newRunDialog) changed() {
 	d.start.Enable()
 }
 
-// Messages of the new run dialog's validation.
+// Messages of the new run dialog's validation. A folder a run cannot start in is said in
+// runs.CheckoutDir's words, the ones segwi run and the core refuse it with.
 const (
 	msgNoCheckout = "Choose a checkout: one of your repositories, or a folder."
-	msgNotDir     = "%s is not a directory: choose the folder of a git checkout."
-	msgNotGit     = "%s is not a git checkout (it has no .git): choose the top folder of a checkout."
 	msgNoTask     = "Write the task for the run."
 	msgNoQuestion = "Write your question."
 )
@@ -192,12 +188,8 @@ func validateNewRun(kind runs.Kind, checkout, prompt string) string {
 	if checkout == "" {
 		return msgNoCheckout
 	}
-	st, err := os.Stat(checkout)
-	if err != nil || !st.IsDir() {
-		return fmt.Sprintf(msgNotDir, checkout)
-	}
-	if _, err := os.Stat(filepath.Join(checkout, ".git")); err != nil {
-		return fmt.Sprintf(msgNotGit, checkout)
+	if _, err := runs.CheckoutDir(checkout); err != nil {
+		return err.Error()
 	}
 	if strings.TrimSpace(prompt) == "" {
 		switch kind {

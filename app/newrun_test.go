@@ -26,6 +26,17 @@ func gitCheckout(t *testing.T) string {
 	return dir
 }
 
+// refusal is what runs.CheckoutDir says of dir: the words segwi run and the core refuse
+// it with, which the dialog shows.
+func refusal(t *testing.T, dir string) string {
+	t.Helper()
+	_, err := runs.CheckoutDir(dir)
+	if err == nil {
+		t.Fatalf("runs.CheckoutDir(%s) refuses nothing", dir)
+	}
+	return err.Error()
+}
+
 func TestValidateNewRun(t *testing.T) {
 	checkout := gitCheckout(t)
 	plain := t.TempDir()
@@ -41,9 +52,9 @@ func TestValidateNewRun(t *testing.T) {
 		want     string
 	}{
 		{"no checkout asks for one", runs.KindBuild, "", "x", msgNoCheckout},
-		{"a missing folder is not a directory", runs.KindBuild, filepath.Join(plain, "gone"), "x", fmt.Sprintf(msgNotDir, filepath.Join(plain, "gone"))},
-		{"a file is not a directory", runs.KindAsk, file, "x", fmt.Sprintf(msgNotDir, file)},
-		{"a folder without .git is not a checkout", runs.KindBuild, plain, "x", fmt.Sprintf(msgNotGit, plain)},
+		{"a missing folder is refused as the core refuses it", runs.KindBuild, filepath.Join(plain, "gone"), "x", refusal(t, filepath.Join(plain, "gone"))},
+		{"a file is refused as the core refuses it", runs.KindAsk, file, "x", refusal(t, file)},
+		{"a folder without .git is refused as the core refuses it", runs.KindBuild, plain, "x", refusal(t, plain)},
 		{"a build needs a task", runs.KindBuild, checkout, "  \n ", msgNoTask},
 		{"an ask needs a question", runs.KindAsk, checkout, "", msgNoQuestion},
 		{"a ready run's notes are optional", runs.KindReady, checkout, "", ""},
@@ -97,7 +108,7 @@ func TestNewRunDialogShowsWhatIsWrong(t *testing.T) {
 	}
 	test.Tap(d.start) // disabled: the fake fails the test if this starts a run
 	test.Type(d.folder, plain)
-	if want := fmt.Sprintf(msgNotGit, plain); d.problem.Text != want {
+	if want := refusal(t, plain); d.problem.Text != want {
 		t.Errorf("problem = %q, want %q", d.problem.Text, want)
 	}
 	d.folder.SetText(gitCheckout(t))

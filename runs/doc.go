@@ -28,9 +28,10 @@
 // to the run's end; leftovers.go the processes a run leaves, killed before its checkout is
 // free; limits.go the watchdog (maxDuration, idleTimeout, the stop grace); output.go the
 // pty reader and the cut of long lines, parse.go the stream-json it parses; fanout.go the
-// events published to subscribers; manager.go the queue and the slots; recorder.go a live
-// run's record, record.go reading records, append.go adding to an ended run's record,
-// interrupted.go marking the runs of a segwi that is gone; format.go the words of events.
+// events published to subscribers; manager.go the queue and the slots; checkout.go the
+// folders a run may start in; recorder.go a live run's record, record.go reading records,
+// append.go adding to an ended run's record, interrupted.go marking the runs of a segwi
+// that is gone; format.go the words of events.
 //
 // Nothing in this package imports settings or a UI: the caller fills Config.
 package runs

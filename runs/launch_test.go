@@ -10,7 +10,7 @@ import (
 
 func TestRunSucceedsWithEveryEventKind(t *testing.T) {
 	m, recDir := testManager(t, nil)
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	r := start(t, m, Spec{Kind: KindBuild, Checkout: checkout, Prompt: "do it fake:success", Model: "sonnet"})
 	info := wait(t, r)
 

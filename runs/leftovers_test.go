@@ -77,7 +77,7 @@ func TestProcessesARunLeftAreGoneWhenItEnds(t *testing.T) {
 // are gone: they could still write to it.
 func TestACheckoutIsFreedOnlyOnceTheProcessesItsRunLeftAreGone(t *testing.T) {
 	m, recDir := testManager(t, nil)
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	first := start(t, m, Spec{Checkout: checkout, Prompt: "fake:detach-hang=env"})
 	rec := waitStart(t, recDir, first.ID())
 	proctest.KillAtEnd(t, rec.Detached, sleeperMarker(first.ID()))

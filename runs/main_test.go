@@ -14,6 +14,7 @@ import (
 
 	"github.com/segwi/segwi/internal/redact"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
 // fakeClaude is the path of testdata/fakeclaude, built once by TestMain.
@@ -78,13 +79,21 @@ func start(t *testing.T, m *Manager, spec Spec) *Run {
 		spec.Kind = KindBuild
 	}
 	if spec.Checkout == "" {
-		spec.Checkout = t.TempDir()
+		spec.Checkout = newCheckout(t)
 	}
 	r, err := m.Start(spec)
 	if err != nil {
 		t.Fatalf("Start(%+v): %v", spec, err)
 	}
 	return r
+}
+
+// newCheckout returns a new, empty git checkout for a run to start in.
+func newCheckout(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	claudetest.Git(t, dir, "init", "--quiet")
+	return dir
 }
 
 // wait returns r's summary once it has ended, failing the test after 20 s.

@@ -102,14 +102,15 @@ func (m *Manager) refreshSecrets(cfg Config) {
 
 // Start checks spec and queues the run; it returns at once with the run (state queued, or
 // already starting). The errors say what to fix: an unknown kind, a missing task or
-// question, a checkout that is not a directory, a claude binary that cannot be found.
+// question, a folder that is not the top of a git checkout (see CheckoutDir), a claude
+// binary that cannot be found.
 func (m *Manager) Start(spec Spec) (*Run, error) {
 	cfg := m.config()
 	prompt, err := promptFor(spec.Kind, spec.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	checkout, err := checkoutDir(spec.Checkout)
+	checkout, err := CheckoutDir(spec.Checkout)
 	if err != nil {
 		return nil, err
 	}
@@ -166,24 +167,6 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 
 // ErrClaudeNotFound is wrapped by Start's error when the configured claude binary is not there.
 var ErrClaudeNotFound = errors.New("claude binary not found")
-
-// checkoutDir returns dir absolute, symlinks resolved, or an error when it is not a directory.
-func checkoutDir(dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("no checkout given: choose the folder of a repository to run in")
-	}
-	abs, err := filepath.Abs(dir)
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(abs)
-	}
-	if err != nil {
-		return "", fmt.Errorf("checkout %s does not exist: choose the folder of a repository to run in", dir)
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("checkout %s is not a directory: choose the folder of a repository to run in", dir)
-	}
-	return abs, nil
-}
 
 // newID returns a run id that sorts by start time: 20250102-150405-ab12cd.
 func newID() (string, error) {

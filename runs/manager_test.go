@@ -68,7 +68,7 @@ func TestQueuedRunsStartInOrderWithinMaxConcurrent(t *testing.T) {
 
 func TestOneWritingRunPerCheckout(t *testing.T) {
 	m, recDir := testManager(t, nil)
-	shared, other := t.TempDir(), t.TempDir()
+	shared, other := newCheckout(t), newCheckout(t)
 	holdA, openA := release(t)
 	holdB, openB := release(t)
 	holdC, openC := release(t)
@@ -132,7 +132,7 @@ func TestStopAllStopsEveryRunAndRefusesNewOnes(t *testing.T) {
 			t.Errorf("run %s: %s, want stopped", r.ID(), info.State)
 		}
 	}
-	if _, err := m.Start(Spec{Kind: KindBuild, Checkout: t.TempDir(), Prompt: "x"}); !errors.Is(err, ErrClosed) {
+	if _, err := m.Start(Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Start after StopAll: got %v, want ErrClosed", err)
 	}
 }
@@ -141,17 +141,25 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 	m, _ := testManager(t, nil)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
+	plain := t.TempDir()
+	checkout := newCheckout(t)
+	inside := filepath.Join(checkout, "cmd")
+	os.Mkdir(inside, 0o755)
 	tests := []struct {
 		name   string
 		change func(*Config)
 		spec   Spec
 		want   string
 	}{
-		{"a missing claude names the setting", func(c *Config) { c.ClaudePath = "/nonexistent/claude" }, Spec{Kind: KindBuild, Checkout: t.TempDir(), Prompt: "x"}, "segwi.claude.path"},
+		{"a missing claude names the setting", func(c *Config) { c.ClaudePath = "/nonexistent/claude" }, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}, "segwi.claude.path"},
 		{"a checkout that is a file", nil, Spec{Kind: KindBuild, Checkout: file, Prompt: "x"}, "is not a directory"},
 		{"a checkout that does not exist", nil, Spec{Kind: KindBuild, Checkout: "/nonexistent/dir", Prompt: "x"}, "does not exist"},
-		{"a build run without a task", nil, Spec{Kind: KindBuild, Checkout: t.TempDir()}, "needs a task"},
-		{"an unknown kind", nil, Spec{Kind: "plan", Checkout: t.TempDir(), Prompt: "x"}, "unknown run kind"},
+		{"a folder that is not a git checkout, saying what to do", nil, Spec{Kind: KindAsk, Checkout: plain, Prompt: "x"},
+			plain + " is not a git checkout (it has no .git): runs work in the top folder of a git checkout; use one, or make this folder one with git init"},
+		{"a folder inside a checkout, naming the checkout", nil, Spec{Kind: KindBuild, Checkout: inside, Prompt: "x"},
+			inside + " is not the top folder of a git checkout (it is inside " + checkout + ")"},
+		{"a build run without a task", nil, Spec{Kind: KindBuild, Checkout: checkout}, "needs a task"},
+		{"an unknown kind", nil, Spec{Kind: "plan", Checkout: checkout, Prompt: "x"}, "unknown run kind"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,7 +303,7 @@ func TestOneWritingRunPerCheckoutAcrossManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m2.StopAll(context.Background()) })
-	shared := t.TempDir()
+	shared := newCheckout(t)
 	holdA, openA := release(t)
 	holdB, openB := release(t)
 	a := start(t, m1, Spec{Kind: KindBuild, Checkout: shared, Prompt: "fake:hold=" + holdA})

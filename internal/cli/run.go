@@ -227,8 +227,9 @@ func runSpec(o runOptions) (runs.Spec, error) {
 			return runs.Spec{}, fmt.Errorf("finding the current directory: %w", err)
 		}
 	}
-	if st, err := os.Stat(checkout); err != nil || !st.IsDir() {
-		return runs.Spec{}, usageErrorf("checkout %s is not a directory: give the folder of a repository with --checkout, or run segwi from inside it", checkout)
+	// The check Start makes, early: a wrong folder is a wrong command line (exit 2).
+	if _, err := runs.CheckoutDir(checkout); err != nil {
+		return runs.Spec{}, &usageError{err}
 	}
 	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model}, nil
 }

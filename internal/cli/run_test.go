@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/runs"
 )
@@ -52,6 +53,14 @@ func runConfig(t *testing.T, extra string) string {
 	return writeConfig(t, "segwi:\n  claude:\n    path: "+fakeClaude(t)+"\n  runs:\n    stopGrace: 1s\n"+extra)
 }
 
+// newCheckout returns a new, empty git checkout for a run to start in.
+func newCheckout(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	claudetest.Git(t, dir, "init", "--quiet")
+	return dir
+}
+
 var runIDLine = func(stderr string) string {
 	_, rest, ok := strings.Cut(stderr, "segwi: run ")
 	if !ok {
@@ -64,7 +73,7 @@ var runIDLine = func(stderr string) string {
 func TestRunPrintsTheRunAndExitsWithItsOutcome(t *testing.T) {
 	home := isolate(t)
 	cfg := runConfig(t, "")
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	tests := []struct {
 		name     string
 		args     []string
@@ -136,23 +145,34 @@ func TestRunPrintsTheRunAndExitsWithItsOutcome(t *testing.T) {
 }
 
 func TestRunRefusesWhatItCannotRun(t *testing.T) {
-	isolate(t)
+	home := isolate(t)
 	cfg := runConfig(t, "")
 	file := filepath.Join(t.TempDir(), "file.txt")
 	os.WriteFile(file, nil, 0o600)
 	missing := writeConfig(t, "segwi:\n  claude:\n    path: /nowhere/claude\n")
+	plain := t.TempDir()
+	// The words Start refuses a folder with, the new-run dialog's too.
+	refusal := func(dir string) string {
+		_, err := runs.CheckoutDir(dir)
+		if err == nil {
+			t.Fatalf("runs.CheckoutDir(%s) refuses nothing", dir)
+		}
+		return err.Error()
+	}
 	tests := []struct {
 		name     string
 		args     []string
 		wantCode int
 		want     []string
 	}{
-		{"no prompt", []string{"--config", cfg, "run", "--checkout", t.TempDir()}, 2, []string{"no task given", "usage: segwi run"}},
-		{"no question for an ask run", []string{"--config", cfg, "run", "--kind", "ask", "--checkout", t.TempDir(), "  "}, 2, []string{"no question given"}},
+		{"no prompt", []string{"--config", cfg, "run", "--checkout", newCheckout(t)}, 2, []string{"no task given", "usage: segwi run"}},
+		{"no question for an ask run", []string{"--config", cfg, "run", "--kind", "ask", "--checkout", newCheckout(t), "  "}, 2, []string{"no question given"}},
 		{"an unknown kind", []string{"--config", cfg, "run", "--kind", "fix", "x"}, 2, []string{"fix", "build", "ready", "ask"}},
-		{"a checkout that is a file", []string{"--config", cfg, "run", "--checkout", file, "x"}, 2, []string{"checkout " + file + " is not a directory"}},
-		{"a checkout that does not exist", []string{"--config", cfg, "run", "--checkout", "/nowhere/at/all", "x"}, 2, []string{"checkout /nowhere/at/all is not a directory"}},
-		{"claude missing at the configured path", []string{"--config", missing, "run", "--checkout", t.TempDir(), "x"}, 1,
+		{"a checkout that is a file", []string{"--config", cfg, "run", "--checkout", file, "x"}, 2, []string{file + " is not a directory"}},
+		{"a checkout that does not exist", []string{"--config", cfg, "run", "--checkout", "/nowhere/at/all", "x"}, 2, []string{"/nowhere/at/all does not exist"}},
+		{"a folder that is not a git checkout, as the app refuses it", []string{"--config", cfg, "run", "--checkout", plain, "x"}, 2,
+			[]string{"segwi: " + refusal(plain) + "\n", "usage: segwi run"}},
+		{"claude missing at the configured path", []string{"--config", missing, "run", "--checkout", newCheckout(t), "x"}, 1,
 			[]string{`claude not found at "/nowhere/claude"`, "segwi.claude.path", "(settings file: " + missing + ")"}},
 	}
 	for _, tt := range tests {
@@ -168,6 +188,16 @@ func TestRunRefusesWhatItCannotRun(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the current directory, when it is not a git checkout", func(t *testing.T) {
+		t.Chdir(plain)
+		r := segwi(t, "", "--config", cfg, "run", "x")
+		if want := refusal(plain); r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("got exit %d, stderr:\n%s\nwant 2 and %q", r.code, r.stderr, want)
+		}
+	})
+	if infos, _, _ := runs.List(filepath.Join(home, "state", "segwi")); len(infos) != 0 {
+		t.Errorf("refused runs left %d runs on record", len(infos))
+	}
 }
 
 // TestRunStopsInTwoSteps runs the fake claude that ignores SIGTERM (with a child of its
@@ -179,7 +209,7 @@ func TestRunStopsInTwoSteps(t *testing.T) {
 	start := func(t *testing.T, ctx context.Context, cfg string, main bool) (*syncbuf.Buffer, *syncbuf.Buffer, chan int) {
 		var out, errOut syncbuf.Buffer
 		done := make(chan int, 1)
-		args := []string{"--config", cfg, "run", "--checkout", t.TempDir(), "fake:ignore-term"}
+		args := []string{"--config", cfg, "run", "--checkout", newCheckout(t), "fake:ignore-term"}
 		opts := Options{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}
 		go func() {
 			if main {
@@ -247,7 +277,7 @@ func TestRunStopsInTwoSteps(t *testing.T) {
 func TestRunContinueResumesAFinishedRun(t *testing.T) {
 	isolate(t)
 	cfg := runConfig(t, "")
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	first := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success").stderr)
 	r := segwi(t, "", "--config", cfg, "run", "--continue", first, "fake:success and now the tests")
 	next := runIDLine(r.stderr)

@@ -22,7 +22,7 @@ func TestRunsListShowAndEvents(t *testing.T) {
 		}
 	})
 	cfg := runConfig(t, "")
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	first := runIDLine(segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success\nand a second line").stderr)
 	second := runIDLine(segwi(t, "", "--config", cfg, "run", "--kind", "ask", "--checkout", checkout, "fake:fail").stderr)
 	if first == "" || second == "" {

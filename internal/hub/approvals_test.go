@@ -121,7 +121,8 @@ func TestARemoteClientSeesTheApprovalsAndItsAnswerNamesItsDevice(t *testing.T) {
 	if len(snap.Waiting) != 1 || snap.Waiting[0].Request != "7" {
 		t.Fatalf("the remote client's snapshot is %+v, want request 7", snap)
 	}
-	if _, err := phone.client.Start(ctx, runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "go"}); err == nil {
+	// A checkout a run could start in: the refusal is the role's, not the folder's.
+	if _, err := phone.client.Start(ctx, runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "go"}); err == nil {
 		t.Error("the remote client started a run")
 	}
 	if err := phone.client.Answer(ctx, control.Answer{Request: "7", Decision: control.Allow, By: control.ByThisDesktop}); err != nil {

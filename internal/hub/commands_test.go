@@ -12,6 +12,7 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
@@ -29,7 +30,7 @@ func TestAWindowStartsARunAndFollowsItToItsEnd(t *testing.T) {
 		`echo '{"type":"assistant","message":{"content":[{"type":"text","text":"On it."}]}}'`+"\n"+
 		"read line\n"+
 		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
-	checkout := t.TempDir()
+	checkout := claudetest.Checkout(t)
 	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  repositories:\n    - name: web\n      path: "+checkout+"\n", options{})
 	ctx := context.Background()
 	if err := h.hub.Show(ctx, control.Show{Window: control.ShowHistory}); err != nil {
@@ -245,7 +246,7 @@ func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
 	ctx := context.Background()
 	h.hub.Show(ctx, control.Show{Window: control.ShowQuit})
 	w := h.windows.window(t, 1)
-	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: t.TempDir(), Prompt: "wait"})
+	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "wait"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
 // A C.UTF-8 locale is common on servers and in containers; Fyne cannot parse it and used to
@@ -40,7 +42,7 @@ func TestACUTF8LocaleGivesNoFyneNoise(t *testing.T) {
 	if err := os.WriteFile(config, []byte("segwi:\n  claude:\n    path: "+claude+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := exec.Command(segwiBin, "run", "--checkout", home, "hello")
+	run := exec.Command(segwiBin, "run", "--checkout", claudetest.Checkout(t), "hello")
 	run.Env = env
 	out, _ := run.CombinedOutput() // the stand-in claude fails on purpose
 	got, err := os.ReadFile(seen)
