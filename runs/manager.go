@@ -114,9 +114,9 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	claude, err := exec.LookPath(cfg.ClaudePath)
+	claude, err := FindClaude(cfg.ClaudePath)
 	if err != nil {
-		return nil, fmt.Errorf("claude not found at %q (settings key segwi.claude.path): install Claude Code, or set segwi.claude.path to the full path of its claude binary: %w", cfg.ClaudePath, ErrClaudeNotFound)
+		return nil, err
 	}
 	m.refreshSecrets(cfg)
 
@@ -167,6 +167,18 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 
 // ErrClaudeNotFound is wrapped by Start's error when the configured claude binary is not there.
 var ErrClaudeNotFound = errors.New("claude binary not found")
+
+// FindClaude returns the Claude Code binary that path (segwi.claude.path: a name looked up
+// in PATH, or a path) names, or an error wrapping ErrClaudeNotFound that names the setting
+// and says what to do. Start uses it, and so do the checks a front end makes ahead of a
+// run (segwi config check, the tray at launch).
+func FindClaude(path string) (string, error) {
+	claude, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("claude not found at %q (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary: %w", path, ErrClaudeNotFound)
+	}
+	return claude, nil
+}
 
 // newID returns a run id that sorts by start time: 20250102-150405-ab12cd.
 func newID() (string, error) {

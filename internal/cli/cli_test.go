@@ -59,7 +59,10 @@ func writeConfig(t *testing.T, body string) string {
 
 func TestConfigCheck(t *testing.T) {
 	isolate(t)
-	repo := t.TempDir()
+	// The default segwi.claude.path, claude, is found in PATH: the stand-in's folder.
+	t.Setenv("PATH", filepath.Dir(fakeClaude(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	repo := newCheckout(t)
+	plain := t.TempDir()
 	allSeven := "segwi:\n  permissions: {allow: [x]}\n  mcpPermissions: x\n  branchPrefixes: [a/]\n  allowUnsandboxed: true\n  allowedDomains: [a.com]\n" +
 		"  repositories:\n    - name: web\n      path: " + repo + "\n      permissions: x\n      allowedDomains: [b.com]\n"
 	tests := []struct {
@@ -94,6 +97,11 @@ func TestConfigCheck(t *testing.T) {
 			"FILE: 1 error"}},
 		{"errors, unknown and retired keys are all counted", "segwi:\n  mcpPermissions: x\n  claude:\n    pth: x\n  runs:\n    stopGrace: soon\n", 1, []string{
 			"FILE: 1 error, 1 unknown key, 1 retired key"}},
+		{"a repository path that is not a git checkout is warned about but passes",
+			"segwi:\n  repositories:\n    - {name: web, path: " + repo + "}\n    - {name: notes, path: " + plain + "}\n", 0, []string{
+				`warning: segwi.repositories (repository "notes"): ` + plain + " is not a git checkout (it has no .git)", "FILE: 1 warning"}},
+		{"a claude.path that finds nothing is warned about but passes", "segwi:\n  claude:\n    path: /nowhere/claude\n", 0, []string{
+			`warning: claude not found at "/nowhere/claude" (settings key segwi.claude.path): install Claude Code and log in to it`, "FILE: 1 warning"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,8 +121,18 @@ func TestConfigCheck(t *testing.T) {
 			if r.stderr != "" {
 				t.Errorf("got stderr %q, want none", r.stderr)
 			}
+			if !strings.Contains(tt.name, "warned") && strings.Contains(r.stdout, "warning") {
+				t.Errorf("got a warning, want none:\n%s", r.stdout)
+			}
 		})
 	}
+	t.Run("with no file, a claude missing from PATH is warned about", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		r := segwi(t, "", "--config", filepath.Join(t.TempDir(), "config.yaml"), "config", "check")
+		if want := `warning: claude not found at "claude" (settings key segwi.claude.path)`; r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("got exit %d, stdout:\n%s\nwant 0 and %q", r.code, r.stdout, want)
+		}
+	})
 	t.Run("each of the seven retired keys is named exactly once", func(t *testing.T) {
 		path := writeConfig(t, allSeven)
 		r := segwi(t, "", "--config", path, "config", "check")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/remote"
 	"github.com/segwi/segwi/settings"
 )
@@ -24,9 +25,11 @@ func newConfigCmd(env *Env) *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "check",
-		Short: "Validate the settings file; list problems, unknown keys and retired keys",
-		Long: "Validate the settings file and list every problem, unknown key and retired key in it.\n" +
-			"With segwi.remote.enabled, also ask tailscaled whether the approval page can be served.\n" +
+		Short: "Validate the settings file; list problems, unknown keys, retired keys and warnings",
+		Long: "Validate the settings file and list every problem, unknown key and retired key in it, and\n" +
+			"warn about what would stop a run: a repository path that is not a git checkout, a\n" +
+			"claude.path that finds no Claude Code. With segwi.remote.enabled, also ask tailscaled\n" +
+			"whether the approval page can be served.\n" +
 			"Exits 1 when a value is invalid, the file cannot be read or the page cannot be served, 0 otherwise.",
 		Args: args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error { return configCheck(env) },
@@ -59,8 +62,12 @@ func configCheck(env *Env) error {
 		fmt.Fprintf(out, "error: %v\n", err)
 		return &silentError{ExitError}
 	}
+	warnings := core.Checks(res.Settings)
 	if !res.Found {
 		fmt.Fprintf(out, "%s does not exist: segwi uses the defaults\n", path)
+		for _, w := range warnings {
+			fmt.Fprintf(out, "warning: %v\n", w)
+		}
 		return nil
 	}
 	for _, p := range res.Problems {
@@ -76,15 +83,18 @@ func configCheck(env *Env) error {
 	for _, r := range res.Retired {
 		fmt.Fprintf(out, "retired: %s: %s\n", path, r.Message())
 	}
-	summary(out, path, errs, len(res.Unknown), len(res.Retired))
+	for _, w := range warnings {
+		fmt.Fprintf(out, "warning: %v\n", w)
+	}
+	summary(out, path, errs, len(res.Unknown), len(res.Retired), len(warnings))
 	if errs > 0 {
 		return &silentError{ExitError}
 	}
 	return nil
 }
 
-func summary(out io.Writer, path string, errs, unknown, retired int) {
-	if errs+unknown+retired == 0 {
+func summary(out io.Writer, path string, errs, unknown, retired, warnings int) {
+	if errs+unknown+retired+warnings == 0 {
 		fmt.Fprintf(out, "%s: ok\n", path)
 		return
 	}
@@ -92,7 +102,7 @@ func summary(out io.Writer, path string, errs, unknown, retired int) {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{errs, "error"}, {unknown, "unknown key"}, {retired, "retired key"}} {
+	}{{errs, "error"}, {unknown, "unknown key"}, {retired, "retired key"}, {warnings, "warning"}} {
 		if c.n == 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,8 @@ import (
 // LocalAPI that answers a status stands in, for the command's words.)
 func TestConfigCheckSaysWhereTheRemotePageWillBe(t *testing.T) {
 	isolate(t)
+	// The default segwi.claude.path, claude, is found in PATH: the stand-in's folder.
+	t.Setenv("PATH", filepath.Dir(fakeClaude(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	sock := filepath.Join(t.TempDir(), "tailscaled.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
