@@ -70,7 +70,9 @@ func (d *TerminalDecider) Decide(ctx context.Context, req Request) (Answer, erro
 
 	p.print(d.show(req))
 	for {
-		p.print("Allow? [y/N, s = deny and stop the run] ")
+		// The prompts end their line: the run's events go on printing to the same terminal
+		// while the person thinks, and must not land after the question.
+		p.print("Allow? [y/N, s = deny and stop the run]\n")
 		line, err := p.readLine(ctx)
 		if err != nil {
 			return d.giveUp(ctx, p, req, err)
@@ -88,7 +90,7 @@ func (d *TerminalDecider) Decide(ctx context.Context, req Request) (Answer, erro
 			p.print("Please answer y (allow), n (deny) or s (deny and stop the run).\n")
 			continue
 		}
-		p.print("Reason, passed on to Claude (Enter to skip): ")
+		p.print("Reason, passed on to Claude (Enter to skip):\n")
 		reason, err := p.readLine(ctx)
 		if err != nil && ctx.Err() != nil {
 			return d.giveUp(ctx, p, req, err)

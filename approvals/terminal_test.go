@@ -155,6 +155,9 @@ func TestTerminalDeciderAsksThePerson(t *testing.T) {
 			if n := strings.Count(tty.Output(), "Allow? [y/N"); n != len(tt.typed) && tt.want.Allow {
 				t.Errorf("prompts shown: got %d, want %d", n, len(tt.typed))
 			}
+			if reason := "\nReason, passed on to Claude (Enter to skip):\n"; !tt.want.Allow && !strings.Contains(tty.Output(), reason) {
+				t.Errorf("the terminal shows no %q on a line of its own:\n%s", reason, tty.Output())
+			}
 		})
 	}
 }
@@ -175,7 +178,7 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 				"  command:\n    git push --force\n    git status\n",
 				`"description": "Push it"`,
 				"Answer within 10m0s",
-				"Allow? [y/N, s = deny and stop the run] ",
+				"\nAllow? [y/N, s = deny and stop the run]\n", // a line of its own, apart from the run's events
 			},
 		},
 		{
