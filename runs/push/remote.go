@@ -62,8 +62,8 @@ func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []strin
 		}
 	}
 	return remoteURL{}, refuse(ReasonTokenHost,
-		"remote %s points at %s, and segwi sends its GitHub token only to %s; if %s is your GitHub Enterprise host, add it to segwi's GitHub hosts, otherwise push this remote yourself (git push %s)",
-		name, stripUserinfo(u), strings.Join(tokenHosts, ", "), u.Hostname(), name)
+		"remote %s points at %s, and segwi sends its GitHub token only to %s; if %s is your GitHub Enterprise host, set segwi.github.apiURL to https://%s/api/v3 in segwi's settings (the token then goes there instead), otherwise push this remote yourself (git push %s)",
+		name, stripUserinfo(u), strings.Join(tokenHosts, ", "), u.Hostname(), u.Host, name)
 }
 
 // urlUserinfo matches the user[:password]@ part of a URL.

@@ -30,6 +30,8 @@ func TestCheckRemoteURL(t *testing.T) {
 		{name: "http is refused without the test option", raw: "http://127.0.0.1:9/r.git", hosts: []string{"127.0.0.1"}, wantReason: ReasonNotHTTPS, wantWords: "(http)"},
 		{name: "http beyond loopback is refused even with the test option", raw: "http://github.com/r.git", loopback: true, wantReason: ReasonNotHTTPS, wantWords: "only over HTTPS"},
 		{name: "another host is refused", raw: "https://gitlab.com/a/b.git", wantReason: ReasonTokenHost, wantWords: "only to github.com"},
+		{name: "another host is refused, naming the setting that sends the token there", raw: "https://git.example.com:8443/a/b.git", wantReason: ReasonTokenHost,
+			wantWords: "if git.example.com is your GitHub Enterprise host, set segwi.github.apiURL to https://git.example.com:8443/api/v3 in segwi's settings"},
 		{name: "a look-alike host is refused", raw: "https://github.com.evil.example/a/b.git", wantReason: ReasonTokenHost, wantWords: "github.com.evil.example"},
 		{name: "a refusal does not show URL credentials", raw: "https://user:s3cret@gitlab.com/a/b.git", wantReason: ReasonTokenHost, wantWords: "https://gitlab.com/a/b.git"},
 	}
