@@ -29,6 +29,9 @@ type Result struct {
 	Problems []Problem
 }
 
+// UnknownHint is what a front end says of each of Result.Unknown, after the key.
+const UnknownHint = "segwi does not know this key and ignores it: check its spelling and that it sits under segwi:, or delete it"
+
 // Err returns the validation problems joined into one error, or nil when there are none.
 func (r *Result) Err() error {
 	if len(r.Problems) == 0 {

@@ -25,34 +25,11 @@ import (
 // written yet either (the settings window has no fields for it): Save leaves it exactly
 // as the file has it, whatever s.Remote says.
 func Save(path string, s Settings) error {
-	if typ, err := format(path); err != nil {
+	doc, mode, err := readYAMLDoc(path)
+	if err != nil {
 		return fmt.Errorf("saving settings: %w", err)
-	} else if typ != "yaml" {
-		return fmt.Errorf("saving settings: %s: only YAML files can be written; edit this %s file by hand", path, strings.ToUpper(typ))
 	}
-	data, err := readFile(path)
-	mode := fs.FileMode(0o600)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("saving settings: %w", err)
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("saving settings: %s: %v: fix the YAML syntax first", path, err)
-	}
-	if doc.Kind == 0 {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("saving settings: %s: the file must hold a mapping with a segwi section", path)
-	}
-	e := &editor{root: root}
+	e := &editor{root: doc.Content[0]}
 	d := Default()
 	e.str("segwi.claude.path", s.Claude.Path, d.Claude.Path)
 	e.str("segwi.claude.model", s.Claude.Model, d.Claude.Model)
@@ -71,15 +48,55 @@ func Save(path string, s Settings) error {
 	if e.err != nil {
 		return fmt.Errorf("saving settings: %s: %w", path, e.err)
 	}
+	if err := writeYAMLDoc(path, doc, mode); err != nil {
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	return nil
+}
 
+// readYAMLDoc reads the YAML settings file at path as a node tree, whose first node is
+// the top mapping (empty when the file does not exist), and the file's permissions to
+// write it back with. TOML and JSON files are refused: segwi writes only YAML.
+func readYAMLDoc(path string) (*yaml.Node, fs.FileMode, error) {
+	if typ, err := format(path); err != nil {
+		return nil, 0, err
+	} else if typ != "yaml" {
+		return nil, 0, fmt.Errorf("%s: only YAML files can be written; edit this %s file by hand", path, strings.ToUpper(typ))
+	}
+	data, err := readFile(path)
+	mode := fs.FileMode(0o600)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, 0, err
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, 0, fmt.Errorf("%s: %v: fix the YAML syntax first", path, err)
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	if doc.Content[0].Kind != yaml.MappingNode {
+		return nil, 0, fmt.Errorf("%s: the file must hold a mapping with a segwi section", path)
+	}
+	return &doc, mode, nil
+}
+
+// writeYAMLDoc writes doc to path with mode, through writeAtomic.
+func writeYAMLDoc(path string, doc *yaml.Node, mode fs.FileMode) error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return fmt.Errorf("saving settings: %s: %w", path, err)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := enc.Close(); err != nil {
-		return fmt.Errorf("saving settings: %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return writeAtomic(path, buf.Bytes(), mode)
 }
@@ -88,31 +105,31 @@ func Save(path string, s Settings) error {
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("saving settings: %w", err)
+		return err
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -78,7 +79,7 @@ func TestConfigCheck(t *testing.T) {
 		{"a plain-http GitHub API URL fails, naming the key", "segwi:\n  github:\n    apiURL: http://ghe.example.com/api/v3\n", 1, []string{
 			`error: FILE: segwi.github.apiURL: must be an https URL: segwi sends the GitHub token to it, and only over HTTPS; got "http://ghe.example.com/api/v3" (write https://ghe.example.com/api/v3)`, "FILE: 1 error"}},
 		{"an unknown key is listed but passes", "segwi:\n  runs:\n    maxConcurent: 2\n", 0, []string{
-			"unknown: FILE: segwi.runs.maxConcurent: " + unknownHint, "FILE: 1 unknown key"}},
+			"unknown: FILE: segwi.runs.maxConcurent: " + settings.UnknownHint, "FILE: 1 unknown key"}},
 		{"a syntax error fails", "segwi:\n  runs: [\n", 1, []string{"error: reading settings: FILE: yaml: "}},
 		{"all seven retired keys are named and pass", allSeven, 0, []string{
 			"retired: FILE: segwi.allowUnsandboxed is retired",

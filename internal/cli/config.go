@@ -78,7 +78,7 @@ func configCheck(env *Env) error {
 		errs++
 	}
 	for _, k := range res.Unknown {
-		fmt.Fprintf(out, "unknown: %s: %s: %s\n", path, k, unknownHint)
+		fmt.Fprintf(out, "unknown: %s: %s: %s\n", path, k, settings.UnknownHint)
 	}
 	for _, r := range res.Retired {
 		fmt.Fprintf(out, "retired: %s: %s\n", path, r.Message())

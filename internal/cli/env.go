@@ -42,7 +42,7 @@ func (e *Env) LoadSettings() (*settings.Result, error) {
 	}
 	e.Warner.Warn(e.Stderr, res.File, res.Retired)
 	for _, k := range res.Unknown {
-		fmt.Fprintf(e.Stderr, "warning: %s: %s: %s\n", res.File, k, unknownHint)
+		fmt.Fprintf(e.Stderr, "warning: %s: %s: %s\n", res.File, k, settings.UnknownHint)
 	}
 	if err := res.Err(); err != nil {
 		return res, fmt.Errorf("the settings have problems (segwi config check lists them all):\n%w", err)
@@ -57,5 +57,3 @@ func (e *Env) settingsOptions() []settings.Option {
 	}
 	return nil
 }
-
-const unknownHint = "segwi does not know this key and ignores it: check its spelling and that it sits under segwi:, or delete it"
