@@ -91,7 +91,13 @@ func (d *desk) open(s control.Show) error {
 			ShowSettingsProblems(d.app, rep.File, err, momentOf(s.Moment), d.openSettings)
 		}
 	case control.ShowRetired:
-		ShowRetired(d.app, d.tray.settings().File, s.Retired)
+		ShowRetired(d.app, d.tray.settings().File, s.Retired, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			return d.tray.client.RemoveRetired(ctx)
+		})
+	case control.ShowSettingsWarnings:
+		ShowSettingsWarnings(d.app, d.tray.settings().File, s.Unknown, s.Checks, d.openSettings)
 	case control.ShowTrustedChange:
 		d.trustedChange()
 	case control.ShowDamaged:

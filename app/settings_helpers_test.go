@@ -11,12 +11,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// settingsTestApp is a test app that records notifications and opened URLs.
+// settingsTestApp is a test app that records notifications and opened URLs; with openErr
+// set, opening fails with it, as on a machine without xdg-open.
 type settingsTestApp struct {
 	fyne.App
-	mu     sync.Mutex
-	notes  []fyne.Notification
-	opened []string
+	mu      sync.Mutex
+	notes   []fyne.Notification
+	opened  []string
+	openErr error
 }
 
 func newSettingsTestApp(t *testing.T) *settingsTestApp {
@@ -33,6 +35,9 @@ func (a *settingsTestApp) SendNotification(n *fyne.Notification) {
 func (a *settingsTestApp) OpenURL(u *url.URL) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.openErr != nil {
+		return a.openErr
+	}
 	a.opened = append(a.opened, u.String())
 	return nil
 }

@@ -20,11 +20,13 @@ import (
 
 // ShowRetired tells the person about retired keys in their settings file: one window
 // listing each key (where it is, with its repository, that it is ignored and why, and
-// that it should be deleted). found should hold only keys not shown before in this run of
-// segwi (the tray process keeps a migrate.Warner, and sends the desktop notification); a
-// key listed twice is shown once. With nothing found it shows nothing and returns nil.
-// Call it on the UI goroutine.
-func ShowRetired(a fyne.App, file string, found []migrate.Retired) fyne.Window {
+// that it should be deleted), with Remove them (remove: the tray deletes the retired keys
+// from the file and keeps the rest, see settings.RemoveRetired; the button is left out
+// when remove is nil), Open file and OK. found should hold only keys not shown before in
+// this run of segwi (the tray process keeps a migrate.Warner, and sends the desktop
+// notification); a key listed twice is shown once. With nothing found it shows nothing
+// and returns nil. Call it on the UI goroutine.
+func ShowRetired(a fyne.App, file string, found []migrate.Retired, remove func() error) fyne.Window {
 	found = uniqueRetired(found)
 	if len(found) == 0 {
 		return nil
@@ -37,10 +39,32 @@ func ShowRetired(a fyne.App, file string, found []migrate.Retired) fyne.Window {
 	for _, r := range found {
 		rows = append(rows, retiredRow(r))
 	}
-	openFile := widget.NewButton("Open file", func() { openFileURL(a, file) })
-	ok := widget.NewButton("OK", w.Close)
+	note := openNote()
+	buttons := container.NewHBox(layout.NewSpacer())
+	if remove != nil {
+		var removeBtn *widget.Button
+		removeBtn = widget.NewButton("Remove them", func() {
+			if err := remove(); err != nil {
+				note.Importance = widget.DangerImportance
+				note.SetText(fmt.Sprintf("Nothing was removed: %v.", err))
+				note.Show()
+				return
+			}
+			removeBtn.Disable()
+			note.Importance = widget.SuccessImportance
+			note.SetText(fmt.Sprintf("Removed the retired settings from %s; the rest of the file, comments included, is as it was.", file))
+			note.Show()
+		})
+		buttons.Add(removeBtn)
+	}
+	openFile := widget.NewButton("Open file", func() {
+		note.Importance = widget.DangerImportance
+		reportOpen(note, "the settings file", openFileURL(a, file))
+	})
+	buttons.Add(openFile)
+	buttons.Add(widget.NewButton("OK", w.Close))
 	w.SetContent(container.NewBorder(nil,
-		container.NewHBox(layout.NewSpacer(), openFile, ok), nil, nil,
+		container.NewVBox(note, buttons), nil, nil,
 		container.NewVScroll(container.NewVBox(rows...))))
 	w.Resize(fyne.NewSize(560, 320))
 	w.Show()
@@ -103,8 +127,9 @@ func damagedRow(a fyne.App, d runs.Damaged) fyne.CanvasObject {
 	if advice := d.Advice(); advice != "" {
 		text = fmt.Sprintf("%v; %s.", d.Err, advice)
 	}
-	open := widget.NewButton("Open folder", func() { openFileURL(a, d.Dir) })
-	return container.NewVBox(file, settingsText(text), container.NewHBox(open))
+	note := openNote()
+	open := widget.NewButton("Open folder", func() { reportOpen(note, "the folder", openFileURL(a, d.Dir)) })
+	return container.NewVBox(file, settingsText(text), container.NewHBox(open), note)
 }
 
 // ProblemsMoment says when bad settings were found, which decides what segwi runs with.
@@ -170,11 +195,12 @@ func ShowSettingsProblems(a fyne.App, file string, err error, when ProblemsMomen
 			openSettings()
 		}))
 	}
-	buttons.Add(widget.NewButton("Open file", func() { openFileURL(a, file) }))
+	note := openNote()
+	buttons.Add(widget.NewButton("Open file", func() { reportOpen(note, "the settings file", openFileURL(a, file)) }))
 	buttons.Add(widget.NewButton("Close", w.Close))
 	w.SetContent(container.NewBorder(
 		container.NewVBox(settingsText(what+" your settings file "+file+":")),
-		container.NewVBox(settingsText(meanwhile), buttons), nil, nil,
+		container.NewVBox(settingsText(meanwhile), note, buttons), nil, nil,
 		container.NewVScroll(list)))
 	w.Show()
 	w.RequestFocus()
@@ -221,13 +247,12 @@ func problemLines(file string, err error) []string {
 	return out
 }
 
-// openFileURL opens file (or a folder) in the person's default application for it.
-func openFileURL(a fyne.App, file string) {
+// openFileURL opens file (or a folder) in the person's default application for it. Its
+// error (no xdg-open, say) is for the window to show: see reportOpen.
+func openFileURL(a fyne.App, file string) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		abs = file
 	}
-	if err := a.OpenURL(&url.URL{Scheme: "file", Path: abs}); err != nil {
-		fyne.LogError("opening "+abs, err)
-	}
+	return a.OpenURL(&url.URL{Scheme: "file", Path: abs})
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/migrate"
+	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -20,7 +23,7 @@ func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
 	top := migrate.Retired{Key: "segwi.permissions", Setting: "segwi.permissions"}
 	web := migrate.Retired{Key: "segwi.repositories[0].allowedDomains", Repository: "web", Setting: "segwi.repositories[].allowedDomains"}
 	api := migrate.Retired{Key: "segwi.repositories[1].allowedDomains", Repository: "api", Setting: "segwi.repositories[].allowedDomains"}
-	w := ShowRetired(a, warningsFile, []migrate.Retired{top, web, api, web})
+	w := ShowRetired(a, warningsFile, []migrate.Retired{top, web, api, web}, func() error { return nil })
 	if w == nil {
 		t.Fatal("no window for three retired keys")
 	}
@@ -53,7 +56,7 @@ func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
 
 func TestRetiredWithNothingFoundShowsNothing(t *testing.T) {
 	a := newSettingsTestApp(t)
-	if w := ShowRetired(a, warningsFile, nil); w != nil {
+	if w := ShowRetired(a, warningsFile, nil, nil); w != nil {
 		t.Errorf("got window %q for no retired keys", w.Title())
 	}
 	if n := a.notifications(); len(n) != 0 {
@@ -120,4 +123,66 @@ func TestSettingsProblemsWindow(t *testing.T) {
 			again.Close()
 		}
 	})
+}
+
+// Without xdg-open (or with a broken one) each Open button says why nothing opened, in its
+// window: the person would otherwise press it again and again.
+func TestOpenButtonsSayWhyNothingOpened(t *testing.T) {
+	noOpener := errors.New(`exec: "xdg-open": executable file not found in $PATH`)
+	tests := []struct {
+		name   string
+		show   func(a fyne.App) fyne.Window
+		button string
+		want   string
+	}{
+		{"the retired settings' Open file", func(a fyne.App) fyne.Window {
+			return ShowRetired(a, warningsFile, []migrate.Retired{{Key: "segwi.branchPrefixes", Setting: "segwi.branchPrefixes"}}, nil)
+		}, "Open file", "Could not open the settings file: " + noOpener.Error() + "."},
+		{"the settings problems' Open file", func(a fyne.App) fyne.Window {
+			return ShowSettingsProblems(a, warningsFile, errors.New("bad"), AtStartup, nil)
+		}, "Open file", "Could not open the settings file: " + noOpener.Error() + "."},
+		{"the damaged records' Open folder", func(a fyne.App) fyne.Window {
+			return ShowDamagedRecords(a, []runs.Damaged{{File: "/s/runs/r1/run.json", Dir: "/s/runs/r1", Err: errors.New("unexpected end of JSON input")}})
+		}, "Open folder", "Could not open the folder: " + noOpener.Error() + "."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newSettingsTestApp(t)
+			a.openErr = noOpener
+			w := tt.show(a)
+			defer w.Close()
+			test.Tap(settingsButton(t, w, tt.button))
+			if texts := strings.Join(settingsLabels(w.Content()), "\n"); !strings.Contains(texts, tt.want) {
+				t.Errorf("after %s failed the window does not say %q:\n%s", tt.button, tt.want, texts)
+			}
+		})
+	}
+}
+
+func TestRetiredWindowRemovesTheKeysAndKeepsTheRest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	body := "# mine\nsegwi:\n  # the model\n  claude:\n    model: opus # for now\n  branchPrefixes: [a/]\n  # runs\n  runs:\n    maxConcurrent: 2\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := settings.Load(path)
+	if err != nil || len(res.Retired) != 1 {
+		t.Fatalf("Load = %v retired, %v; want one", res.Retired, err)
+	}
+	a := newSettingsTestApp(t)
+	// The tray's RemoveRetired, which the window's remove asks for.
+	w := ShowRetired(a, path, res.Retired, func() error { _, err := settings.RemoveRetired(path); return err })
+	defer w.Close()
+	remove := settingsButton(t, w, "Remove them")
+	test.Tap(remove)
+	want := "# mine\nsegwi:\n  # the model\n  claude:\n    model: opus # for now\n  # runs\n  runs:\n    maxConcurrent: 2\n"
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("the file after Remove them:\n%s\nwant:\n%s", got, want)
+	}
+	if texts := strings.Join(settingsLabels(w.Content()), "\n"); !strings.Contains(texts, "Removed the retired settings from "+path) {
+		t.Errorf("the window does not say what it removed:\n%s", texts)
+	}
+	if !remove.Disabled() {
+		t.Error("Remove them is still enabled with nothing left to remove")
+	}
 }

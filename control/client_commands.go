@@ -72,6 +72,12 @@ func (c *Client) SaveSettings(ctx context.Context, s settings.Settings) error {
 	return err
 }
 
+// RemoveRetired deletes the retired keys from the tray's settings file.
+func (c *Client) RemoveRetired(ctx context.Context) error {
+	_, err := c.do(ctx, RemoveRetired{})
+	return err
+}
+
 // ApplyTrusted puts the new list of ch in force.
 func (c *Client) ApplyTrusted(ctx context.Context, ch settings.TrustedChange) error {
 	_, err := c.do(ctx, ApplyTrusted{Change: ch})

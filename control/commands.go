@@ -116,6 +116,14 @@ type SaveSettings struct {
 // MessageType returns TypeSaveSettings.
 func (SaveSettings) MessageType() Type { return TypeSaveSettings }
 
+// RemoveRetired deletes the retired keys from the tray's settings file, keeping the rest
+// of it, comments included (settings.RemoveRetired). Its reply is an error saying why
+// nothing was removed.
+type RemoveRetired struct{}
+
+// MessageType returns TypeRemoveRetired.
+func (RemoveRetired) MessageType() Type { return TypeRemoveRetired }
+
 // CheckPush asks whether an ended run's branch can be pushed: push's local checks, without
 // the token or the network. Its reply is an error saying why not.
 type CheckPush struct {

@@ -104,6 +104,7 @@ const (
 	// The warnings.
 	ShowSettingsProblems Window = "settings-problems" // what is wrong with the settings (SettingsReport), at Show.Moment
 	ShowRetired          Window = "retired"           // Show.Retired: retired keys not shown before
+	ShowSettingsWarnings Window = "settings-warnings" // Show.Unknown and Show.Checks not shown before
 	ShowTrustedChange    Window = "trusted-change"    // the change of SettingsReport.TrustedChange
 	ShowDamaged          Window = "damaged"           // Show.Damaged: run records segwi could not read
 )
@@ -143,6 +144,8 @@ type Show struct {
 	Run     string            `json:"run,omitempty"`
 	Moment  Moment            `json:"moment,omitempty"`
 	Retired []migrate.Retired `json:"retired,omitempty"`
+	Unknown []string          `json:"unknown,omitempty"` // unknown keys of the settings file
+	Checks  []string          `json:"checks,omitempty"`  // what stops a run (core.Checks), in words
 	Damaged []DamagedRecord   `json:"damaged,omitempty"`
 }
 
@@ -164,6 +167,11 @@ func (s Show) check() error {
 	case ShowRetired:
 		if len(s.Retired) == 0 {
 			return errors.New("no retired keys to show")
+		}
+		return nil
+	case ShowSettingsWarnings:
+		if len(s.Unknown)+len(s.Checks) == 0 {
+			return errors.New("no settings warnings to show")
 		}
 		return nil
 	case ShowDamaged:

@@ -10,6 +10,7 @@ import (
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -64,6 +65,10 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 	case control.SaveSettings:
 		err := h.core.SaveSettings(h.core.Report().File, cmd.Settings)
 		h.republish()
+		return failed(err)
+	case control.RemoveRetired:
+		// The watcher reloads the file; the retired keys are gone from the next report.
+		_, err := settings.RemoveRetired(h.core.Report().File)
 		return failed(err)
 	case control.ApplyTrusted:
 		err := h.core.ApplyTrusted(cmd.Change)

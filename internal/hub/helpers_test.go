@@ -17,6 +17,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/internal/testing/syncbuf"
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -43,6 +44,9 @@ type options struct {
 	// program, when set, starts window processes as the tray does (hub.Program: looked
 	// for beside the test binary, else on PATH) instead of the fakes.
 	program *hub.Program
+	// checks are the hub's checks of the settings; nil finds nothing wrong, so that what
+	// the test machine's PATH holds does not open a warning in every test.
+	checks func(settings.Settings) []error
 }
 
 // newHarness builds a hub and its core over the settings file text and runs the hub until
@@ -51,6 +55,10 @@ func newHarness(t *testing.T, file string, o options) *harness {
 	t.Helper()
 	h := &harness{windows: &fakeWindows{t: t}, notes: &notes{}, log: &syncbuf.Buffer{}, token: &fakeToken{}, quit: make(chan struct{})}
 	var once sync.Once
+	checks := o.checks
+	if checks == nil {
+		checks = func(settings.Settings) []error { return nil }
+	}
 	opts := hub.Options{
 		Program: "segwi test tray",
 		Spawn:   h.windows.spawn,
@@ -59,8 +67,9 @@ func newHarness(t *testing.T, file string, o options) *harness {
 			t.Logf(format, args...)
 			fmt.Fprintf(h.log, format+"\n", args...)
 		},
-		Token: h.token,
-		Quit:  func() { once.Do(func() { close(h.quit) }) },
+		Token:  h.token,
+		Quit:   func() { once.Do(func() { close(h.quit) }) },
+		Checks: checks,
 	}
 	if o.program != nil {
 		opts.Spawn, opts.Find = o.program.Spawn, o.program.Find

@@ -55,6 +55,9 @@ type Options struct {
 	Log func(format string, args ...any)
 	// Warner remembers the retired settings warned about in this process; nil makes one.
 	Warner *migrate.Warner
+	// Checks says what in the settings would stop a run (a claude not found, a repository
+	// that is not a git checkout), shown at start and after each edit; nil is core.Checks.
+	Checks func(settings.Settings) []error
 	// Token keeps the GitHub token; nil is the keyring (package settings/token).
 	Token TokenStore
 	// Canary runs segwi's canary; nil runs runs/canary on the core's own runs, so that its
@@ -83,6 +86,7 @@ type Hub struct {
 	waiting []*waiter                                       // approvals waiting for a person, oldest first
 	subs    map[*control.Peer]map[string]context.CancelFunc // run subscriptions by client and run
 	canary  context.CancelFunc                              // the canary under way, if any
+	warned  shownOnce                                       // the unknown keys and failed checks shown
 }
 
 // New returns a hub with opts. Its Decider is ready for core.New.
@@ -95,6 +99,9 @@ func New(opts Options) *Hub {
 	}
 	if opts.Token == nil {
 		opts.Token = keyringToken{}
+	}
+	if opts.Checks == nil {
+		opts.Checks = core.Checks
 	}
 	h := &Hub{
 		opts:    opts,

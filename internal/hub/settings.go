@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
@@ -14,8 +15,9 @@ import (
 
 // Titles of the notifications of the settings' warnings.
 const (
-	retiredTitle = "segwi: retired settings"
-	trustedTitle = "segwi: trusted commands changed"
+	retiredTitle  = "segwi: retired settings"
+	warningsTitle = "segwi: check your settings"
+	trustedTitle  = "segwi: trusted commands changed"
 )
 
 // settingsReport is rep as the window process is sent it.
@@ -38,8 +40,9 @@ func (h *Hub) settingsReport(rep core.SettingsReport) control.SettingsReport {
 }
 
 // settingsChanged publishes a new settings report and shows what the person must see of
-// it: what is wrong with the file, the retired keys not shown before in this process, and
-// an addition to the trusted commands that waits for them. A window already showing a
+// it: what is wrong with the file, the retired keys, unknown keys and failed checks
+// (core.Checks: a claude not found, a repository that is not a git checkout) not shown
+// before in this process, and an addition to the trusted commands that waits for them. A window already showing a
 // problem that is gone closes by itself on the report.
 func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when control.Moment) {
 	h.publish(h.settingsReport(rep))
@@ -53,6 +56,18 @@ func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when
 			h.notify(retiredTitle, migrate.Summary(rep.File, fresh))
 			go h.Open(ctx, control.Show{Window: control.ShowRetired, Retired: fresh})
 		}
+	}
+	var unknown []string
+	if rep.Result != nil {
+		unknown = h.warned.fresh("unknown", rep.Result.Unknown)
+	}
+	var checks []string
+	for _, err := range h.opts.Checks(rep.InForce) {
+		checks = append(checks, err.Error())
+	}
+	if checks = h.warned.fresh("check", checks); len(unknown)+len(checks) > 0 {
+		h.notify(warningsTitle, warningsSummary(len(unknown), len(checks)))
+		go h.Open(ctx, control.Show{Window: control.ShowSettingsWarnings, Unknown: unknown, Checks: checks})
 	}
 	if ch := rep.TrustedChange; ch != nil && !ch.Declined {
 		h.notify(trustedTitle, fmt.Sprintf(
@@ -87,4 +102,44 @@ func (h *Hub) notify(title, body string) {
 	if h.opts.Notify != nil {
 		go h.opts.Notify(title, body, nil)
 	}
+}
+
+// warningsSummary is the notification's text for unknown keys and checks that failed.
+func warningsSummary(unknown, checks int) string {
+	switch {
+	case checks == 1 && unknown == 0:
+		return "Something in your settings stops runs: see the window."
+	case checks > 0 && unknown == 0:
+		return fmt.Sprintf("%d things in your settings stop runs: see the window.", checks)
+	case checks == 0 && unknown == 1:
+		return "Your settings file holds a key segwi does not know, and ignores it."
+	case checks == 0:
+		return fmt.Sprintf("Your settings file holds %d keys segwi does not know, and ignores them.", unknown)
+	}
+	return "Something in your settings stops runs, and some keys are ignored: see the window."
+}
+
+// shownOnce remembers which warnings the tray showed in this process, so that a reload of
+// the settings shows only new ones, as migrate.Warner does for retired keys. The zero
+// value is ready; it is safe for concurrent use.
+type shownOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// fresh returns the items of kind not returned by an earlier call, and remembers them.
+func (s *shownOnce) fresh(kind string, items []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	var out []string
+	for _, it := range items {
+		if id := kind + "\x00" + it; !s.seen[id] {
+			s.seen[id] = true
+			out = append(out, it)
+		}
+	}
+	return out
 }
