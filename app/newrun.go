@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
@@ -43,11 +44,11 @@ type newRunDialog struct {
 	win      fyne.Window
 	kind     *widget.RadioGroup
 	repo     *widget.Select
-	folder   *widget.Entry
+	folder   *formEntry
 	browse   *widget.Button
 	promptL  *widget.Label
-	prompt   *widget.Entry
-	model    *widget.Entry
+	prompt   *formEntry
+	model    *formEntry
 	problem  *widget.Label
 	start    *widget.Button
 	starting bool
@@ -67,19 +68,19 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 		names = append(names, r.Name)
 	}
 	names = append(names, otherFolder)
-	d.folder = widget.NewEntry()
+	d.folder = newFormEntry(false, d.keys())
 	d.folder.SetPlaceHolder("/path/to/a/git/checkout")
 	d.folder.OnChanged = func(string) { d.changed() }
 	d.browse = widget.NewButton("Choose…", d.chooseFolder)
 	d.repo = widget.NewSelect(names, func(string) { d.changed() })
 
 	d.promptL = widget.NewLabel("")
-	d.prompt = widget.NewMultiLineEntry()
+	d.prompt = newFormEntry(true, d.keys())
 	d.prompt.SetMinRowsVisible(6)
 	d.prompt.Wrapping = fyne.TextWrapWord
 	d.prompt.OnChanged = func(string) { d.changed() }
 
-	d.model = widget.NewEntry()
+	d.model = newFormEntry(false, d.keys())
 	d.model.SetText(s.Claude.Model)
 	d.model.SetPlaceHolder("Claude Code's default model")
 
@@ -102,9 +103,17 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 		container.NewHBox(cancel, d.start),
 	)
 	d.win = a.NewWindow("segwi: new run")
-	d.win.SetContent(container.NewBorder(form, bottom, nil, nil, d.prompt))
+	// The objects in reading order, which is the order Tab moves through them.
+	d.win.SetContent(container.New(layout.NewBorderLayout(form, bottom, nil, nil), form, d.prompt, bottom))
 	d.win.Resize(fyne.NewSize(640, 560))
 	d.win.SetOnClosed(func() { d.closed = true })
+	keys := d.keys()
+	d.win.Canvas().AddShortcut(startShortcut, func(fyne.Shortcut) { keys.start() })
+	d.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyEscape {
+			keys.escape()
+		}
+	})
 
 	// Set the kind and the checkout last: their callbacks validate the whole form.
 	if len(d.repos) > 0 {
@@ -116,10 +125,20 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	return d
 }
 
-// Show shows and focuses the dialog.
+// Show shows and focuses the dialog, with the cursor in the task box.
 func (d *newRunDialog) Show() {
 	d.win.Show()
 	d.win.RequestFocus()
+	d.win.Canvas().Focus(d.prompt)
+}
+
+// keys are what the dialog's keys do: Ctrl+Enter starts the run, Esc closes the dialog.
+func (d *newRunDialog) keys() formKeys {
+	return formKeys{start: func() {
+		if !d.start.Disabled() {
+			d.startRun()
+		}
+	}, escape: func() { d.win.Close() }}
 }
 
 // selectedKind returns the chosen kind.
@@ -166,12 +185,25 @@ func (d *newRunDialog) changed() {
 		return
 	}
 	if msg := validateNewRun(d.selectedKind(), d.checkout(), d.prompt.Text); msg != "" {
-		d.problem.SetText(msg)
+		d.say(msg)
 		d.start.Disable()
 		return
 	}
-	d.problem.SetText("")
+	d.say("")
 	d.start.Enable()
+}
+
+// say shows msg under the form: what is still to fill in (msgNoCheckout and the like) as a
+// plain hint, since nothing is wrong with a form not yet filled, and anything else as an
+// error.
+func (d *newRunDialog) say(msg string) {
+	switch msg {
+	case msgNoCheckout, msgNoTask, msgNoQuestion, msgStarting:
+		d.problem.Importance = widget.MediumImportance
+	default:
+		d.problem.Importance = widget.DangerImportance
+	}
+	d.problem.SetText(msg)
 }
 
 // Messages of the new run dialog's validation. A folder a run cannot start in is said in
@@ -180,6 +212,7 @@ const (
 	msgNoCheckout = "Choose a checkout: one of your repositories, or a folder."
 	msgNoTask     = "Write the task for the run."
 	msgNoQuestion = "Write your question."
+	msgStarting   = "Starting…"
 )
 
 // validateNewRun says what keeps a run from starting, in words for the dialog; "" when
@@ -206,7 +239,7 @@ func validateNewRun(kind runs.Kind, checkout, prompt string) string {
 func (d *newRunDialog) chooseFolder() {
 	fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err != nil {
-			d.problem.SetText("Could not choose the folder: " + err.Error())
+			d.say("Could not choose the folder: " + err.Error())
 			return
 		}
 		if u != nil {
@@ -233,7 +266,7 @@ func (d *newRunDialog) startRun() {
 		KeepOpen: true, // a desktop run stays open for follow-ups until the person ends it
 	}
 	if msg := validateNewRun(spec.Kind, spec.Checkout, spec.Prompt); msg != "" {
-		d.problem.SetText(msg)
+		d.say(msg)
 		return
 	}
 	if d.starting {
@@ -241,14 +274,14 @@ func (d *newRunDialog) startRun() {
 	}
 	d.starting = true
 	d.start.Disable()
-	d.problem.SetText("Starting…")
+	d.say(msgStarting)
 	go func() {
 		run, err := d.starter.Start(spec)
 		onUI(func() {
 			defer d.answered.Add(1)
 			d.starting = false
 			if err != nil {
-				d.problem.SetText("The run did not start: " + err.Error())
+				d.say("The run did not start: " + err.Error())
 				d.start.Enable()
 				return
 			}

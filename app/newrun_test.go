@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/internal/testing/await"
@@ -188,6 +190,69 @@ func TestNewRunDialogLooks(t *testing.T) {
 	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: gitCheckout(t)}}}
 	d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
 	t.Cleanup(func() { closeDialog(d) })
+	d.Show()
+	assertMarkup(t, "newrun_dialog_open.xml", d.win.Canvas()) // the cursor in the task box, no error
 	test.Type(d.prompt, "Fix the login form")
 	assertMarkup(t, "newrun_dialog.xml", d.win.Canvas())
+}
+
+// The dialog reads as a form from the keyboard: the cursor starts in the task box, Tab
+// moves on (a tab is not typed into the task), Ctrl+Enter starts, Esc closes; and a form
+// not yet filled in shows what to write, not an error.
+func TestNewRunDialogKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	web := gitCheckout(t)
+	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: web}}}
+	starter := &fakeStarter{t: t, allow: true, run: newFakeRun(t, runs.Info{ID: "r1"}, 1)}
+	d := newNewRunDialog(a, starter, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	d.Show()
+
+	c := d.win.Canvas()
+	if c.Focused() != d.prompt {
+		t.Errorf("focused on open: %T, want the task box", c.Focused())
+	}
+	if d.problem.Text != msgNoTask || d.problem.Importance == widget.DangerImportance {
+		t.Errorf("before typing: %q in importance %v; want %q as a hint, not an error", d.problem.Text, d.problem.Importance, msgNoTask)
+	}
+	if d.prompt.AcceptsTab() {
+		t.Error("the task box takes Tab as text")
+	}
+	c.FocusNext()
+	if c.Focused() != d.model {
+		t.Errorf("Tab from the task box went to %T, want the model field", c.Focused())
+	}
+	c.Focus(d.prompt)
+	d.prompt.TypedShortcut(startShortcut) // nothing to start yet: no task
+	if n := len(starter.started()); n != 0 {
+		t.Fatalf("Ctrl+Enter with no task started %d runs", n)
+	}
+	test.Type(d.prompt, "Fix the login form")
+	d.prompt.TypedShortcut(startShortcut)
+	await.For(t, 10*time.Second, "Ctrl+Enter to start the run", func() bool { return d.answered.Load() == 1 })
+	if got := starter.started(); len(got) != 1 || got[0].Prompt != "Fix the login form" {
+		t.Errorf("Ctrl+Enter started %+v, want the run with the task typed", got)
+	}
+
+	for _, tt := range []struct {
+		name string
+		esc  func(d *newRunDialog)
+	}{
+		{"Esc in the task box closes the dialog", func(d *newRunDialog) { d.prompt.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }},
+		{"Esc in the model field closes the dialog", func(d *newRunDialog) { d.model.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }},
+		{"Esc with nothing focused closes the dialog", func(d *newRunDialog) {
+			d.win.Canvas().Unfocus()
+			d.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
+			t.Cleanup(func() { closeDialog(d) })
+			d.Show()
+			tt.esc(d)
+			if !d.closed {
+				t.Error("the dialog is still open")
+			}
+		})
+	}
 }

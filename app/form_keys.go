@@ -1,0 +1,57 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// startShortcut is Ctrl+Enter: it starts what a form is for (the new-run dialog's run).
+var startShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
+
+// formKeys are what a form's keys do wherever the focus is: start (Ctrl+Enter) and escape
+// (Esc, which closes the form's window).
+type formKeys struct {
+	start  func()
+	escape func()
+}
+
+// formEntry is a text field of a form whose keys move and act as in a form rather than a
+// text editor: Tab moves to the next field, even from a multi-line field (which would
+// type a tab into it otherwise), Ctrl+Enter starts, Esc closes. A focused Fyne widget gets
+// the keys before its window does, so the field must pass them on itself.
+type formEntry struct {
+	widget.Entry
+	keys formKeys
+}
+
+// newFormEntry returns a field, multi-line or not, doing keys.
+func newFormEntry(multiLine bool, keys formKeys) *formEntry {
+	e := &formEntry{keys: keys}
+	e.MultiLine = multiLine
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// AcceptsTab reports false: Tab moves to the next field.
+func (e *formEntry) AcceptsTab() bool { return false }
+
+// TypedShortcut starts on Ctrl+Enter; other shortcuts (copy, paste, ...) are the entry's.
+func (e *formEntry) TypedShortcut(s fyne.Shortcut) {
+	if s.ShortcutName() == startShortcut.ShortcutName() {
+		if e.keys.start != nil {
+			e.keys.start()
+		}
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// TypedKey closes the form on Esc; other keys are the entry's.
+func (e *formEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.keys.escape != nil {
+		e.keys.escape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}
