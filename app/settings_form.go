@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/approvals"
@@ -47,9 +46,9 @@ type settingsForm struct {
 	repos    []*repoRow
 	reposBox *fyne.Container
 
-	// errs holds the error label under each field, by key; other takes the problems no
-	// field owns (e.g. segwi.repositories as a whole).
-	errs  map[string]*widget.Label
+	// errs holds the error line under each field, by key; other takes the problems no
+	// field owns.
+	errs  map[string]*fieldError
 	other *widget.Label
 
 	problems []settings.Problem // of the last validation
@@ -59,8 +58,8 @@ type settingsForm struct {
 // repoRow is one entry of segwi.repositories in the form.
 type repoRow struct {
 	name, path, remote          *widget.Entry
-	nameErr, pathErr, remoteErr *widget.Label
-	rowErr                      *widget.Label
+	nameErr, pathErr, remoteErr *fieldError
+	rowErr                      *fieldError
 	box                         *fyne.Container
 }
 
@@ -86,13 +85,13 @@ func showErrorLines(l *widget.Label, lines []string) {
 
 // newSettingsForm builds the fields, filled with cur.
 func newSettingsForm(file string, cur settings.Settings) *settingsForm {
-	f := &settingsForm{file: file, errs: map[string]*widget.Label{}, other: newSettingsErrorLabel()}
+	f := &settingsForm{file: file, errs: map[string]*fieldError{}, other: newSettingsErrorLabel()}
 	entry := func(key, text, placeholder string) *widget.Entry {
 		e := widget.NewEntry()
 		e.SetText(text)
 		e.SetPlaceHolder(placeholder)
 		e.OnChanged = func(string) { f.changed() }
-		f.errs[key] = newSettingsErrorLabel()
+		f.errs[key] = newFieldError()
 		return e
 	}
 	f.claudePath = entry(keyClaudePath, cur.Claude.Path, "claude")
@@ -104,17 +103,17 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	f.passForgeTokens = widget.NewCheck("Pass GH_TOKEN and GITHUB_TOKEN to runs", nil)
 	f.passForgeTokens.SetChecked(cur.Runs.PassForgeTokens)
 	f.passForgeTokens.OnChanged = func(bool) { f.changed() }
-	f.errs[keyPassForgeTokens] = newSettingsErrorLabel()
+	f.errs[keyPassForgeTokens] = newFieldError()
 	f.approvalsTimeout = entry(keyApprovalsTimeout, settings.FormatDuration(cur.Approvals.Timeout), "10m")
 	f.trusted = widget.NewMultiLineEntry()
 	f.trusted.SetText(strings.Join(cur.Approvals.Trusted, "\n"))
 	f.trusted.SetPlaceHolder("one command prefix a line, e.g. go test")
 	f.trusted.SetMinRowsVisible(4)
 	f.trusted.OnChanged = func(string) { f.changed() }
-	f.errs[keyTrusted] = newSettingsErrorLabel()
+	f.errs[keyTrusted] = newFieldError()
 	f.guardDeny = entry(keyGuardDeny, displayPath(cur.Canary.GuardDeny), "e.g. ~/.claude/guard.deny")
 	f.apiURL = entry(keyAPIURL, cur.GitHub.APIURL, "https://api.github.com")
-	f.errs[keyRepositories] = newSettingsErrorLabel()
+	f.errs[keyRepositories] = newHiddenFieldError("Repositories")
 
 	f.reposBox = container.NewVBox()
 	for _, r := range cur.Repositories {
@@ -127,7 +126,7 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 func (f *settingsForm) addRepo(r settings.Repository) *repoRow {
 	row := &repoRow{
 		name: widget.NewEntry(), path: widget.NewEntry(), remote: widget.NewEntry(),
-		nameErr: newSettingsErrorLabel(), pathErr: newSettingsErrorLabel(), remoteErr: newSettingsErrorLabel(), rowErr: newSettingsErrorLabel(),
+		nameErr: newFieldError(), pathErr: newFieldError(), remoteErr: newFieldError(), rowErr: newHiddenFieldError(""),
 	}
 	row.name.SetText(r.Name)
 	row.name.SetPlaceHolder("e.g. web")
@@ -189,6 +188,10 @@ func (f *settingsForm) tree() map[string]any {
 	}}
 }
 
+// values returns the form's values as typed, in one string: two are equal when the form
+// says the same.
+func (f *settingsForm) values() string { return fmt.Sprint(f.tree()) }
+
 // trustedLines returns the trusted entries, one a line; blank lines are left out.
 func (f *settingsForm) trustedLines() []string {
 	var out []string
@@ -238,29 +241,35 @@ func (f *settingsForm) hasProblemUnder(key string) bool {
 	return false
 }
 
-// show puts each problem of the last validation under its field.
+// show puts each problem of the last validation under its field, led by the field's
+// label; a problem no field owns goes under the form with its key.
 func (f *settingsForm) show() {
-	lines := map[*widget.Label][]string{}
+	under := map[*fieldError][]settings.Problem{}
+	var other []string
 	for _, p := range f.problems {
-		l := f.labelFor(p.Key)
-		lines[l] = append(lines[l], p.Key+": "+p.Message)
+		if fe := f.errorFor(p.Key); fe != nil {
+			under[fe] = append(under[fe], p)
+		} else {
+			other = append(other, p.Key+": "+p.Message)
+		}
 	}
-	all := []*widget.Label{f.other}
-	for _, l := range f.errs {
-		all = append(all, l)
+	all := []*fieldError{}
+	for _, fe := range f.errs {
+		all = append(all, fe)
 	}
 	for _, r := range f.repos {
 		all = append(all, r.nameErr, r.pathErr, r.remoteErr, r.rowErr)
 	}
-	for _, l := range all {
-		showErrorLines(l, lines[l])
+	for _, fe := range all {
+		fe.show(under[fe])
 	}
+	showErrorLines(f.other, other)
 }
 
-// labelFor returns the error label that shows a problem with key.
-func (f *settingsForm) labelFor(key string) *widget.Label {
-	if l, ok := f.errs[key]; ok {
-		return l
+// errorFor returns the error line that shows a problem with key; nil when no field owns it.
+func (f *settingsForm) errorFor(key string) *fieldError {
+	if fe, ok := f.errs[key]; ok {
+		return fe
 	}
 	if strings.HasPrefix(key, keyTrusted+"[") {
 		return f.errs[keyTrusted]
@@ -282,30 +291,11 @@ func (f *settingsForm) labelFor(key string) *widget.Label {
 		}
 		return r.rowErr
 	}
-	return f.other
+	return nil
 }
 
 // valid reports whether the last validation found no problem.
 func (f *settingsForm) valid() bool { return len(f.problems) == 0 }
-
-// field lays out a labelled field with its error label below it.
-func settingsField(label string, obj fyne.CanvasObject, errLabel *widget.Label) []fyne.CanvasObject {
-	return []fyne.CanvasObject{widget.NewLabel(label), container.NewVBox(obj, errLabel)}
-}
-
-// formGrid lays out fields as label | field rows.
-func settingsGrid(rows ...[]fyne.CanvasObject) *fyne.Container {
-	var objs []fyne.CanvasObject
-	for _, r := range rows {
-		objs = append(objs, r...)
-	}
-	return container.New(layout.NewFormLayout(), objs...)
-}
-
-// heading is a section title.
-func settingsHeading(text string) *widget.Label {
-	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-}
 
 // displayPath shows a path under the home directory as ~/..., as a person writes it.
 func displayPath(p string) string {

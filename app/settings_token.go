@@ -33,8 +33,9 @@ const (
 )
 
 // tokenSection is the GitHub token part of the settings window: a password entry whose
-// text goes only to the keyring, Set token and Delete token, and a status line that says
-// whether a token is set (never the token) or what is wrong with the keyring.
+// text goes only to the keyring, Set token and Delete token (on only while a token is
+// set, and asking first), and a status line that says whether a token is set (never the
+// token) or what is wrong with the keyring.
 type tokenSection struct {
 	store  tokenStore
 	ctx    context.Context // ends when the window closes
@@ -44,7 +45,10 @@ type tokenSection struct {
 	del    *widget.Button
 	status *widget.Label
 	busy   bool
-	wg     sync.WaitGroup // keyring calls under way, for tests
+	isSet  bool // the keyring said a token is set
+	// confirm asks the person before Delete token deletes; nil deletes at once.
+	confirm func(title, question, confirmText, dismissText string, yes func())
+	wg      sync.WaitGroup // keyring calls under way, for tests
 }
 
 // newTokenSection builds the section and starts asking the keyring for the token's
@@ -58,7 +62,7 @@ func newTokenSection(ctx context.Context, store tokenStore, ui func(func())) *to
 	t.entry.SetPlaceHolder("paste a new GitHub token")
 	t.entry.OnChanged = func(string) { t.enable() }
 	t.set = widget.NewButton("Set token", t.storeTyped)
-	t.del = widget.NewButton("Delete token", t.delete)
+	t.del = widget.NewButton("Delete token", t.askDelete)
 	t.status = widget.NewLabel(tokenChecking)
 	t.status.Wrapping = fyne.TextWrapWord
 	t.refresh()
@@ -81,11 +85,21 @@ func (t *tokenSection) enable() {
 	} else {
 		t.set.Enable()
 	}
-	if t.busy {
+	if t.busy || !t.isSet {
 		t.del.Disable()
 	} else {
 		t.del.Enable()
 	}
+}
+
+// askDelete asks before deleting the token: segwi cannot push without one.
+func (t *tokenSection) askDelete() {
+	if t.confirm == nil {
+		t.delete()
+		return
+	}
+	t.confirm("Delete the GitHub token?", "segwi pushes with it: without a token, Push and segwi push "+
+		"are refused until you set a new one.", "Delete token", "Keep it", t.delete)
 }
 
 // refresh asks the keyring whether a token is set and shows the answer.
@@ -129,6 +143,7 @@ func (t *tokenSection) delete() {
 }
 
 func (t *tokenSection) showStatus(ok bool, err error) {
+	t.isSet = ok && err == nil
 	switch {
 	case err != nil && errors.Is(err, token.ErrUnavailable):
 		t.status.SetText(unavailableText(err))

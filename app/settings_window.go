@@ -54,6 +54,8 @@ type settingsWindow struct {
 	autostart    *widget.Check
 	autostartErr *widget.Label
 	settingAuto  bool // autostart is being reverted: do not act on the change
+	fields       fieldLayout
+	saved        string // the form's values as opened or last saved, to tell unsaved edits
 }
 
 // settingsWindows holds the open settings window of each app, so that Settings… raises
@@ -92,9 +94,12 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	w.form = newSettingsForm(cfg.Path, cfg.Current)
 	w.form.onChange = w.updateSave
 	w.token = newTokenSection(ctx, cfg.Token, cfg.uiDo)
+	w.token.confirm = w.confirm
 	w.build()
 	w.form.validate()
 	w.updateSave()
+	w.saved = w.form.values()
+	w.win.SetCloseIntercept(w.close)
 	w.win.SetOnClosed(func() {
 		cancel()
 		settingsWindows.Lock()
@@ -145,35 +150,35 @@ func (w *settingsWindow) build() {
 
 	body := container.NewVBox(append(top,
 		settingsHeading("Claude Code"),
-		settingsGrid(
-			settingsField("Binary", f.claudePath, f.errs[keyClaudePath]),
-			settingsField("Model", f.claudeModel, f.errs[keyClaudeModel]),
+		w.fields.grid(
+			w.fields.field("Binary", f.claudePath, f.errs[keyClaudePath]),
+			w.fields.field("Model", f.claudeModel, f.errs[keyClaudeModel]),
 		),
 		settingsHeading("Repositories"),
 		f.reposBox,
 		container.NewHBox(addRepo),
-		f.errs[keyRepositories],
+		f.errs[keyRepositories].box,
 		settingsHeading("Runs"),
-		settingsGrid(
-			settingsField("Runs at once", f.maxConcurrent, f.errs[keyMaxConcurrent]),
-			settingsField("Longest run", f.maxDuration, f.errs[keyMaxDuration]),
-			settingsField("Idle timeout", f.idleTimeout, f.errs[keyIdleTimeout]),
-			settingsField("Stop grace", f.grace, f.errs[keyStopGrace]),
-			settingsField("Forge tokens", f.passForgeTokens, f.errs[keyPassForgeTokens]),
+		w.fields.grid(
+			w.fields.field("Runs at once", f.maxConcurrent, f.errs[keyMaxConcurrent]),
+			w.fields.field("Longest run", f.maxDuration, f.errs[keyMaxDuration]),
+			w.fields.field("Idle timeout", f.idleTimeout, f.errs[keyIdleTimeout]),
+			w.fields.field("Stop grace", f.grace, f.errs[keyStopGrace]),
+			w.fields.field("Forge tokens", f.passForgeTokens, f.errs[keyPassForgeTokens]),
 		),
 		settingsHeading("Approvals"),
-		settingsGrid(
-			settingsField("Timeout", f.approvalsTimeout, f.errs[keyApprovalsTimeout]),
-			settingsField("Trusted commands", f.trusted, f.errs[keyTrusted]),
+		w.fields.grid(
+			w.fields.field("Timeout", f.approvalsTimeout, f.errs[keyApprovalsTimeout]),
+			w.fields.field("Trusted commands", f.trusted, f.errs[keyTrusted]),
 		),
 		settingsHeading("Canary"),
-		settingsGrid(
-			settingsField("Guard deny file", container.NewBorder(nil, nil, nil, guardPick, f.guardDeny), f.errs[keyGuardDeny]),
+		w.fields.grid(
+			w.fields.field("Guard deny file", container.NewBorder(nil, nil, nil, guardPick, w.fields.wheel(f.guardDeny)), f.errs[keyGuardDeny]),
 		),
 		settingsHeading("GitHub"),
-		settingsGrid(
-			settingsField("API URL", f.apiURL, f.errs[keyAPIURL]),
-			[]fyne.CanvasObject{widget.NewLabel("Token"), w.token.content()},
+		w.fields.grid(
+			w.fields.field("API URL", f.apiURL, f.errs[keyAPIURL]),
+			[]fyne.CanvasObject{w.fields.label("Token"), w.token.content()},
 		),
 		settingsHeading("Desktop"),
 		w.autostart,
@@ -184,10 +189,11 @@ func (w *settingsWindow) build() {
 	w.note = settingsText("")
 	w.save = widget.NewButton("Save", w.doSave)
 	w.save.Importance = widget.HighImportance
-	closeBtn := widget.NewButton("Close", w.win.Close)
+	closeBtn := widget.NewButton("Close", w.close)
 	bottom := container.NewVBox(widget.NewSeparator(), w.note,
 		container.NewHBox(layout.NewSpacer(), closeBtn, w.save))
-	w.win.SetContent(container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(container.NewPadded(body))))
+	w.fields.scroll = container.NewVScroll(container.NewPadded(body))
+	w.win.SetContent(container.NewBorder(nil, bottom, nil, nil, w.fields.scroll))
 }
 
 // repoBox lays out one repository entry with its folder picker and Remove button.
@@ -202,12 +208,12 @@ func (w *settingsWindow) repoBox(r *repoRow) *fyne.Container {
 	})
 	remove := widget.NewButton("Remove", func() { w.form.removeRepo(r) })
 	r.box = container.NewVBox(
-		settingsGrid(
-			settingsField("Name", r.name, r.nameErr),
-			settingsField("Path", container.NewBorder(nil, nil, nil, pick, r.path), r.pathErr),
-			settingsField("Remote", r.remote, r.remoteErr),
+		w.fields.grid(
+			w.fields.field("Name", r.name, r.nameErr),
+			w.fields.field("Path", container.NewBorder(nil, nil, nil, pick, w.fields.wheel(r.path)), r.pathErr),
+			w.fields.field("Remote", r.remote, r.remoteErr),
 		),
-		r.rowErr,
+		r.rowErr.box,
 		container.NewHBox(layout.NewSpacer(), remove),
 		widget.NewSeparator(),
 	)
@@ -255,10 +261,35 @@ func (w *settingsWindow) doSave() {
 		w.setNote("Not saved: "+err.Error(), widget.DangerImportance)
 		return
 	}
+	w.saved = w.form.values()
 	w.setNote("Saved to "+w.cfg.Path+".", widget.SuccessImportance)
 	if w.cfg.OnSaved != nil {
 		w.cfg.OnSaved(s)
 	}
+}
+
+// close closes the window (Close, or the window's own close button); with edits not saved
+// it asks first whether to throw them away.
+func (w *settingsWindow) close() {
+	if w.form.values() == w.saved {
+		w.win.Close()
+		return
+	}
+	w.confirm("Discard your changes?", "Your edits to the settings are not saved. Close the window and lose them?",
+		"Discard changes", "Keep editing", w.win.Close)
+}
+
+// confirm asks the person a question in the window; yes runs when they press confirmText.
+func (w *settingsWindow) confirm(title, question, confirmText, dismissText string, yes func()) {
+	d := dialog.NewConfirm(title, question, func(ok bool) {
+		if ok {
+			yes()
+		}
+	}, w.win)
+	d.SetConfirmText(confirmText)
+	d.SetDismissText(dismissText)
+	d.SetConfirmImportance(widget.DangerImportance)
+	d.Show()
 }
 
 // toggleAutostart adds or removes the login entry; on failure it says why and puts the

@@ -161,7 +161,7 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(f *settingsForm, c fyne.Canvas)
-		errOf   func(f *settingsForm) *widget.Label
+		errOf   func(f *settingsForm) *fieldError
 		want    string
 		restore func(f *settingsForm)
 	}{
@@ -172,8 +172,8 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 				c.Focus(f.maxDuration)
 				test.Type(f.maxDuration, "2x")
 			},
-			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyMaxDuration] },
-			want:    `segwi.runs.maxDuration: "2x" is not a duration like 90s, 30m or 2h`,
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyMaxDuration] },
+			want:    `Longest run: "2x" is not a duration like 90s, 30m or 2h  segwi.runs.maxDuration`,
 			restore: func(f *settingsForm) { f.maxDuration.SetText("2h") },
 		},
 		{
@@ -183,36 +183,36 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 				c.Focus(f.maxConcurrent)
 				test.Type(f.maxConcurrent, "0")
 			},
-			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyMaxConcurrent] },
-			want:    "segwi.runs.maxConcurrent: must be between 1 and 64, got 0",
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyMaxConcurrent] },
+			want:    "Runs at once: must be between 1 and 64, got 0  segwi.runs.maxConcurrent",
 			restore: func(f *settingsForm) { f.maxConcurrent.SetText("4") },
 		},
 		{
 			name:    "a repository path that is a file is not a checkout",
 			edit:    func(f *settingsForm, _ fyne.Canvas) { f.repos[0].path.SetText(notDir) },
-			errOf:   func(f *settingsForm) *widget.Label { return f.repos[0].pathErr },
-			want:    "segwi.repositories[0].path: " + notDir + " is not a directory: write the checkout's directory",
+			errOf:   func(f *settingsForm) *fieldError { return f.repos[0].pathErr },
+			want:    "Path: " + notDir + " is not a directory: write the checkout's directory",
 			restore: func(f *settingsForm) { f.repos[0].path.SetText("~/src/web") },
 		},
 		{
 			name:    "more trusted entries than allowed",
 			edit:    func(f *settingsForm, _ fyne.Canvas) { f.trusted.SetText(strings.Join(tooMany, "\n")) },
-			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyTrusted] },
-			want:    "segwi.approvals.trusted: has 65 entries, at most 64 are allowed",
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyTrusted] },
+			want:    "Trusted commands: has 65 entries, at most 64 are allowed  segwi.approvals.trusted",
 			restore: func(f *settingsForm) { f.trusted.SetText("go test") },
 		},
 		{
 			name:    "a trusted entry that is not a plain command prefix",
 			edit:    func(f *settingsForm, _ fyne.Canvas) { f.trusted.SetText("go test\ngo test && rm -rf /") },
-			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyTrusted] },
-			want:    `segwi.approvals.trusted[1]: "go test && rm -rf /" is not a plain command prefix`,
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyTrusted] },
+			want:    `Trusted commands: "go test && rm -rf /" is not a plain command prefix`,
 			restore: func(f *settingsForm) { f.trusted.SetText("go test") },
 		},
 		{
 			name:    "an empty Claude Code binary",
 			edit:    func(f *settingsForm, _ fyne.Canvas) { f.claudePath.SetText(" ") },
-			errOf:   func(f *settingsForm) *widget.Label { return f.errs[keyClaudePath] },
-			want:    "segwi.claude.path: must not be empty",
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyClaudePath] },
+			want:    "Binary: must not be empty: name the Claude Code binary",
 			restore: func(f *settingsForm) { f.claudePath.SetText("claude") },
 		},
 	}
@@ -224,8 +224,8 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.edit(w.form, w.win.Canvas())
 			l := tt.errOf(w.form)
-			if !l.Visible() || !strings.HasPrefix(l.Text, tt.want) {
-				t.Errorf("error under the field: got %q (visible %v), want it to start with %q", l.Text, l.Visible(), tt.want)
+			if !strings.HasPrefix(l.Text(), tt.want) {
+				t.Errorf("error under the field: got %q, want it to start with %q", l.Text(), tt.want)
 			}
 			if !w.save.Disabled() {
 				t.Error("Save is on while a field is invalid")
@@ -234,8 +234,8 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 				t.Errorf("got note %q, want it to say what keeps Save off", w.note.Text)
 			}
 			tt.restore(w.form)
-			if l.Visible() {
-				t.Errorf("error still shown after the fix: %q", l.Text)
+			if l.Text() != "" {
+				t.Errorf("error still shown after the fix: %q", l.Text())
 			}
 			if w.save.Disabled() {
 				t.Errorf("Save is still off after the fix; the note says %q", w.note.Text)
@@ -255,13 +255,14 @@ func TestSettingsRepositoriesAddAndRemove(t *testing.T) {
 		t.Fatalf("got %d repositories after Add, want 2", len(w.form.repos))
 	}
 	added := w.form.repos[1]
-	if !w.save.Disabled() || !strings.HasPrefix(added.nameErr.Text, "segwi.repositories[1].name: must not be empty") {
-		t.Errorf("an empty new entry: got name error %q and Save disabled %v", added.nameErr.Text, w.save.Disabled())
+	if !w.save.Disabled() || !strings.HasPrefix(added.nameErr.Text(), "Name: must not be empty") ||
+		!strings.HasSuffix(added.nameErr.Text(), "  segwi.repositories[1].name") {
+		t.Errorf("an empty new entry: got name error %q and Save disabled %v", added.nameErr.Text(), w.save.Disabled())
 	}
 	added.name.SetText("WEB")
 	added.path.SetText("~/src/web")
-	if want := `segwi.repositories[1].name: "WEB" is already the name of segwi.repositories[0]`; !strings.HasPrefix(added.nameErr.Text, want) {
-		t.Errorf("got %q, want it to start with %q", added.nameErr.Text, want)
+	if want := `Name: "WEB" is already the name of segwi.repositories[0]`; !strings.HasPrefix(added.nameErr.Text(), want) {
+		t.Errorf("got %q, want it to start with %q", added.nameErr.Text(), want)
 	}
 	added.name.SetText("api")
 	if w.save.Disabled() {
@@ -413,10 +414,77 @@ func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
 		t.Error("the token reached the settings file")
 	}
 
+	if w.token.del.Disabled() {
+		t.Fatal("Delete token is off with a token set")
+	}
 	test.Tap(w.token.del)
+	w.settle()
+	if tok, _ := store.stored(); tok != secret {
+		t.Fatal("Delete token deleted without asking")
+	}
+	test.Tap(dialogButton(t, w.win, "Keep it"))
+	w.settle()
+	if tok, _ := store.stored(); tok != secret {
+		t.Fatal("Keep it deleted the token")
+	}
+	test.Tap(w.token.del)
+	test.Tap(dialogButton(t, w.win, "Delete token"))
 	w.settle()
 	if tok, _ := store.stored(); tok != "" || w.token.status.Text != tokenNotSet {
 		t.Errorf("after Delete the keyring holds %q and the status reads %q", tok, w.token.status.Text)
+	}
+	if !w.token.del.Disabled() {
+		t.Error("Delete token is on with no token set")
+	}
+}
+
+// dialogButton returns the button labelled text of the dialog open over w.
+func dialogButton(t *testing.T, w fyne.Window, text string) *widget.Button {
+	t.Helper()
+	top := w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatalf("no dialog open over %q", w.Title())
+	}
+	b := settingsFindButton(top, text)
+	if b == nil {
+		t.Fatalf("the dialog over %q has no %q button", w.Title(), text)
+	}
+	return b
+}
+
+func TestSettingsCloseAsksBeforeLosingEdits(t *testing.T) {
+	home := settingsHome(t)
+	path := filepath.Join(home, ".config", "segwi", "config.yaml")
+	a, w := openTestSettings(t, SettingsWindowConfig{Path: path, Current: sampleSettings(home)})
+	isOpen := func() bool {
+		for _, win := range a.Driver().AllWindows() {
+			if win == w.win {
+				return true
+			}
+		}
+		return false
+	}
+	w.form.maxConcurrent.SetText("3")
+	test.Tap(settingsButton(t, w.win, "Close"))
+	test.Tap(dialogButton(t, w.win, "Keep editing"))
+	if !isOpen() || w.form.maxConcurrent.Text != "3" {
+		t.Fatal("Keep editing closed the window or lost the edit")
+	}
+	test.Tap(settingsButton(t, w.win, "Save"))
+	test.Tap(settingsButton(t, w.win, "Close"))
+	if isOpen() {
+		t.Fatal("Close after Save asked instead of closing")
+	}
+
+	a, w = openTestSettingsOn(t, a, SettingsWindowConfig{Path: path, Current: sampleSettings(home)})
+	w.form.apiURL.SetText("https://ghe.example.com/api/v3")
+	test.Tap(settingsButton(t, w.win, "Close"))
+	test.Tap(dialogButton(t, w.win, "Discard changes"))
+	if isOpen() {
+		t.Error("Discard changes left the window open")
+	}
+	if data, _ := os.ReadFile(path); strings.Contains(string(data), "ghe.example.com") {
+		t.Error("a discarded edit reached the file")
 	}
 }
 
@@ -480,5 +548,63 @@ func TestSettingsStartAtLoginCheckbox(t *testing.T) {
 	test.Tap(w.autostart)
 	if w.autostart.Checked || !w.autostartErr.Visible() || !strings.HasPrefix(w.autostartErr.Text, "turning on start at login: ") {
 		t.Errorf("a failed write: checked %v, error %q", w.autostart.Checked, w.autostartErr.Text)
+	}
+}
+
+// The form reads as one: every section's fields start at one column, a problem appears
+// without moving the fields below it, and the wheel scrolls the form over a field as over
+// its label.
+func TestSettingsFormLayout(t *testing.T) {
+	home := settingsHome(t)
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path:    filepath.Join(home, ".config", "segwi", "config.yaml"),
+		Current: sampleSettings(home),
+	})
+	w.win.Resize(fyne.NewSize(720, 600))
+	f := w.form
+	c := w.win.Canvas()
+	driver := fyne.CurrentApp().Driver()
+	x := func(o fyne.CanvasObject) float32 { return driver.AbsolutePositionForObject(o).X }
+	for _, e := range []*widget.Entry{f.claudeModel, f.maxConcurrent, f.approvalsTimeout, f.apiURL, f.repos[0].name} {
+		if x(e) != x(f.claudePath) {
+			t.Errorf("a field starts at x=%v, the Claude Code binary at x=%v: the label columns differ", x(e), x(f.claudePath))
+		}
+	}
+
+	relayout(w.win.Content())
+	below := driver.AbsolutePositionForObject(f.idleTimeout)
+	f.maxDuration.SetText("2x")
+	if f.errs[keyMaxDuration].Text() == "" {
+		t.Fatal("no problem shown for 2x")
+	}
+	relayout(w.win.Content())
+	if got := driver.AbsolutePositionForObject(f.idleTimeout); got != below {
+		t.Errorf("the field below moved from %v to %v when a problem appeared", below, got)
+	}
+	f.maxDuration.SetText("2h")
+
+	before := w.fields.scroll.Offset
+	over := driver.AbsolutePositionForObject(f.maxConcurrent).Add(fyne.NewPos(20, 10))
+	test.Scroll(c, over, 0, -120)
+	if w.fields.scroll.Offset.Y <= before.Y {
+		t.Errorf("the wheel over a field left the form at offset %v, want it scrolled down", w.fields.scroll.Offset)
+	}
+}
+
+// relayout lays o out again from the top, as a window does when it draws after a change
+// of size: the test driver lays out only on Resize.
+func relayout(o fyne.CanvasObject) {
+	switch x := o.(type) {
+	case *fyne.Container:
+		x.Refresh()
+		for _, c := range x.Objects {
+			relayout(c)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(x)
+		r.Layout(x.Size())
+		for _, c := range r.Objects() {
+			relayout(c)
+		}
 	}
 }

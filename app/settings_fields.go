@@ -1,0 +1,172 @@
+package app
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/settings"
+)
+
+// fieldLayout lays out the settings window's fields as label | field rows, the same in
+// every section: one label column as wide as the widest label of the window, so that the
+// fields of Claude Code, Runs and GitHub start at one line; a wheel turned over a
+// single-line field scrolls the form, as it does over the labels.
+type fieldLayout struct {
+	labelWidth float32           // the widest label laid out so far
+	scroll     *container.Scroll // the form's scroll; set once the form is built
+}
+
+// field returns a row: label, then obj with fe under it. fe names its problems by label.
+func (l *fieldLayout) field(label string, obj fyne.CanvasObject, fe *fieldError) []fyne.CanvasObject {
+	fe.label = label
+	return []fyne.CanvasObject{l.label(label), container.NewVBox(l.wheel(obj), fe.box)}
+}
+
+// label returns a row's label, as wide as the widest one.
+func (l *fieldLayout) label(text string) fyne.CanvasObject {
+	lbl := widget.NewLabel(text)
+	l.labelWidth = max(l.labelWidth, lbl.MinSize().Width)
+	return container.New(&labelColumn{l}, lbl)
+}
+
+// grid lays out rows as label | field.
+func (l *fieldLayout) grid(rows ...[]fyne.CanvasObject) *fyne.Container {
+	var objs []fyne.CanvasObject
+	for _, r := range rows {
+		objs = append(objs, r...)
+	}
+	return container.New(layout.NewFormLayout(), objs...)
+}
+
+// wheel puts a wheelPass over a single-line entry (alone, or beside a Choose… button), whose
+// own scroller would otherwise take the wheel from the form.
+func (l *fieldLayout) wheel(obj fyne.CanvasObject) fyne.CanvasObject {
+	if e, ok := obj.(*widget.Entry); ok && !e.MultiLine {
+		return container.NewStack(e, newWheelPass(func() *container.Scroll { return l.scroll }))
+	}
+	return obj
+}
+
+// labelColumn lays out a label at least as wide as the widest label of its fieldLayout.
+type labelColumn struct{ fields *fieldLayout }
+
+func (c *labelColumn) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := objs[0].MinSize()
+	return fyne.NewSize(max(m.Width, c.fields.labelWidth), m.Height)
+}
+
+func (c *labelColumn) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+}
+
+// wheelPass is an invisible layer over a field that hands the wheel to the form's scroll.
+// Fyne gives a wheel event to the innermost scrollable object under the pointer, the
+// field's own scroller; a layer laid over it comes later in that search and wins. It
+// takes nothing else: clicks, hovering and the cursor are the field's.
+type wheelPass struct {
+	widget.BaseWidget
+	target func() *container.Scroll
+}
+
+func newWheelPass(target func() *container.Scroll) *wheelPass {
+	w := &wheelPass{target: target}
+	w.ExtendBaseWidget(w)
+	return w
+}
+
+// Scrolled scrolls the form.
+func (w *wheelPass) Scrolled(ev *fyne.ScrollEvent) {
+	if s := w.target(); s != nil {
+		s.Scrolled(ev)
+	}
+}
+
+func (w *wheelPass) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(layout.NewSpacer())
+}
+
+// fieldError is the line under a field that says what is wrong with it: each problem led
+// by the field's label, in red, and the key it is written under in the settings file,
+// smaller, after it. Under a field the line is kept, blank and small, while the field is
+// fine, so that the form does not move when a one-line problem appears; elsewhere
+// (hidden) it takes no room until there is a problem.
+type fieldError struct {
+	label  string // the field's label, set by fieldLayout.field
+	hidden bool   // takes no room while blank
+	text   *widget.RichText
+	box    *fyne.Container // text, without the padding around it
+	lines  []string        // as shown, one a problem
+}
+
+func newFieldError() *fieldError {
+	e := &fieldError{text: widget.NewRichText()}
+	e.text.Wrapping = fyne.TextWrapWord
+	e.box = container.New(tightText{}, e.text)
+	e.show(nil)
+	return e
+}
+
+// newHiddenFieldError is a fieldError that takes no room while blank.
+func newHiddenFieldError(label string) *fieldError {
+	e := newFieldError()
+	e.label, e.hidden = label, true
+	e.show(nil)
+	return e
+}
+
+// show puts probs on the line, or blanks it.
+func (e *fieldError) show(probs []settings.Problem) {
+	e.lines = e.lines[:0]
+	if len(probs) == 0 {
+		// As tall as a line of a problem: one appearing moves nothing.
+		e.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: " ", Style: widget.RichTextStyleInline}}
+		e.text.Refresh()
+		if e.hidden {
+			e.box.Hide()
+		}
+		return
+	}
+	var segs []widget.RichTextSegment
+	for _, p := range probs {
+		msg := p.Message
+		if e.label != "" {
+			msg = e.label + ": " + msg
+		}
+		e.lines = append(e.lines, msg+"  "+p.Key)
+		segs = append(segs,
+			&widget.TextSegment{Text: msg + "  ", Style: widget.RichTextStyle{ColorName: theme.ColorNameError, Inline: true}},
+			&widget.TextSegment{Text: p.Key, Style: widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder,
+				SizeName: theme.SizeNameCaptionText, TextStyle: fyne.TextStyle{Monospace: true}}})
+	}
+	e.text.Segments = segs
+	e.text.Refresh()
+	e.box.Show()
+}
+
+// Text returns what the line says, one problem a line; "" when the field is fine.
+func (e *fieldError) Text() string { return strings.Join(e.lines, "\n") }
+
+// tightText lays out a RichText without the inner padding above and below it, which
+// would leave a blank line's worth of room under every field.
+type tightText struct{}
+
+func (tightText) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := objs[0].MinSize()
+	return fyne.NewSize(m.Width, max(0, m.Height-2*theme.InnerPadding()))
+}
+
+func (tightText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, -theme.InnerPadding()))
+	objs[0].Resize(fyne.NewSize(size.Width, size.Height+2*theme.InnerPadding()))
+}
+
+// heading is a section title.
+func settingsHeading(text string) *widget.Label {
+	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
