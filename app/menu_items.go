@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -71,40 +70,20 @@ func quitQuestion(n int, grace time.Duration) string {
 	return fmt.Sprintf("%s still going. Quitting stops them: first politely, then by force after %s.", runsText, grace)
 }
 
-// runCanary has the tray run the canary and shows its report; closing the window stops
-// the canary.
+// runCanary opens the canary window, which has the tray run the canary, or raises the one
+// open; closing the window stops the canary.
 func (d *desk) runCanary() {
 	if d.canaryWin != nil {
 		d.canaryWin.Show()
 		return
 	}
-	w := d.app.NewWindow("segwi canary")
-	d.canaryWin = w
-	report := widget.NewLabelWithStyle("Running the canary…", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	report.Wrapping = fyne.TextWrapBreak
-	w.SetContent(container.NewVScroll(report))
-	w.Resize(fyne.NewSize(640, 420))
-	done := make(chan struct{})
-	w.SetOnClosed(func() {
-		d.canaryWin = nil
-		select {
-		case <-done:
-		default:
-			d.tray.command(func(ctx context.Context) error { return d.tray.client.StopCanary(ctx) })
-		}
-	})
-	w.Show()
-	go func() {
-		out, err := d.tray.client.RunCanary(context.Background())
-		close(done)
-		onUI(func() {
-			text := strings.TrimSpace(out)
-			if err != nil {
-				text += "\n\nThe canary failed: " + err.Error()
-			}
-			report.SetText(strings.TrimSpace(text))
-		})
-	}()
+	c := newCanaryWindow(d.app, d.tray.client.RunCanary, d.openSettings)
+	c.stop = func() {
+		d.tray.command(func(ctx context.Context) error { return d.tray.client.StopCanary(ctx) })
+	}
+	c.onClosed = func() { d.canaryWin = nil }
+	d.canaryWin = c.win
+	c.Show()
 }
 
 // message shows a short message in a window of its own.

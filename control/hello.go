@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -98,6 +99,7 @@ const (
 	CodeAskRun          Code = "ask-run"           // runs.ErrAskRun: nothing of an ask run is shipped
 	CodeNoSession       Code = "no-session"        // runs.ErrNoSession: the run cannot be continued
 	CodeNothingToCommit Code = "nothing-to-commit" // changes.ErrNothingToCommit
+	CodeNoGuardDeny     Code = "canary-no-guard"   // canary.ErrNoGuardDeny
 )
 
 var codes = []struct {
@@ -112,6 +114,7 @@ var codes = []struct {
 	{CodeAskRun, runs.ErrAskRun},
 	{CodeNoSession, runs.ErrNoSession},
 	{CodeNothingToCommit, changes.ErrNothingToCommit},
+	{CodeNoGuardDeny, canary.ErrNoGuardDeny},
 }
 
 // ReplyError is a request's error as the other side's reply said it: its words, and the

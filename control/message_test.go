@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
 )
@@ -266,5 +268,14 @@ func TestAnswersAndRemovalsMapToTheBroker(t *testing.T) {
 		if _, err := Marshal(Message{Body: g}); err != nil {
 			t.Errorf("the removal of an answer by %s does not marshal: %v", by, err)
 		}
+	}
+}
+
+// A canary with no guard deny file says so across the channel: the window process shows
+// what a guard hook is only then.
+func TestTheCanarysMissingGuardCrossesTheChannel(t *testing.T) {
+	r := Failed(fmt.Errorf("canary: %w", canary.ErrNoGuardDeny))
+	if err := error(&ReplyError{Text: r.Error, Code: r.Code}); !errors.Is(err, canary.ErrNoGuardDeny) {
+		t.Errorf("the reply %+v is not canary.ErrNoGuardDeny on the other side", r)
 	}
 }

@@ -52,7 +52,9 @@ func newCanaryCmd(env *Env) *cobra.Command {
 				io.WriteString(env.Stdout, rep.String()) //nolint:errcheck // the exit status tells too
 			}
 			switch {
-			case errors.Is(err, canary.ErrNoGuardDeny), errors.Is(err, canary.ErrNoCheckout):
+			case errors.Is(err, canary.ErrNoGuardDeny):
+				return fmt.Errorf("canary: %w\n(settings file: %s)\n\n%s", err, res.File, canary.GuardHelp)
+			case errors.Is(err, canary.ErrNoCheckout):
 				return fmt.Errorf("canary: %w\n(settings file: %s)", err, res.File)
 			case err != nil:
 				return fmt.Errorf("canary: %w", err)

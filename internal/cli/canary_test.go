@@ -24,7 +24,8 @@ func TestCanaryCannotRunWithoutAGuardDenyFile(t *testing.T) {
 		want      []string // in stderr
 	}{
 		{"no segwi.canary.guardDeny fails, saying what to set", "",
-			[]string{"segwi: canary: segwi.canary.guardDeny is not set: set it to the deny file your Claude Code guard hook reads", "(settings file: FILE)"}},
+			[]string{"segwi: canary: segwi.canary.guardDeny is not set: set it to the deny file your Claude Code guard hook reads", "(settings file: FILE)",
+				"A guard hook is a Claude Code PreToolUse hook", "~/.claude/hooks/guard.sh"}},
 		{"a missing deny file fails, naming it", missing,
 			[]string{"segwi.canary.guardDeny: " + missing + " does not exist"}},
 		{"a deny file without a command fails, naming it", empty,

@@ -14,6 +14,37 @@ var ErrNoGuardDeny = errors.New("segwi.canary.guardDeny is not set: set it to th
 	"your Claude Code guard hook reads (a PreToolUse hook in ~/.claude/settings.json); " +
 	"the first command in it is what the canary expects the guard to refuse")
 
+// GuardHelp says what a guard hook is and how to set one up, with an example, for a person
+// whose segwi.canary.guardDeny is not set: segwi canary and the tray's canary window show it.
+const GuardHelp = `A guard hook is a Claude Code PreToolUse hook of your own that refuses
+the commands you never want an agent to run, listed in a deny file. segwi does
+not install one; the canary checks that yours still refuses: it asks Claude Code
+to run the first command of the deny file and passes only when the hook refuses
+it. Put a harmless command first: if no hook refuses it, it runs.
+
+An example. The deny file, ~/.claude/guard.deny:
+
+    # the first command is the canary's probe: harmless if it ever runs
+    echo segwi-canary-guard
+    git push --force
+
+The hook, ~/.claude/hooks/guard.sh (chmod +x), refusing a Bash call that holds
+a line of the deny file:
+
+    #!/bin/sh
+    input=$(cat)
+    grep -v -e '^#' -e '^[[:space:]]*$' ~/.claude/guard.deny |
+    while IFS= read -r deny; do
+      case "$input" in *"$deny"*) echo "guard: refused: $deny" >&2; exit 2 ;; esac
+    done || exit 2
+
+Claude Code runs it before each Bash call, from ~/.claude/settings.json:
+
+    {"hooks": {"PreToolUse": [{"matcher": "Bash",
+      "hooks": [{"type": "command", "command": "~/.claude/hooks/guard.sh"}]}]}}
+
+Then set segwi.canary.guardDeny to ~/.claude/guard.deny (Settings…, Canary).`
+
 // GuardCommand returns the first command listed in the guard deny file at path: its
 // first line that is neither blank nor a # comment, trimmed. The errors name the file and
 // say what to do.

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/runs/canary"
+)
+
+const passedReport = `segwi canary PASSED: 9 of 9 checks passed
+run 20260103-120000-ab12cd, succeeded, in /home/ada/src/web (a temporary clone of /home/ada/src/web, removed)
+guard command "echo segwi-canary-guard", the first in /home/ada/.claude/guard.deny
+  ok   guard refusal  event 7 refused: Bash (a hook): PreToolUse:Bash hook error: [~/.claude/hooks/guard.sh]: guard: refused: echo segwi-canary-guard`
+
+// openCanary opens the canary window over run and waits for its first canary to end.
+func openCanary(t *testing.T, run func(context.Context) (string, error), openSettings func()) *canaryWindow {
+	t.Helper()
+	a := test.NewTempApp(t)
+	c := newCanaryWindow(a, run, openSettings)
+	var ended atomic.Int64
+	c.finished = func() { ended.Add(1) }
+	c.Show()
+	t.Cleanup(func() {
+		for _, w := range a.Driver().AllWindows() {
+			if w == c.win { // the test driver panics on closing a window twice
+				c.win.Close()
+			}
+		}
+	})
+	await.For(t, 10*time.Second, "the canary to end", func() bool { return ended.Load() == 1 })
+	return c
+}
+
+func TestCanaryWindowShowsTheOutcome(t *testing.T) {
+	failed := fmt.Errorf("%w: 1 of 9 checks did not pass", canary.ErrFailed)
+	noGuard := fmt.Errorf("canary: %w", canary.ErrNoGuardDeny)
+	tests := []struct {
+		name       string
+		report     string
+		err        error
+		importance widget.Importance
+		verdict    string
+		help       bool
+		golden     string
+	}{
+		{"a pass is green", passedReport, nil, widget.SuccessImportance, "The canary passed", false, "canary_passed.xml"},
+		{"a failed check is red", strings.Replace(passedReport, "PASSED: 9", "FAILED: 8", 1), failed, widget.DangerImportance,
+			"The canary failed: the canary failed: 1 of 9 checks did not pass", false, ""},
+		{"no guard deny file explains the guard hook", "", noGuard, widget.DangerImportance,
+			"The canary could not run: canary: segwi.canary.guardDeny is not set", true, "canary_no_guard.xml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := openCanary(t, func(context.Context) (string, error) { return tt.report, tt.err }, func() {})
+			if !strings.HasPrefix(c.verdict.Text, tt.verdict) || c.verdict.Importance != tt.importance {
+				t.Errorf("verdict %q in importance %v, want %q in %v", c.verdict.Text, c.verdict.Importance, tt.verdict, tt.importance)
+			}
+			if c.report.Wrapping != fyne.TextWrapWord {
+				t.Error("the report is not wrapped at words")
+			}
+			if c.help.Visible() != tt.help {
+				t.Errorf("the guard hook help shown: %v, want %v", c.help.Visible(), tt.help)
+			}
+			if tt.golden != "" {
+				relayout(c.win.Content())
+				assertMarkup(t, tt.golden, c.win.Canvas())
+			}
+		})
+	}
+}
+
+func TestCanaryWindowButtons(t *testing.T) {
+	var runs, settingsOpened atomic.Int64
+	c := openCanary(t, func(context.Context) (string, error) {
+		runs.Add(1)
+		return "", errors.New("no repository to clone")
+	}, func() { settingsOpened.Add(1) })
+
+	test.Tap(settingsButton(t, c.win, "Open settings"))
+	if settingsOpened.Load() != 1 {
+		t.Error("Open settings did not open the settings")
+	}
+	var again atomic.Int64
+	c.finished = func() { again.Add(1) }
+	test.Tap(settingsButton(t, c.win, "Run again"))
+	await.For(t, 10*time.Second, "the second canary to end", func() bool { return again.Load() == 1 })
+	if runs.Load() != 2 {
+		t.Errorf("the canary ran %d times, want 2", runs.Load())
+	}
+	closed := false
+	c.onClosed = func() { closed = true }
+	test.Tap(settingsButton(t, c.win, "Close"))
+	if !closed {
+		t.Error("Close left the window open")
+	}
+}
