@@ -12,7 +12,7 @@ import (
 func TestSettingsWarningsWindow(t *testing.T) {
 	a := newSettingsTestApp(t)
 	a.openErr = errors.New(`exec: "xdg-open": executable file not found in $PATH`)
-	checks := []string{`claude not found at "claude" (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary: claude binary not found`}
+	checks := []string{`claude not found at "claude" (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary`}
 	w := ShowSettingsWarnings(a, warningsFile, []string{"segwi.runs.idelTimeout"}, checks, nil)
 	if w == nil {
 		t.Fatal("no window")

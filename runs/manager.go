@@ -175,10 +175,21 @@ var ErrClaudeNotFound = errors.New("claude binary not found")
 func FindClaude(path string) (string, error) {
 	claude, err := exec.LookPath(path)
 	if err != nil {
-		return "", fmt.Errorf("claude not found at %q (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary: %w", path, ErrClaudeNotFound)
+		return "", claudeNotFound(path)
 	}
 	return claude, nil
 }
+
+// claudeNotFound is FindClaude's error: it is ErrClaudeNotFound, in words that say what
+// to do rather than repeat the sentinel's.
+type claudeNotFound string
+
+func (e claudeNotFound) Error() string {
+	return fmt.Sprintf("claude not found at %q (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary", string(e))
+}
+
+// Is makes errors.Is(err, ErrClaudeNotFound) hold.
+func (e claudeNotFound) Is(target error) bool { return target == ErrClaudeNotFound }
 
 // newID returns a run id that sorts by start time: 20250102-150405-ab12cd.
 func newID() (string, error) {
