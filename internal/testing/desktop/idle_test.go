@@ -60,6 +60,14 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 	conn := needDesktop(t, "ss")
 	shots := screenshotDir(t)
 	home := t.TempDir()
+	// A claude segwi finds: without one the tray says so at launch, in a window, and the
+	// window process it starts is not the idle tray measured here. It is never run.
+	claude := filepath.Join(t.TempDir(), "claude")
+	writeFile(t, claude, "#!/bin/sh\nexit 1\n")
+	if err := os.Chmod(claude, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, ".config", "segwi", "config.yaml"), fmt.Sprintf("segwi:\n  claude:\n    path: %q\n", claude))
 	procs := []*idleProcess{
 		{name: "segwi's tray process", bin: buildSegwi(t)},
 		{name: "systray tray alone (no Fyne linked, cgo off)", trayOnly: true, bin: buildTrayOnly(t, false)},
