@@ -2,8 +2,11 @@ package runs
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
+
+	"github.com/segwi/segwi/internal/visible"
 )
 
 // MaxLineBytes is the longest output line read as one; a longer one is kept in
@@ -36,7 +39,7 @@ func (r *Run) readLines(pty io.Reader, maxLine int) {
 		case long:
 			line = append(line, chunk...)
 			red = r.lines.Append(red[:0], line)
-			r.rec.output(red)
+			r.recordOutput(red, br.Buffered() == 0)
 			line, long = line[:0], false
 		case len(chunk) > 0:
 			whole := chunk
@@ -45,7 +48,7 @@ func (r *Run) readLines(pty io.Reader, maxLine int) {
 				whole = line
 			}
 			red = r.lines.Append(red[:0], whole)
-			r.rec.output(red)
+			r.recordOutput(red, br.Buffered() == 0)
 			r.handleLine(p, red)
 			line = line[:0]
 		}
@@ -61,6 +64,30 @@ func (r *Run) readLines(pty io.Reader, maxLine int) {
 	}
 }
 
+// recordOutput appends redacted output to output.log. When idle (all that was read from
+// the pty is handled, and the next read waits for more), it writes out what output.log
+// and events.jsonl buffer, so that a window or a command reading them sees the last
+// lines now, not with the next output; that costs one write per read of the pty, and
+// nothing while the run is quiet. The once-a-second fsync stays the watchdog's.
+func (r *Run) recordOutput(red []byte, idle bool) {
+	r.rec.output(red)
+	if idle {
+		r.rec.flush()
+	}
+}
+
+// eventText is an output line as events carry it: without terminal control sequences
+// (ESC[?25h and the like; output.log keeps them), and redacted again when any were
+// stripped, since a sequence may have parted a secret that the redaction of the raw line
+// then missed.
+func (r *Run) eventText(line []byte) []byte {
+	text := visible.StripTerminal(line)
+	if len(text) != len(line) {
+		text = r.m.red.Bytes(text)
+	}
+	return text
+}
+
 // longLineHoldDivisor sets how much of a long line's piece is held back for the next one:
 // 1/16 of the limit (1 MiB of MaxLineBytes). A secret and what marks it as one ("Bearer",
 // a key's name) that fit in it are always redacted whole (see redact.Lines.AppendPiece).
@@ -73,7 +100,7 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 	red, n := r.lines.AppendPiece(red[:0], line, maxLine/longLineHoldDivisor)
 	r.rec.output(red)
 	if first {
-		e := outputEvent(red[:min(len(red), MaxFieldBytes)])
+		e := outputEvent(r.eventText(red[:min(len(red), MaxFieldBytes)]))
 		e.Truncated = true
 		e.Subtype = "long-line"
 		r.emit(e, false)
@@ -84,10 +111,8 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 
 // handleLine parses one redacted output line (newline included) into events.
 func (r *Run) handleLine(p *parser, line []byte) {
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-	}
-	p.parseLine(line, func(e Event) {
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	p.parseLine(r.eventText(line), func(e Event) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		switch e.Type {

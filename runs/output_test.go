@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,18 +23,7 @@ func readLongLine(t *testing.T, line string, maxLine int) (output, events string
 	t.Helper()
 	r := bareRun(t, t.TempDir())
 	r.readLines(strings.NewReader(line), maxLine)
-	if err := r.rec.close(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.ReadFile(filepath.Join(r.dir, outputFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := os.ReadFile(filepath.Join(r.dir, eventsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), string(ev)
+	return readRecord(t, r)
 }
 
 // checkLongLine fails unless output.log holds line redacted whole, and events.jsonl holds
@@ -143,4 +133,99 @@ func TestALineLongerThanTheLimitIsCutNotLost(t *testing.T) {
 	if st.Size() < 17<<20 {
 		t.Errorf("output.log holds %d bytes, want the whole 17 MiB line", st.Size())
 	}
+}
+
+// TestTerminalEscapesAreStrippedFromEventsNotFromOutputLog feeds the reader what Claude
+// Code and the tools it runs write to the pty: coloured text, and the ESC[?25h of its exit
+// on a line of its own and before a JSON line. The events carry the text without the
+// sequences, and no event at all for a line of escapes only; output.log keeps every byte.
+func TestTerminalEscapesAreStrippedFromEventsNotFromOutputLog(t *testing.T) {
+	r := bareRun(t, t.TempDir())
+	evs, cancel := r.Subscribe()
+	defer cancel()
+	in := "\x1b[1;31mFAIL\x1b[0m web/login\n" +
+		"\x1b[?25h" + `{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done","total_cost_usd":0.01}` + "\n" +
+		"\x1b[?25h"
+	r.readLines(strings.NewReader(in), MaxLineBytes)
+	output, _ := readRecord(t, r)
+	if output != in {
+		t.Errorf("output.log = %q, want the raw bytes %q", output, in)
+	}
+	var got []string
+	for len(evs) > 0 {
+		e := <-evs
+		got = append(got, string(e.Type)+": "+e.Text)
+	}
+	want := []string{"output: FAIL web/login", "result: done"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestASecretPartedByAnEscapeIsRedactedInEvents is the attack on stripping escapes: a
+// token written with a colour change in its middle passes the redaction of the raw line
+// (it is not the token there), and the stripped text joins it. Events must not hold it.
+func TestASecretPartedByAnEscapeIsRedactedInEvents(t *testing.T) {
+	r := bareRun(t, t.TempDir())
+	evs, cancel := r.Subscribe()
+	defer cancel()
+	r.readLines(strings.NewReader("token: keyring-token-0123\x1b[0m456789\n"), MaxLineBytes)
+	_, events := readRecord(t, r)
+	var published strings.Builder
+	for len(evs) > 0 {
+		published.WriteString((<-evs).Text)
+	}
+	for where, text := range map[string]string{"events.jsonl": events, "a published event": published.String()} {
+		if strings.Contains(text, "keyring-token-0123456789") {
+			t.Errorf("%s holds the token joined: %q", where, text)
+		}
+	}
+	if !strings.Contains(published.String(), "[REDACTED]") {
+		t.Errorf("published %q, want the token masked", published.String())
+	}
+}
+
+// TestOutputLogIsCurrentOnceThePtyIsQuiet: the lines read so far reach output.log (and
+// events.jsonl) before the reader waits for more, so that the run window's raw view of an
+// idle run is not left behind until the next output or the next once-a-second sync.
+func TestOutputLogIsCurrentOnceThePtyIsQuiet(t *testing.T) {
+	r := bareRun(t, t.TempDir())
+	evs, cancel := r.Subscribe()
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.readLines(pr, MaxLineBytes)
+	}()
+	defer func() { pw.Close(); <-done }()
+	if _, err := pw.Write([]byte("the timeout denied it\n")); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-evs; e.Text != "the timeout denied it" {
+		t.Fatalf("event %q, want the line", e.Text)
+	}
+	// The reader now waits on the pipe: whatever output.log will hold of the line, it
+	// holds now.
+	out, err := os.ReadFile(filepath.Join(r.dir, outputFile))
+	if err != nil || string(out) != "the timeout denied it\n" {
+		t.Errorf("output.log = %q (%v) while the run is quiet, want the line", out, err)
+	}
+}
+
+// readRecord closes r's record and returns what output.log and events.jsonl hold.
+func readRecord(t *testing.T, r *Run) (output, events string) {
+	t.Helper()
+	if err := r.rec.close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(r.dir, outputFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := os.ReadFile(filepath.Join(r.dir, eventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), string(ev)
 }

@@ -158,26 +158,25 @@ type wireDenial struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// parseLine turns one output line (already redacted, newline removed) into events and
-// hands each to emit. A line that is not JSON becomes an output event; a JSON line of an
-// unknown type, or of a known type in an unknown shape, becomes a raw event.
+// parseLine turns one output line into events and hands each to emit. The line is
+// already redacted, its newline removed and its terminal control sequences stripped
+// (Run.eventText). A line that is not JSON becomes an output event; a JSON line of an
+// unknown type, or of a known type in an unknown shape, becomes a raw event; an empty
+// line (a line of terminal escapes, such as the ESC[?25h Claude Code writes on exit)
+// becomes none.
 func (p *parser) parseLine(line []byte, emit func(Event)) {
-	line = bytes.TrimRight(line, "\r")
-	js := stripEscapes(line)
-	if len(js) == 0 || js[0] != '{' {
-		if len(bytes.TrimSpace(line)) > 0 || len(line) > 0 {
-			emit(outputEvent(line))
-		}
+	js := bytes.TrimRight(line, "\r")
+	if len(js) == 0 {
+		return
+	}
+	if js[0] != '{' {
+		emit(outputEvent(js))
 		return
 	}
 	var w wireLine
 	if err := fastjson.Unmarshal(js, &w); err != nil {
-		emit(outputEvent(line))
+		emit(outputEvent(js))
 		return
-	}
-	if len(js) < len(line) {
-		// Terminal escapes before the JSON: keep them as output too, never lose bytes.
-		emit(outputEvent(line[:len(line)-len(js)]))
 	}
 	switch w.Type {
 	case "system":
@@ -350,22 +349,6 @@ func rawEvent(js []byte) Event {
 		return Event{Type: EventRaw, Text: string(js)} // cut later; too long to keep as JSON
 	}
 	return Event{Type: EventRaw, Raw: json.RawMessage(bytes.Clone(js))}
-}
-
-// stripEscapes returns line without the terminal escape sequences (ESC [ ... final byte)
-// that may come before a JSON line, e.g. the ESC[?25h Claude Code writes on exit.
-func stripEscapes(line []byte) []byte {
-	for len(line) >= 2 && line[0] == 0x1b && line[1] == '[' {
-		i := 2
-		for i < len(line) && (line[i] < 0x40 || line[i] > 0x7e) {
-			i++
-		}
-		if i == len(line) {
-			return line[:0]
-		}
-		line = line[i+1:]
-	}
-	return line
 }
 
 // cutFields cuts e's long text fields at MaxFieldBytes, on a rune boundary.

@@ -104,6 +104,21 @@ func (r *recorder) output(b []byte) {
 	r.dirty = true
 }
 
+// flush writes out what the files buffer, without syncing them: readers in other
+// processes then see it.
+func (r *recorder) flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	for _, w := range []*bufio.Writer{r.ew, r.ow} {
+		if err := w.Flush(); err != nil {
+			r.fail(err)
+		}
+	}
+}
+
 // syncIfDirty flushes and syncs when something was written since the last sync, a
 // second or more ago. The run's watchdog calls it often, so that events reach the disk
 // at least once a second while they flow. The fsync itself runs without the lock, so the
