@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -111,7 +112,13 @@ func (r *rawTail) lines() []string {
 		return out
 	}
 	for _, l := range bytes.Split(body, []byte("\n")) {
-		out = append(out, cutRunes(string(bytes.TrimRight(l, "\r")), 2000))
+		// Without the terminal's control sequences (ESC[?25h and the like), as the
+		// events show it; output.log keeps them.
+		text := visible.StripTerminal(l)
+		if len(text) == 0 && len(l) > 0 {
+			continue // escapes only
+		}
+		out = append(out, cutRunes(string(text), 2000))
 	}
 	return out
 }

@@ -279,7 +279,7 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 		"  ↳ output|Bash: ok  web/login 0.3s", "|PASS",
 		"Tool|Bash: curl https://example.invalid",
 		"⛔ Refused|Bash: curl https://example.invalid (a hook): blocked by the guard",
-		"■ Result|success after 3 turns, $0.0123",
+		"■ Result|done after 3 turns, $0.0123",
 	}
 	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -502,5 +502,19 @@ func TestStatusLine(t *testing.T) {
 	ended := runs.Info{State: runs.StateFailed, Reason: "exit code 1", Start: runT0, End: runT0.Add(63 * time.Second)}
 	if got := statusLine(ended, 0, runT0.Add(time.Hour)); got != "State: failed: exit code 1 · 1m 03s" {
 		t.Errorf("ended status = %q", got)
+	}
+}
+
+func TestRawOutputShowsNoTerminalEscapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "output.log")
+	if err := os.WriteFile(path, []byte("\x1b[1;31mFAIL\x1b[0m web\n{\"type\":\"result\"}\n\x1b[?25h"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &rawTail{path: path}
+	if err := r.read(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(r.lines(), "|"), `FAIL web|{"type":"result"}`; got != want {
+		t.Errorf("raw lines %q, want %q", got, want)
 	}
 }

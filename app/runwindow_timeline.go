@@ -83,6 +83,9 @@ func (m *eventRows) rows(e runs.Event) []timelineRow {
 		m.last = max(m.last, e.Seq)
 	}
 	w := m.narrator.Words(e)
+	if w.Label == "" {
+		return nil // it says nothing new: a refusal of a call the answer denied
+	}
 	mark := markOf(w.Label)
 	if n := linesShown(e.Type); n > 1 {
 		return lines(mark, w.Text, n)

@@ -28,7 +28,8 @@ type Words struct {
 // a refusal or an approval answer, which carry only the tool's name, can say what the call
 // was. The zero Narrator is ready to use; it is not safe for concurrent use.
 type Narrator struct {
-	calls map[string]string // "Bash: go test ./..." by tool_use id
+	calls  map[string]string   // "Bash: go test ./..." by tool_use id
+	denied map[string]struct{} // the calls whose approval request was denied, by tool_use id
 }
 
 // maxRemembered bounds a Narrator's memory of calls; past it, older calls are forgotten
@@ -44,13 +45,19 @@ func FormatEvent(e Event) string {
 
 // Line renders e as one line, as `segwi run` and `segwi runs events` print it: the time,
 // the label, and the text, with newlines shown as "⏎" and a long text shortened. The
-// JSON form (Event.AppendJSON) has everything.
+// JSON form (Event.AppendJSON) has everything. It returns "" for an event that says
+// nothing new (see Words): print nothing for it.
 func (n *Narrator) Line(e Event) string {
 	w := n.Words(e)
+	if w.Label == "" {
+		return ""
+	}
 	return fmt.Sprintf("%s %-9s %s", e.Time.Local().Format("15:04:05"), w.Label, oneLine(w.Text, 400))
 }
 
-// Words returns the words of e.
+// Words returns the words of e. They are empty (no Label) for an event that says nothing
+// new: Claude Code's refusal of a call that a person or segwi had denied already, which
+// the answer said. Show nothing for those.
 func (n *Narrator) Words(e Event) Words {
 	switch e.Type {
 	case EventInit:
@@ -58,7 +65,7 @@ func (n *Narrator) Words(e Event) Words {
 	case EventText:
 		return Words{"claude", e.Text}
 	case EventPrompt:
-		return Words{"you", e.Text}
+		return Words{"you", promptText(e.Text)}
 	case EventToolCall:
 		call := callText(e.ToolName, e.Input)
 		n.remember(e.ToolUseID, call)
@@ -76,6 +83,9 @@ func (n *Narrator) Words(e Event) Words {
 		}
 		return Words{label, out}
 	case EventRefusal:
+		if _, ok := n.denied[e.ToolUseID]; ok && e.Source == "user_reject" {
+			return Words{} // the deny said it: "denied Bash: ls (by you)"
+		}
 		text := n.call(e)
 		if by := refusedBy(e.Source); by != "" {
 			text += " (" + by + ")"
@@ -96,13 +106,7 @@ func (n *Narrator) Words(e Event) Words {
 	case EventResult:
 		return Words{"result", resultText(e)}
 	case EventStatus:
-		switch {
-		case e.Text == "":
-			return Words{"status", e.Subtype}
-		case e.Subtype == "status" || e.Subtype == "":
-			return Words{"status", e.Text}
-		}
-		return Words{"status", e.Subtype + ": " + e.Text}
+		return statusWords(e)
 	case EventOutput:
 		return Words{"stderr", e.Text}
 	case EventState:
@@ -139,10 +143,7 @@ func (n *Narrator) Words(e Event) Words {
 	case EventLeftover:
 		return Words{"leftover", e.Text}
 	case EventRaw:
-		if len(e.Raw) > 0 {
-			return Words{"event", string(e.Raw)}
-		}
-		return Words{"event", e.Text}
+		return rawWords(e)
 	case EventDropped:
 		where := "the run's record has them"
 		if e.RunID != "" {
@@ -188,6 +189,11 @@ func (n *Narrator) answerWords(e Event) Words {
 	label := "denied"
 	if a.Allow {
 		label = "allowed"
+	} else if e.ToolUseID != "" {
+		if n.denied == nil || len(n.denied) >= maxRemembered {
+			n.denied = map[string]struct{}{}
+		}
+		n.denied[e.ToolUseID] = struct{}{}
 	}
 	var why []string
 	if who := answeredBy(a); who != "" {
@@ -300,23 +306,37 @@ func initText(in *InitInfo) string {
 	return "started: " + strings.Join(parts, ", ")
 }
 
+// resultText says how a turn ended: Claude Code's result subtype and terminal reason in
+// words, the turns, the cost and the refusals.
 func resultText(e Event) string {
 	res := e.Result
-	subtype := e.Subtype
-	if subtype == "" {
-		subtype = "done"
+	outcome := resultOutcomes[e.Subtype]
+	if outcome == "" {
+		outcome = words(e.Subtype)
 	}
 	if res == nil {
-		return subtype
+		return outcome
 	}
-	text := fmt.Sprintf("%s after %s, $%.4f", subtype, plural(res.NumTurns, "turn"), res.CostUSD)
+	text := fmt.Sprintf("%s after %s, $%.4f", outcome, plural(res.NumTurns, "turn"), res.CostUSD)
 	if n := len(res.Denials); n > 0 {
 		text += ", " + plural(n, "call") + " refused"
 	}
-	if res.TerminalReason != "" && res.TerminalReason != "completed" {
-		text += ", " + res.TerminalReason
+	switch r := res.TerminalReason; r {
+	case "", "completed":
+	case "aborted_tools":
+		text += ", stopped at a tool call"
+	default:
+		text += ", " + words(r)
 	}
 	return text
+}
+
+// resultOutcomes words Claude Code's result subtypes.
+var resultOutcomes = map[string]string{
+	"":                       "done",
+	"success":                "done",
+	"error_during_execution": "ended with an error",
+	"error_max_turns":        "stopped at the turn limit",
 }
 
 // pushText says how a push attempt ended, in the words segwi push prints.
@@ -363,6 +383,125 @@ func inputSummary(input json.RawMessage) string {
 		return b.String()
 	}
 	return string(input)
+}
+
+// promptText is a message segwi sent, as the person knows it: an ask run's question
+// without segwi's instruction around it, a ready run's notes after a word on what it asks.
+func promptText(text string) string {
+	if q, ok := strings.CutPrefix(text, AskPrefix); ok {
+		return "Question: " + q
+	}
+	if rest, ok := strings.CutPrefix(text, ReadyPrompt); ok {
+		text = "Get the current branch ready for review (segwi's instructions)"
+		if notes := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "Notes from the person:")); notes != "" {
+			text += "\nNotes: " + notes
+		}
+	}
+	return text
+}
+
+// statusLabels word the system events that say what Claude Code is doing; a subtype
+// that is not here shows with its underscores as spaces.
+var statusLabels = map[string]string{
+	"task_started":      "task started",
+	"task_progress":     "task progress",
+	"task_notification": "task update",
+	"task_updated":      "task update",
+	"task_summary":      "task summary",
+	"hook_started":      "hook started",
+	"hook_progress":     "hook running",
+	"hook_response":     "hook answered",
+	"compact_boundary":  "conversation compacted",
+	"api_retry":         "retrying the model request",
+	"api_error":         "model request failed",
+	"permission_denied": "not permitted",
+	"model_fallback":    "model changed",
+	"turn_duration":     "turn took",
+}
+
+// statusFields are the fields of a system event whose text says what happened, most
+// telling first, for events whose message the parser did not find.
+var statusFields = []string{"description", "summary", "status", "message", "detail", "reason", "error"}
+
+// statusWords words a system event: what it is, in words, and its text.
+func statusWords(e Event) Words {
+	text := e.Text
+	if text == "" {
+		text = fieldText(e.Raw, statusFields)
+	}
+	switch e.Subtype {
+	case "", "status", "informational", "notification":
+		if text == "" {
+			return Words{"status", words(orString(e.Subtype, "status"))}
+		}
+		return Words{"status", text}
+	}
+	what := statusLabels[e.Subtype]
+	if what == "" {
+		what = words(e.Subtype)
+	}
+	if text == "" {
+		return Words{"status", what}
+	}
+	return Words{"status", what + ": " + text}
+}
+
+// rawWords words a line or block of a kind segwi does not know: its type in words and
+// the text it carries. The record keeps it whole; `segwi runs events --json` shows it.
+func rawWords(e Event) Words {
+	var head struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Text    string `json:"text"`
+	}
+	if len(e.Raw) == 0 || json.Unmarshal(e.Raw, &head) != nil {
+		if e.Text == "" {
+			return Words{"event", "(an event this segwi does not know)"}
+		}
+		return Words{"event", "(an event this segwi does not know, " + plural(len(e.Text), "byte") + ")"}
+	}
+	switch head.Type {
+	case "text": // a text block in a user message: Claude Code's own notes ("[Request interrupted by user]")
+		return Words{"note", head.Text}
+	case "image":
+		return Words{"note", "[image]"}
+	}
+	what := words(orString(head.Type, "event"))
+	if head.Subtype != "" {
+		what += " (" + words(head.Subtype) + ")"
+	}
+	text := head.Text
+	if text == "" {
+		text = fieldText(e.Raw, statusFields)
+	}
+	if text == "" {
+		return Words{"event", what}
+	}
+	return Words{"event", what + ": " + text}
+}
+
+// fieldText returns the first of keys that raw, a JSON object, holds as a non-empty string.
+func fieldText(raw json.RawMessage, keys []string) string {
+	var fields map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &fields) != nil {
+		return ""
+	}
+	for _, k := range keys {
+		if v, ok := fields[k].(string); ok && strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// words writes an identifier of Claude Code's (task_started, rate_limit_event) as words.
+func words(id string) string { return strings.ReplaceAll(id, "_", " ") }
+
+func orString(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
 }
 
 func plural(n int, what string) string {

@@ -73,17 +73,29 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a request that reads two ways says so", nil, answer(ApprovalInfo{By: string(approvals.ByInvalid), Message: "denied"}), "denied    Bash (a request that reads two ways): denied"},
 		{"an unknown answerer is named", nil, answer(ApprovalInfo{By: "someone"}), "denied    Bash (by someone)"},
 		{"a result shows cost, turns and refusals", nil, Event{Type: EventResult, Subtype: "success", Result: &ResultInfo{NumTurns: 2, CostUSD: 0.0123, TerminalReason: "completed", Denials: []Denial{{ToolName: "Write"}}}},
-			"result    success after 2 turns, $0.0123, 1 call refused"},
+			"result    done after 2 turns, $0.0123, 1 call refused"},
 		{"an aborted turn says why", nil, Event{Type: EventResult, Subtype: "error_during_execution", Result: &ResultInfo{NumTurns: 1, TerminalReason: "aborted_tools"}},
-			"result    error_during_execution after 1 turn, $0.0000, aborted_tools"},
+			"result    ended with an error after 1 turn, $0.0000, stopped at a tool call"},
 		{"a status shows what Claude Code is doing", nil, Event{Type: EventStatus, Subtype: "status", Text: "compacting"}, "status    compacting"},
-		{"an informational status says so", nil, Event{Type: EventStatus, Subtype: "informational", Text: "auto mode cannot check actions"}, "status    informational: auto mode cannot check actions"},
+		{"an informational status says so", nil, Event{Type: EventStatus, Subtype: "informational", Text: "auto mode cannot check actions"}, "status    auto mode cannot check actions"},
 		{"an escape is made visible", nil, Event{Type: EventOutput, Text: "\x1b[?25h"}, "stderr    ␛[?25h"},
 		{"other control characters and bidirectional overrides are made visible", nil, Event{Type: EventText, Text: "a\x07b \u202Eevil"}, `claude    a\x07b \u202eevil`},
 		{"a state change shows its reason", nil, Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
 		{"an exit shows its code", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 1}}, "exit      code 1"},
 		{"an exit by signal names it", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
-		{"an unknown line is shown whole", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","payload":42}`)}, `event     {"type":"mystery","payload":42}`},
+		{"an unknown line is named by its type, not shown as JSON", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"rate_limit_event","payload":42}`)}, "event     rate limit event"},
+		{"an unknown line says the text it carries", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","subtype":"big_news","message":"hello"}`)}, "event     mystery (big news): hello"},
+		{"Claude Code's note after a deny and stop reads as a note", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"text","text":"[Request interrupted by user for tool use]"}`)},
+			"note      [Request interrupted by user for tool use]"},
+		{"a line too long to keep as JSON says so", nil, Event{Type: EventRaw, Text: `{"type":"x","a":"` + strings.Repeat("y", 100)}, "event     (an event this segwi does not know, 117 bytes)"},
+		{"a task started says what it does, without jargon", nil, Event{Type: EventStatus, Subtype: "task_started",
+			Raw: json.RawMessage(`{"type":"system","subtype":"task_started","task_id":"b1","description":"Run the test suite"}`)}, "status    task started: Run the test suite"},
+		{"a task notification says how it went", nil, Event{Type: EventStatus, Subtype: "task_notification",
+			Raw: json.RawMessage(`{"type":"system","subtype":"task_notification","task_id":"b1","status":"completed","summary":"Tests pass"}`)}, "status    task update: Tests pass"},
+		{"a system event segwi has no words for reads as words", nil, Event{Type: EventStatus, Subtype: "session_state_changed"}, "status    session state changed"},
+		{"an ask run's question shows without segwi's instruction", nil, Event{Type: EventPrompt, Text: AskPrefix + "Where is the login form?"}, "you       Question: Where is the login form?"},
+		{"a ready run's instruction shows in a few words, with the notes", nil, Event{Type: EventPrompt, Text: ReadyPrompt + "\n\nNotes from the person:\nskip the docs"},
+			"you       Get the current branch ready for review (segwi's instructions)⏎Notes: skip the docs"},
 		{"a process the run left says what became of it", nil, Event{Type: EventLeftover, Text: "killed process 7, which the run left running: sleep 311",
 			Process: &ProcessInfo{PID: 7, Command: "sleep 311", Killed: true}}, "leftover  killed process 7, which the run left running: sleep 311"},
 		{"missed events point at the record", nil, Event{Type: EventDropped, RunID: "r1", Dropped: 12},
@@ -135,6 +147,29 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		if !answered[by] {
 			t.Errorf("no case words an answer by %q", by)
 		}
+	}
+}
+
+// A person's deny is said once: the answer names the call and the reason, and Claude
+// Code's refusal of the call that follows says nothing new. A refusal by another (a
+// hook) still shows.
+func TestNarratorSaysADenyOnce(t *testing.T) {
+	var n Narrator
+	n.Words(Event{Type: EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"rm -rf build"}`)})
+	deny := n.Words(Event{Type: EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &ApprovalInfo{By: "person", Interrupt: true, Message: "no"}})
+	if deny.Label != "denied" {
+		t.Fatalf("the answer: %+v, want denied", deny)
+	}
+	refusal := Event{Type: EventRefusal, ToolName: "Bash", ToolUseID: "t1", Source: "user_reject", Text: "Denied by the person at segwi: no", Time: time.Now()}
+	if w := n.Words(refusal); w.Label != "" {
+		t.Errorf("the refusal after the deny: %+v, want nothing new", w)
+	}
+	if got := n.Line(refusal); got != "" {
+		t.Errorf("Line of it = %q, want \"\"", got)
+	}
+	hook := Event{Type: EventRefusal, ToolName: "Bash", ToolUseID: "t2", Source: "hook", Text: "blocked"}
+	if w := n.Words(hook); w.Label != "refused" {
+		t.Errorf("a hook's refusal: %+v, want it shown", w)
 	}
 }
 

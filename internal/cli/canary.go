@@ -45,7 +45,9 @@ func newCanaryCmd(env *Env) *cobra.Command {
 			opts := canary.FromSettings(c.Manager(), res.Settings, dir)
 			var narrator runs.Narrator // called from the one goroutine following the run
 			opts.OnEvent = func(e runs.Event) {
-				io.WriteString(env.Stderr, narrator.Line(e)+"\n") //nolint:errcheck // progress only
+				if line := narrator.Line(e); line != "" {
+					io.WriteString(env.Stderr, line+"\n") //nolint:errcheck // progress only
+				}
 			}
 			rep, err := canary.Run(cmd.Context(), opts)
 			if rep.RunID != "" {

@@ -271,7 +271,9 @@ func (p *printer) print(e runs.Event) {
 	if e.Type == runs.EventOutput && onlyEscapes(e.Text) {
 		return // the terminal escapes Claude Code prints on exit mean nothing to a reader
 	}
-	io.WriteString(p.out, p.narrator.Line(e)+"\n") //nolint:errcheck // as above
+	if line := p.narrator.Line(e); line != "" { // "" when it says nothing new
+		io.WriteString(p.out, line+"\n") //nolint:errcheck // as above
+	}
 }
 
 // summary is the line that ends segwi run, on stderr.
@@ -281,7 +283,11 @@ func (p *printer) summary(info runs.Info) string {
 	if info.Reason != "" {
 		fmt.Fprintf(&b, ": %s", info.Reason)
 	}
-	fmt.Fprintf(&b, " (%d turns, $%.4f)", info.Turns, info.CostUSD)
+	turns := "turns"
+	if info.Turns == 1 {
+		turns = "turn"
+	}
+	fmt.Fprintf(&b, " (%d %s, $%.4f)", info.Turns, turns, info.CostUSD)
 	if info.State != runs.StateSucceeded {
 		if p.mcp != "" {
 			fmt.Fprintf(&b, "\nsegwi: Claude Code could not use segwi's approvals server (MCP server %q: %s), so no call could be put to a person; the run's events have the details", approvals.ServerName, p.mcp)

@@ -82,10 +82,10 @@ func TestRunPrintsTheRunAndExitsWithItsOutcome(t *testing.T) {
 		wantErr  []string
 	}{
 		{"a successful run prints readable lines and exits 0", []string{"run", "--checkout", checkout, "fake:success"}, 0,
-			[]string{"claude    Looking at the checkout.⏎Second line.", "tool      Bash: ls", "refused   Bash: rm -rf / (a hook): PreToolUse:Bash hook error", "output    Bash: a.txt⏎b.txt", "result    success after 2 turns, $0.0123", "state     succeeded"},
+			[]string{"claude    Looking at the checkout.⏎Second line.", "tool      Bash: ls", "refused   Bash: rm -rf / (a hook): PreToolUse:Bash hook error", "output    Bash: a.txt⏎b.txt", "result    done after 2 turns, $0.0123", "state     succeeded"},
 			[]string{" (build in " + checkout + "); its record is in " + filepath.Join(home, "state", "segwi", "runs"), " succeeded (2 turns, $0.0123)"}},
 		{"a failed turn exits 1 and says why", []string{"run", "--kind", "ask", "--checkout", checkout, "fake:fail"}, 1,
-			[]string{"result    error_max_turns after 2 turns", "state     failed"},
+			[]string{"result    stopped at the turn limit after 2 turns", "state     failed"},
 			[]string{" (ask in ", " failed: claude exited with code 1"}},
 		{"a ready run needs no notes", []string{"run", "--kind", "ready", "--checkout", checkout}, 0,
 			[]string{"you       Get the current branch ready for review"}, []string{" (ready in "}},

@@ -57,7 +57,7 @@ func TestAskRunReadsAndRunsLsButCannotWrite(t *testing.T) {
 		"tool      Read: hello.txt",
 		"tool      Bash: ls",
 		"tool      Write: new.txt",
-		"result    success after",
+		"result    done after",
 		"state     succeeded",
 	} {
 		if !strings.Contains(out, want) {
