@@ -208,6 +208,7 @@ func (d *desk) runDeps() runWindowDeps {
 		now:         time.Now,
 		clockEvery:  time.Second,
 		branch:      gitBranch,
+		name:        func(checkout string) string { return settings.CheckoutName(checkout, d.tray.repos()) },
 		pusher:      d.tray,
 		changes:     d.tray,
 		shipper:     d.tray,

@@ -49,6 +49,7 @@ type runWindowDeps struct {
 	after       func(time.Duration) <-chan time.Time // the batching timer
 	clockEvery  time.Duration                        // how often the elapsed time moves; 0: only with events
 	branch      func(checkout string) string         // the checkout's branch, read once
+	name        func(checkout string) string         // the repository's name (settings.CheckoutName); nil: the folder's
 	pusher      pusher                               // nil: no Push button
 	changes     changesReader                        // nil: no Changes tab
 	shipper     shipper                              // nil: no commit, pull request or Continue
@@ -77,7 +78,9 @@ type runWindow struct {
 	ahead      int
 
 	title, task, where, status, note  *widget.Label
-	list, rawList                     *widget.List
+	list                              *followList
+	rawList                           *widget.List
+	details                           *detailsWindow // a timeline row in full; nil until one is opened
 	followUp                          *widget.Entry
 	send, finish, stop, openDir, push *widget.Button
 	pr, cont                          *widget.Button    // Open pull request…, Continue…
@@ -135,12 +138,17 @@ func (w *runWindow) build() {
 	w.note = widget.NewLabel("")
 	w.note.Wrapping = fyne.TextWrapWord
 
-	w.list = widget.NewList(func() int { return w.tl.len() }, newTimelineRow, func(i widget.ListItemID, o fyne.CanvasObject) {
+	w.list = newFollowList(func() int { return w.tl.len() }, newTimelineRow, func(i widget.ListItemID, o fyne.CanvasObject) {
 		r := w.tl.row(i, w.id)
 		c := o.(*fyne.Container)
 		c.Objects[0].(*widget.Label).SetText(r.Text)
 		c.Objects[1].(*widget.Label).SetText(r.Mark)
 	})
+	// A click on a row opens its event in full, to read and copy.
+	w.list.OnSelected = func(i widget.ListItemID) {
+		w.list.UnselectAll()
+		w.showRow(i)
+	}
 	w.rawList = widget.NewList(func() int { return len(w.raw) }, func() fyne.CanvasObject {
 		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		l.Truncation = fyne.TextTruncateEllipsis
@@ -220,6 +228,9 @@ func (w *runWindow) build() {
 		}
 		close(w.quit)
 		w.unsubscribe()
+		if w.details != nil {
+			w.details.win.Close()
+		}
 		if w.deps.onClosed != nil {
 			w.deps.onClosed(w.id)
 		}
@@ -259,7 +270,17 @@ func (w *runWindow) Show() {
 }
 
 func (w *runWindow) windowTitle() string {
-	return fmt.Sprintf("segwi: %s run in %s", w.info.Kind, filepath.Base(w.info.Checkout))
+	return "segwi: " + w.runName()
+}
+
+// runName names the run as the tray and the history do: "build run in web", by the
+// repository's name.
+func (w *runWindow) runName() string {
+	name := filepath.Base(w.info.Checkout)
+	if w.deps.name != nil {
+		name = w.deps.name(w.info.Checkout)
+	}
+	return fmt.Sprintf("%s run in %s", w.info.Kind, name)
 }
 
 // follow reads the run's record, then its live events, and applies them in batches. On

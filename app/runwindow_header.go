@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 
 // showHeader writes the header from w.info. On Fyne's goroutine.
 func (w *runWindow) showHeader() {
-	w.title.SetText(fmt.Sprintf("%s run in %s", w.info.Kind, filepath.Base(w.info.Checkout)))
+	w.title.SetText(w.runName())
 	w.task.SetText(taskLine(w.info))
 	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, orDefault(w.branchText, "(unknown)")))
 	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))

@@ -14,6 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/records"
@@ -166,6 +167,7 @@ func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *ru
 		now:      func() time.Time { return runT0.Add(4*time.Minute + 14*time.Second) },
 		after:    h.timer.after,
 		branch:   func(string) string { return "segwi/fix-login" },
+		name:     func(string) string { return "Web shop" }, // the repository's name in the settings
 		received: func() { h.mu.Lock(); h.received++; h.mu.Unlock() },
 		openURL: func(u *url.URL) error {
 			h.mu.Lock()
@@ -283,6 +285,9 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 	}
 	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if title, header := h.w.win.Title(), h.w.title.Text; title != "segwi: build run in Web shop" || header != "build run in Web shop" {
+		t.Errorf("window title %q, header %q; want the run named by the repository's name", title, header)
 	}
 	if s := h.w.status.Text; s != "State: running · 4m 12s · $0.0123" {
 		t.Errorf("status = %q", s)
@@ -516,5 +521,84 @@ func TestRawOutputShowsNoTerminalEscapes(t *testing.T) {
 	}
 	if got, want := strings.Join(r.lines(), "|"), `FAIL web|{"type":"result"}`; got != want {
 		t.Errorf("raw lines %q, want %q", got, want)
+	}
+}
+
+// A wrapped message under the follow-up box makes the timeline shorter: the newest row
+// stays in view rather than under the box.
+func TestTheLastTimelineRowStaysInViewWhenTheMessageWraps(t *testing.T) {
+	h := newRunHarness(t, 64)
+	var events []runs.Event
+	for i := range 40 {
+		events = append(events, ev(runs.EventText, func(e *runs.Event) { e.Text = fmt.Sprintf("step %d", i) }))
+	}
+	h.sendAndFlush(events...)
+	onUIWait(func() {
+		if !h.w.list.atEnd() {
+			t.Fatal("the timeline does not show its last row after new rows")
+		}
+		h.w.note.SetText(strings.Repeat("Not pushed: the remote refused the branch, and git said why at length. ", 6))
+		h.w.win.Content().Refresh() // as the desktop driver does once the message's height changed
+		if !h.w.list.atEnd() {
+			t.Errorf("once the message wrapped, the last row is out of view (scrolled to %v of a list %v high)",
+				h.w.list.GetScrollOffset(), h.w.list.Size().Height)
+		}
+		drv := h.w.deps.app.Driver()
+		listBottom := drv.AbsolutePositionForObject(h.w.list).Y + h.w.list.Size().Height
+		boxTop := drv.AbsolutePositionForObject(h.w.followUp).Y
+		if oneLine := widget.NewLabel("x").MinSize().Height; h.w.note.Size().Height <= oneLine || listBottom > boxTop {
+			t.Errorf("the message is %v high (one line: %v); the list ends at %v, the follow-up box begins at %v; want a wrapped message and the list above the box",
+				h.w.note.Size().Height, oneLine, listBottom, boxTop)
+		}
+	})
+}
+
+// A click on a cut row opens its event in full, from the record, and Copy copies it.
+func TestATimelineRowOpensInFullAndCopies(t *testing.T) {
+	stateDir := t.TempDir()
+	id := "20250314-092653-abcd"
+	records.WriteRun(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: "/home/ada/src/web", State: runs.StateRunning, Created: runT0})
+	h := newRunHarness(t, 64, func(d *runWindowDeps) { d.stateDir = stateDir })
+	var out []string
+	for i := range 50 {
+		out = append(out, fmt.Sprintf("=== RUN TestLogin/case_%02d %s", i, strings.Repeat("·", 40)))
+	}
+	call := ev(runs.EventToolCall, func(e *runs.Event) {
+		e.ToolName, e.ToolUseID, e.Input = "Bash", "t7", json.RawMessage(`{"command":"go test -v ./...","description":"Run the tests"}`)
+	})
+	result := ev(runs.EventToolResult, func(e *runs.Event) { e.ToolName, e.ToolUseID, e.Text = "Bash", "t7", strings.Join(out, "\n") })
+	appendRecord(t, stateDir, id, call, result)
+	h.sendAndFlush(call, result)
+
+	rows := timelineTexts(h.w)
+	if n := len(rows); n != 1+maxResultLines+1 {
+		t.Fatalf("%d rows, want the call, %d lines of output and a note of the rest: %q", n, maxResultLines, rows)
+	}
+	onUIWait(func() { h.w.list.Select(3) }) // a line of the output
+	var d *detailsWindow
+	await.For(t, 10*time.Second, "the row's event to open", func() bool {
+		onUIWait(func() { d = h.w.details })
+		return d != nil
+	})
+	var text, title string
+	onUIWait(func() { text, title = d.text.Text, d.title.Text })
+	if want := "Bash: " + strings.Join(out, "\n"); text != want {
+		t.Errorf("the event in full:\n%s\nwant:\n%s", text, want)
+	}
+	if !strings.HasPrefix(title, "  ↳ output · event ") {
+		t.Errorf("title %q, want the mark and the event's number", title)
+	}
+	onUIWait(func() { test.Tap(d.copy) })
+	if got := h.w.deps.app.Clipboard().Content(); got != text {
+		t.Errorf("copied %q, want the event's text", got)
+	}
+
+	onUIWait(func() { h.w.list.Select(0) }) // the call: its input in full too
+	await.For(t, 10*time.Second, "the call to open", func() bool {
+		onUIWait(func() { text = d.text.Text })
+		return strings.HasPrefix(text, "Bash: go test -v ./...")
+	})
+	if !strings.Contains(text, `"description": "Run the tests"`) {
+		t.Errorf("the call in full lacks its input:\n%s", text)
 	}
 }

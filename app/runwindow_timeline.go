@@ -23,6 +23,7 @@ const (
 type timelineRow struct {
 	Mark string
 	Text string
+	Seq  int64 // the event's number in the run, for its text in full; 0 for a note of the window's
 }
 
 // droppedRowsF is the first row once the oldest rows were dropped.
@@ -87,10 +88,16 @@ func (m *eventRows) rows(e runs.Event) []timelineRow {
 		return nil // it says nothing new: a refusal of a call the answer denied
 	}
 	mark := markOf(w.Label)
+	rows := one(mark, w.Text)
 	if n := linesShown(e.Type); n > 1 {
-		return lines(mark, w.Text, n)
+		rows = lines(mark, w.Text, n)
 	}
-	return one(mark, w.Text)
+	if e.Type != runs.EventDropped {
+		for i := range rows {
+			rows[i].Seq = e.Seq
+		}
+	}
+	return rows
 }
 
 func one(mark, text string) []timelineRow {

@@ -24,6 +24,12 @@ type RunInfo struct {
 	ID       string
 	Kind     string // build, ready or ask
 	Checkout string
+	// Name is the repository's name as the settings give it, when the one who asks the
+	// person knows it; Describe names the checkout's folder without it.
+	Name string
+	// Prompt is the task or question as the person typed it, when known: two runs in one
+	// checkout are told apart by it.
+	Prompt string
 }
 
 // Run is what the approvals server needs of a run while it is registered.

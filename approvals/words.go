@@ -8,13 +8,17 @@ import (
 	"github.com/segwi/segwi/internal/visible"
 )
 
-// Describe names the run the way a person recognises it: "build run in web".
+// Describe names the run the way a person recognises it: "build run in web", by the
+// repository's name, else the checkout's folder.
 func (r RunInfo) Describe() string {
 	name := "run"
 	if r.Kind != "" {
 		name = r.Kind + " run"
 	}
-	if r.Checkout != "" {
+	switch {
+	case r.Name != "":
+		name += " in " + r.Name
+	case r.Checkout != "":
 		name += " in " + filepath.Base(filepath.Clean(r.Checkout))
 	}
 	return name

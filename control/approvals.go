@@ -62,8 +62,9 @@ func ApprovalOf(req approvals.Request, name, prompt string) Approval {
 // window process's popups are built.
 func (a Approval) Broker() approvals.Request {
 	return approvals.Request{
-		ID:        a.Request,
-		Run:       approvals.RunInfo{ID: a.Run.ID, Kind: string(a.Run.Kind), Checkout: a.Run.Checkout},
+		ID: a.Request,
+		Run: approvals.RunInfo{ID: a.Run.ID, Kind: string(a.Run.Kind), Checkout: a.Run.Checkout,
+			Name: a.Run.Name, Prompt: a.Run.Prompt},
 		ToolName:  a.Tool,
 		Input:     a.Input,
 		ToolUseID: a.ToolUseID,
