@@ -24,6 +24,9 @@ import (
 type PopupDecider struct {
 	app   fyne.App
 	clock popupClock
+	// place moves a popup's window, just shown, to its step of the cascade (cascade
+	// outside tests), so that two popups never lie exactly on top of each other.
+	place func(w fyne.Window, step int)
 
 	mu   sync.Mutex
 	open []*popup // in the order they opened
@@ -54,7 +57,7 @@ func NewPopupDecider(a fyne.App) *PopupDecider {
 }
 
 func newPopupDecider(a fyne.App, c popupClock) *PopupDecider {
-	return &PopupDecider{app: a, clock: c}
+	return &PopupDecider{app: a, clock: c, place: cascade}
 }
 
 // Pending returns how many requests wait for the person in a popup. Safe from any goroutine.
@@ -107,10 +110,25 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 
 // openPopup builds, shows and registers the popup for req. On Fyne's goroutine.
 func (d *PopupDecider) openPopup(req approvals.Request) *popup {
-	p := newPopup(d, req)
+	p := newPopup(d, req, d.freeStep())
+	p.win.CenterOnScreen()
 	p.raise()
+	d.place(p.win, p.step)
 	d.change(func(open []*popup) []*popup { return append(open, p) })
 	return p
+}
+
+// freeStep is the first step of the cascade that no open popup holds.
+func (d *PopupDecider) freeStep() int {
+	taken := map[int]bool{}
+	for _, p := range d.popups() {
+		taken[p.step] = true
+	}
+	step := 0
+	for taken[step] {
+		step++
+	}
+	return step
 }
 
 // forget takes p off the pending list once it is answered or withdrawn. On Fyne's goroutine.

@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
@@ -24,9 +25,34 @@ var popupT0 = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
 func bashRequest(id string) approvals.Request {
 	return approvals.Request{
 		ID:       id,
-		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "build", Checkout: "/home/ada/src/web"},
+		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "build", Checkout: "/home/ada/src/web", Name: "web", Prompt: "Publish the login fix\nand tidy up"},
 		ToolName: "Bash",
 		Input:    json.RawMessage(`{"command":"git push --force origin main && rm -rf build/","description":"Publish the branch and clean up"}`),
+		Asked:    popupT0,
+		Deadline: popupT0.Add(10 * time.Minute),
+	}
+}
+
+// editRequest is an Edit call in the shape Claude Code 2.1.328 sends it (see
+// TestTheEditPopupOfARealClaudeCodeRunShowsOldAndNewText for one taken from a real run).
+func editRequest(id string) approvals.Request {
+	return approvals.Request{
+		ID:       id,
+		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "build", Checkout: "/home/ada/src/web", Name: "Web shop", Prompt: "Say hello in the notes"},
+		ToolName: "Edit",
+		Input: json.RawMessage(`{"file_path":"/home/ada/src/web/docs/notes.txt","old_string":"# Notes\nfirst line\nsecond line\nlast line",` +
+			`"new_string":"# Notes\nfirst line\nhello, world\nlast line","replace_all":false}`),
+		Asked:    popupT0,
+		Deadline: popupT0.Add(10 * time.Minute),
+	}
+}
+
+func notebookRequest(id string) approvals.Request {
+	return approvals.Request{
+		ID:       id,
+		Run:      approvals.RunInfo{ID: "run-" + id, Kind: "build", Checkout: "/home/ada/src/lab", Prompt: "Plot the results"},
+		ToolName: "NotebookEdit",
+		Input:    json.RawMessage(`{"notebook_path":"/home/ada/src/lab/results.ipynb","cell_id":"a1b2","new_source":"import pandas as pd\npd.read_csv('r.csv').plot()","cell_type":"code","edit_mode":"replace"}`),
 		Asked:    popupT0,
 		Deadline: popupT0.Add(10 * time.Minute),
 	}
@@ -148,12 +174,28 @@ type popupHarness struct {
 	app   *popupTestApp
 	clock *fakePopupClock
 	d     *PopupDecider
+
+	mu     sync.Mutex
+	placed map[string]int // the cascade step each popup was moved to, by window title
 }
 
 func newPopupHarness(t *testing.T) *popupHarness {
 	a := &popupTestApp{App: test.NewTempApp(t), raised: map[string]int{}}
 	clk := newFakePopupClock(popupT0)
-	return &popupHarness{t: t, app: a, clock: clk, d: newPopupDecider(a, clk)}
+	h := &popupHarness{t: t, app: a, clock: clk, d: newPopupDecider(a, clk), placed: map[string]int{}}
+	h.d.place = func(w fyne.Window, step int) { // the test driver has no screen to place windows on
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.placed[w.Title()] = step
+	}
+	return h
+}
+
+func (h *popupHarness) step(title string) (int, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	step, ok := h.placed[title]
+	return step, ok
 }
 
 // decide starts Decide for req and waits until its popup is open. The returned channel
@@ -211,15 +253,20 @@ func TestPopupShowsTheRequest(t *testing.T) {
 		req        approvals.Request
 		golden     string
 		title      string
+		task       string
+		caption    string
 		input      string
+		diff       []string // the change's lines; none for a call that is not a file change
 		timeLeft   string
 		hasWhyLine bool
 	}{
 		{
-			name:       "a Bash call shows its command on its own and its description",
+			name:       "a Bash call shows its command on its own, its description and the run's task",
 			req:        bashRequest("b1"),
 			golden:     "popup_bash.xml",
-			title:      "Approve Bash? · build run in web",
+			title:      "Approve Bash? · build run in web · Publish the login fix…",
+			task:       "Task: Publish the login fix…",
+			caption:    "Command:",
 			input:      "git push --force origin main && rm -rf build/",
 			timeLeft:   "Time left: 10m 00s, then it is denied",
 			hasWhyLine: true,
@@ -233,17 +280,43 @@ func TestPopupShowsTheRequest(t *testing.T) {
 				return r
 			}(),
 			golden:   "popup_note.xml",
-			title:    "Approve Bash? · build run in web",
+			title:    "Approve Bash? · build run in web · Publish the login fix…",
+			task:     "Task: Publish the login fix…",
+			caption:  "Command:",
 			input:    `ls \u202e# ~ fr-\x0d mr`,
 			timeLeft: "Time left: 10m 00s, then it is denied",
 		},
 		{
-			name:     "a Write call shows its input as indented JSON",
+			name:     "an Edit call shows old and new text as a diff, its file relative to the checkout",
+			req:      editRequest("e1"),
+			golden:   "popup_edit.xml",
+			title:    "Approve Edit? · build run in Web shop · Say hello in the notes",
+			task:     "Task: Say hello in the notes",
+			caption:  "Edit docs/notes.txt",
+			input:    "{\n  \"file_path\": \"/home/ada/src/web/docs/notes.txt\",\n  \"old_string\": \"# Notes\\nfirst line\\nsecond line\\nlast line\",\n  \"new_string\": \"# Notes\\nfirst line\\nhello, world\\nlast line\",\n  \"replace_all\": false\n}",
+			diff:     []string{"  # Notes", "  first line", "- second line", "+ hello, world", "  last line"},
+			timeLeft: "Time left: 10m 00s, then it is denied",
+		},
+		{
+			name:     "a Write call shows the new file, its JSON behind a toggle",
 			req:      writeRequest("w1"),
 			golden:   "popup_write.xml",
 			title:    "Approve Write? · ready run in api",
+			caption:  "Write NOTES.md: a new file",
 			input:    "{\n  \"file_path\": \"/home/ada/src/api/NOTES.md\",\n  \"content\": \"# Notes\\nShip it.\\n\"\n}",
+			diff:     []string{"+ # Notes", "+ Ship it."},
 			timeLeft: "Time left: 1m 30s, then it is denied",
+		},
+		{
+			name:     "a NotebookEdit call shows the cell's new source",
+			req:      notebookRequest("nb1"),
+			golden:   "popup_notebook.xml",
+			title:    "Approve NotebookEdit? · build run in lab · Plot the results",
+			task:     "Task: Plot the results",
+			caption:  "NotebookEdit results.ipynb: replace the source of cell a1b2 (code) with",
+			input:    "{\n  \"notebook_path\": \"/home/ada/src/lab/results.ipynb\",\n  \"cell_id\": \"a1b2\",\n  \"new_source\": \"import pandas as pd\\npd.read_csv('r.csv').plot()\",\n  \"cell_type\": \"code\",\n  \"edit_mode\": \"replace\"\n}",
+			diff:     []string{"+ import pandas as pd", "+ pd.read_csv('r.csv').plot()"},
+			timeLeft: "Time left: 10m 00s, then it is denied",
 		},
 	}
 	for _, tt := range tests {
@@ -253,17 +326,19 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			defer cancel()
 			p, done := h.decide(ctx, tt.req)
 
-			if got := p.win.Title(); got != tt.title {
-				t.Errorf("title = %q, want %q", got, tt.title)
-			}
-			if got := p.input.Text; got != tt.input {
-				t.Errorf("input shown = %q, want %q", got, tt.input)
+			for _, f := range []struct{ what, got, want string }{
+				{"title", p.win.Title(), tt.title},
+				{"task", p.view.task, tt.task},
+				{"caption", p.view.caption, tt.caption},
+				{"input", p.input.Text, tt.input},
+				{"time left", p.timeLeft.Text, tt.timeLeft},
+			} {
+				if f.got != f.want {
+					t.Errorf("%s = %q, want %q", f.what, f.got, f.want)
+				}
 			}
 			if !p.input.TextStyle.Monospace {
 				t.Error("input is not shown in monospace")
-			}
-			if got := p.timeLeft.Text; got != tt.timeLeft {
-				t.Errorf("time left = %q, want %q", got, tt.timeLeft)
 			}
 			if got := h.app.raisedCount(tt.title); got != 1 {
 				t.Errorf("window raised %d times, want 1 (Show then RequestFocus)", got)
@@ -274,6 +349,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			if got := p.view.description != ""; got != tt.hasWhyLine {
 				t.Errorf("shows a description: %v, want %v", got, tt.hasWhyLine)
 			}
+			checkDiff(t, p, tt.diff)
 
 			p.win.Resize(fyne.NewSize(640, 480))
 			assertMarkup(t, tt.golden, p.win.Canvas())
@@ -281,6 +357,44 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			cancel()
 			decideResult(t, done)
 		})
+	}
+}
+
+// checkDiff checks the change p shows: its lines, coloured by what they do, and the JSON
+// behind the toggle; or, with no lines wanted, that p shows the input itself.
+func checkDiff(t *testing.T, p *popup, want []string) {
+	t.Helper()
+	if want == nil {
+		if p.diff != nil || !p.inputScroll.Visible() {
+			t.Error("a call that is not a file change shows a diff, or hides its input")
+		}
+		return
+	}
+	if p.diff == nil {
+		t.Fatal("no diff shown")
+	}
+	var got []string
+	for _, seg := range p.diff.Segments {
+		ts := seg.(*widget.TextSegment)
+		got = append(got, ts.Text)
+		wantColour := map[byte]fyne.ThemeColorName{'-': theme.ColorNameError, '+': theme.ColorNameSuccess, ' ': theme.ColorNameForeground}[ts.Text[0]]
+		if ts.Style.ColorName != wantColour || !ts.Style.TextStyle.Monospace {
+			t.Errorf("line %q in colour %q (monospace %v), want %q in monospace", ts.Text, ts.Style.ColorName, ts.Style.TextStyle.Monospace, wantColour)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diff lines (-want +got):\n%s", diff)
+	}
+	if !p.diffScroll.Visible() || p.inputScroll.Visible() {
+		t.Error("the diff is not what shows first")
+	}
+	test.Tap(p.showJSON)
+	if p.diffScroll.Visible() || !p.inputScroll.Visible() {
+		t.Error("the toggle does not show the JSON instead of the diff")
+	}
+	test.Tap(p.showJSON)
+	if !p.diffScroll.Visible() {
+		t.Error("the toggle does not bring the diff back")
 	}
 }
 
@@ -382,14 +496,15 @@ func TestPopupClosedWithItsCloseButtonDenies(t *testing.T) {
 	}
 }
 
-func TestPopupHasNoDefaultButton(t *testing.T) {
+func TestPopupAnswersNoKey(t *testing.T) {
 	h := newPopupHarness(t)
 	p, done := h.decide(context.Background(), bashRequest("b1"))
 	c := p.win.Canvas()
 
+	// Allow reads as the primary choice; it looks it, and still no key presses it (below).
 	for _, b := range []*clickButton{p.allow, p.deny, p.denyStop} {
-		if b.Importance == widget.HighImportance {
-			t.Errorf("button %q has high importance, the look of a default button", b.Text)
+		if primary := b.Importance == widget.HighImportance; primary != (b == p.allow) {
+			t.Errorf("button %q is primary: %v; want Allow alone primary", b.Text, primary)
 		}
 	}
 	if f := c.Focused(); f != nil {
@@ -434,6 +549,24 @@ func TestPopupHasNoDefaultButton(t *testing.T) {
 			t.Errorf("answer = %+v, want a deny saying %q", got.answer, "not this one")
 		}
 	})
+}
+
+// Allow is the primary button; Deny and stop the run lies apart from it: on another row,
+// at the other side, with no overlap a slip of the mouse could cross.
+func TestDenyAndStopLiesApartFromAllow(t *testing.T) {
+	h := newPopupHarness(t)
+	p, done := h.decide(context.Background(), editRequest("e1"))
+	p.win.Resize(fyne.NewSize(640, 480))
+	drv := h.app.Driver()
+	allow, stop := drv.AbsolutePositionForObject(p.allow), drv.AbsolutePositionForObject(p.denyStop)
+	if stop.Y < allow.Y+p.allow.Size().Height {
+		t.Errorf("Deny and stop the run is at y %v, Allow ends at y %v: want it on a row below", stop.Y, allow.Y+p.allow.Size().Height)
+	}
+	if gap := allow.X - (stop.X + p.denyStop.Size().Width); gap < p.allow.Size().Width {
+		t.Errorf("Deny and stop the run ends %v left of Allow; want at least a button's width between them", gap)
+	}
+	test.Tap(p.deny)
+	decideResult(t, done)
 }
 
 // endableCtx is a context that a test ends by hand with the error it chooses, as the
@@ -548,6 +681,17 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 		t.Fatal("want both popups open")
 	}
 
+	// Each popup is titled by its run, and the second is a step down the cascade from the
+	// first, not on top of it.
+	if first.win.Title() == second.win.Title() {
+		t.Errorf("both popups are titled %q", first.win.Title())
+	}
+	for want, p := range []*popup{first, second} {
+		if step, ok := h.step(p.win.Title()); !ok || step != want {
+			t.Errorf("popup %q placed at step %d (%v), want %d", p.win.Title(), step, ok, want)
+		}
+	}
+
 	h.d.RaiseAll()
 	for _, p := range []*popup{first, second} {
 		if got := h.app.raisedCount(p.win.Title()); got != 2 {
@@ -571,7 +715,14 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 		t.Errorf("RaiseAll raised the answered popup: %d raises, want 2", got)
 	}
 
+	// A third popup takes the place the answered one left.
+	third, thirdDone := h.decide(ctx, editRequest("e3"))
+	if step, _ := h.step(third.win.Title()); step != 1 {
+		t.Errorf("the next popup is placed at step %d, want 1, the free place", step)
+	}
+
 	cancel()
+	decideResult(t, thirdDone)
 	if got := decideResult(t, firstDone); !errors.Is(got.err, context.Canceled) {
 		t.Errorf("first Decide error = %v, want %v", got.err, context.Canceled)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/runs"
 )
 
 // maxShownInput caps how much of a tool's input a popup renders. A Write of a large file
@@ -29,13 +30,17 @@ const (
 
 // requestView is what a popup shows of a request, worked out once when it opens.
 type requestView struct {
-	title       string // the window title
+	title       string // the window title: the tool, the run and its task
 	heading     string // which run wants which tool
+	task        string // "Task: …" or "Question: …", the run's; empty when unknown
 	checkout    string // "Checkout: <path>"
 	description string // a Bash call's own description; empty for other tools
 	caption     string // what input is: the command, or the tool's input
 	input       string // the command, or the input as indented JSON, shown in monospace
 	note        string // what segwi noticed about the request; empty for most
+	// change is an Edit, Write or NotebookEdit call's change, shown as a diff (input
+	// then holds the JSON, behind a toggle); nil for other calls.
+	change *changeView
 }
 
 // viewOf works out what a popup shows for req. Every text is passed through
@@ -47,6 +52,11 @@ func viewOf(req approvals.Request) requestView {
 		heading:  fmt.Sprintf("The %s wants to use %s", run, req.Tool()),
 		checkout: "Checkout: " + orDefault(req.Run.Checkout, "(unknown)"),
 	}
+	if req.Run.Prompt != "" {
+		// Two runs in one checkout are told apart by what they were asked.
+		v.task = taskText(runs.Kind(req.Run.Kind), req.Run.Prompt)
+		v.title += " · " + visible.FirstLine(req.Run.Prompt, 40)
+	}
 	if cmd, desc, ok := req.Command(); ok {
 		v.caption = "Command:"
 		v.input = cmd
@@ -54,10 +64,13 @@ func viewOf(req approvals.Request) requestView {
 	} else {
 		v.caption = "Input:"
 		v.input = indentInput(req.Input)
+		if v.change = changeOf(req); v.change != nil {
+			v.caption = v.change.summary
+		}
 	}
 	v.input = capText(visible.Escape(v.input), maxShownInput)
 	v.note = req.Note
-	for _, text := range []*string{&v.title, &v.heading, &v.checkout, &v.description, &v.note} {
+	for _, text := range []*string{&v.title, &v.heading, &v.task, &v.checkout, &v.description, &v.note} {
 		*text = visible.Escape(*text)
 	}
 	return v

@@ -19,10 +19,14 @@ type popup struct {
 	view    requestView
 	answers chan approvals.Answer // buffered: holds the one answer
 
+	step        int // its place in the cascade of open popups: 0 where a window opens, 1 a step down and right, ...
 	win         fyne.Window
 	timeLeft    *widget.Label
 	input       *widget.Label
 	inputScroll *container.Scroll
+	diff        *widget.RichText  // an Edit, Write or NotebookEdit call's change; nil for other calls
+	diffScroll  *container.Scroll // nil with diff
+	showJSON    *widget.Check     // shows the input's JSON instead of the change; nil with diff
 	denyMessage *widget.Entry
 	allow       *clickButton
 	deny        *clickButton
@@ -33,21 +37,29 @@ type popup struct {
 	timeText string // what timeLeft shows, readable from any goroutine
 }
 
-// newPopup builds the window for req, not yet shown. On Fyne's goroutine.
-func newPopup(d *PopupDecider, req approvals.Request) *popup {
+// newPopup builds the window for req, not yet shown, at place step of the cascade. On
+// Fyne's goroutine.
+func newPopup(d *PopupDecider, req approvals.Request, step int) *popup {
 	p := &popup{
 		decider: d,
 		req:     req,
 		view:    viewOf(req),
 		answers: make(chan approvals.Answer, 1),
+		step:    step,
 	}
 
 	heading := widget.NewLabelWithStyle(p.view.heading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	heading.Wrapping = fyne.TextWrapWord
+	top := container.NewVBox(heading)
+	if p.view.task != "" {
+		task := widget.NewLabel(p.view.task)
+		task.Truncation = fyne.TextTruncateEllipsis
+		top.Add(task)
+	}
 	checkout := widget.NewLabel(p.view.checkout)
 	checkout.Wrapping = fyne.TextWrapBreak
+	top.Add(checkout)
 	p.timeLeft = widget.NewLabel("")
-	top := container.NewVBox(heading, checkout)
 	if p.view.description != "" {
 		desc := widget.NewLabel("Why: " + p.view.description)
 		desc.Wrapping = fyne.TextWrapWord
@@ -59,18 +71,42 @@ func newPopup(d *PopupDecider, req approvals.Request) *popup {
 		top.Add(note)
 	}
 	top.Add(p.timeLeft)
-	top.Add(widget.NewLabel(p.view.caption))
 
 	p.input = widget.NewLabelWithStyle(p.view.input, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	p.input.Wrapping = fyne.TextWrapBreak
 	p.inputScroll = container.NewVScroll(p.input)
 	p.inputScroll.SetMinSize(fyne.NewSize(560, 180))
+	center := fyne.CanvasObject(p.inputScroll)
+	caption := widget.NewLabel(p.view.caption)
+	if p.view.change != nil {
+		// The change, coloured, in a view that scrolls both ways (lines are not wrapped, so
+		// that a diff reads as the file does); the JSON behind a toggle.
+		caption.TextStyle.Bold = true
+		caption.Wrapping = fyne.TextWrapBreak
+		p.diff = diffText(p.view.change)
+		p.diffScroll = container.NewScroll(p.diff)
+		p.diffScroll.SetMinSize(fyne.NewSize(560, 180))
+		p.inputScroll.Hide()
+		p.showJSON = widget.NewCheck("Show the input as JSON", func(on bool) {
+			if on {
+				p.diffScroll.Hide()
+				p.inputScroll.Show()
+			} else {
+				p.inputScroll.Hide()
+				p.diffScroll.Show()
+			}
+		})
+		top.Add(container.NewBorder(nil, nil, nil, p.showJSON, caption))
+		center = container.NewStack(p.diffScroll, p.inputScroll)
+	} else {
+		top.Add(caption)
+	}
 
 	// Enter in this entry submits nothing: OnSubmitted stays nil.
 	p.denyMessage = widget.NewEntry()
 	p.denyMessage.SetPlaceHolder(denyPlaceholder)
 
-	p.allow = newClickButton("Allow", widget.MediumImportance, func() {
+	p.allow = newClickButton("Allow", widget.HighImportance, func() {
 		p.answer(approvals.Answer{Allow: true})
 	})
 	p.deny = newClickButton("Deny", widget.MediumImportance, func() {
@@ -79,11 +115,15 @@ func newPopup(d *PopupDecider, req approvals.Request) *popup {
 	p.denyStop = newClickButton("Deny and stop the run", widget.DangerImportance, func() {
 		p.answer(approvals.Answer{Interrupt: true, Message: denyMessage(p.denyMessage.Text)})
 	})
-	buttons := container.NewHBox(p.denyStop, layout.NewSpacer(), p.deny, p.allow)
-	bottom := container.NewVBox(p.denyMessage, buttons)
+	// Allow, the primary choice, at the right of the answers' row; Deny and stop the run
+	// apart, under a rule at the other side, so that no slip of the mouse from Allow
+	// lands on it.
+	answers := container.NewHBox(layout.NewSpacer(), p.deny, p.allow)
+	stopRow := container.NewHBox(p.denyStop, widget.NewLabel(stopRunText))
+	bottom := container.NewVBox(p.denyMessage, answers, widget.NewSeparator(), stopRow)
 
 	p.win = d.app.NewWindow(p.view.title)
-	p.win.SetContent(container.NewBorder(top, bottom, nil, nil, p.inputScroll))
+	p.win.SetContent(container.NewBorder(top, bottom, nil, nil, center))
 	// The close button denies: see PopupDecider. When the popup closes itself it has
 	// settled first, and this answer is dropped.
 	p.win.SetOnClosed(func() {
@@ -95,6 +135,9 @@ func newPopup(d *PopupDecider, req approvals.Request) *popup {
 	p.showTimeLeft()
 	return p
 }
+
+// stopRunText says what the destructive button does, beside it.
+const stopRunText = "denies this and stops the whole run"
 
 // answer settles the request with a, as the person's, and closes the popup. On Fyne's
 // goroutine; it does nothing once the popup has settled.

@@ -18,9 +18,14 @@ func (w *runWindow) showHeader() {
 }
 
 // taskLine is the header's line about what the run was asked.
-func taskLine(info runs.Info) string {
-	p := visible.FirstLine(info.Prompt, 160)
-	switch info.Kind {
+func taskLine(info runs.Info) string { return taskText(info.Kind, info.Prompt) }
+
+// taskText is the line about what a run of kind was asked with prompt, as the person
+// typed it: "Task: …", "Question: …" or "Notes: …", its first line. The run window's
+// header and the approval popups show it.
+func taskText(kind runs.Kind, prompt string) string {
+	p := visible.FirstLine(prompt, 160)
+	switch kind {
 	case runs.KindAsk:
 		return "Question: " + p
 	case runs.KindReady:
