@@ -32,6 +32,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 		return approvals.Answer{}, ctx.Err()
 	}
 	w := &waiter{msg: h.approvalOf(req), answer: make(chan control.Answer, 1)}
+	req.Run.Name, req.Run.Prompt = w.msg.Run.Name, w.msg.Run.Prompt // the notice names the run as the tray does
 	h.mu.Lock()
 	h.waiting = append(h.waiting, w)
 	h.mu.Unlock()

@@ -136,8 +136,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	allow := func(popup string) {
 		t.Helper()
 		xdotool(t, "windowraise", popup)
-		pw, ph := windowSize(t, popup)
-		clickAt(t, popup, pw-32, ph-22) // Allow, at the bottom right
+		clickAllow(t, popup)
 	}
 
 	var lastClosed time.Time
@@ -235,4 +234,12 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 			t.Errorf("processes %v are left in the run's checkout", left)
 		}
 	})
+}
+
+// clickAllow clicks a popup's Allow: at the right of the answers' row, above the rule
+// under which Deny and stop the run sits (app/popup_window.go).
+func clickAllow(t *testing.T, popup string) {
+	t.Helper()
+	pw, ph := windowSize(t, popup)
+	clickAt(t, popup, pw-32, ph-66)
 }

@@ -155,8 +155,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(1\)$`), 10*time.Second)
 		waitForLabel(t, tr, regexp.MustCompile(`^demo · build · .*waiting`), 10*time.Second)
 
-		pw, ph := windowSize(t, popup)
-		clickAt(t, popup, pw-32, ph-22) // Allow, at the bottom right
+		clickAllow(t, popup)
 		windowGone(t, "Approve Bash", windowWait)
 		await.For(t, 60*time.Second, "approved.txt in the checkout", func() bool {
 			_, err := os.Stat(filepath.Join(checkout, "approved.txt"))
