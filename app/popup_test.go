@@ -422,6 +422,28 @@ func TestPopupScrollsALongCommand(t *testing.T) {
 	decideResult(t, done)
 }
 
+// A command of one line of 60,000 characters (a base64 blob) once kept its popup from
+// opening for minutes while Fyne wrapped it: the popup breaks long lines itself.
+func TestPopupOpensAtOnceWithAHugeOneLineCommand(t *testing.T) {
+	h := newPopupHarness(t)
+	req := bashRequest("b1")
+	blob := strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo", 1700) // under the 64 KiB shown
+	req.Input = popupJSON(t, map[string]string{"command": "echo " + blob})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, done := h.decide(ctx, req) // fails after 10 s when the popup does not open
+	for _, l := range strings.Split(p.input.Text, "\n") {
+		if n := len([]rune(l)); n > inputColumns+1 {
+			t.Fatalf("a line of %d runes is shown, want at most %d and a mark", n, inputColumns+1)
+		}
+	}
+	if got := strings.ReplaceAll(p.input.Text, wrapMark+"\n", ""); got != "echo "+blob {
+		t.Error("the command's pieces do not make the command")
+	}
+	cancel()
+	decideResult(t, done)
+}
+
 func TestPopupButtonsAnswer(t *testing.T) {
 	tests := []struct {
 		name   string

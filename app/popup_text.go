@@ -68,7 +68,7 @@ func viewOf(req approvals.Request) requestView {
 			v.caption = v.change.summary
 		}
 	}
-	v.input = capText(visible.Escape(v.input), maxShownInput)
+	v.input = breakLines(capText(visible.Escape(v.input), maxShownInput), inputColumns)
 	v.note = req.Note
 	for _, text := range []*string{&v.title, &v.heading, &v.task, &v.checkout, &v.description, &v.note} {
 		*text = visible.Escape(*text)
@@ -86,6 +86,41 @@ func indentInput(input json.RawMessage) string {
 		return string(input)
 	}
 	return buf.String()
+}
+
+// inputColumns is where a popup breaks a long line of input: about the width of its view
+// in monospace. Fyne's own wrapping of a label takes seconds for a line of a thousand
+// characters (and minutes past 4,000), so the popup breaks lines itself and the view
+// scrolls both ways.
+const inputColumns = 72
+
+// wrapMark ends a piece of a line broken by breakLines. A wrapMark in the text itself is
+// shown as an escape, so that a break reads only as a break.
+const (
+	wrapMark        = "↩"
+	wrapMarkEscaped = `\u21a9`
+)
+
+// breakLines breaks each line of s longer than cols runes into pieces of cols runes, each
+// but the last ending in wrapMark.
+func breakLines(s string, cols int) string {
+	s = strings.ReplaceAll(s, wrapMark, wrapMarkEscaped)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if utf8.RuneCountInString(l) <= cols {
+			continue
+		}
+		r := []rune(l)
+		var b strings.Builder
+		for len(r) > cols {
+			b.WriteString(string(r[:cols]))
+			b.WriteString(wrapMark + "\n")
+			r = r[cols:]
+		}
+		b.WriteString(string(r))
+		lines[i] = b.String()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // capText cuts s to at most limit bytes, on a rune boundary, and says how much it cut.

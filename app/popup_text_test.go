@@ -140,7 +140,7 @@ func TestLongInputIsCappedAndSaysSo(t *testing.T) {
 	long := strings.Repeat("é", maxShownInput) // two bytes a rune: twice the cap
 	req := approvals.Request{ToolName: "Bash", Input: popupJSON(t, map[string]string{"command": long})}
 
-	got := viewOf(req).input
+	got := strings.ReplaceAll(viewOf(req).input, wrapMark+"\n", "") // without the breaks of its long line
 
 	shown, note, ok := strings.Cut(got, "\n… (")
 	if !ok {
@@ -154,6 +154,28 @@ func TestLongInputIsCappedAndSaysSo(t *testing.T) {
 	}
 	if short := capText("ls", maxShownInput); short != "ls" {
 		t.Errorf("capText changed a short text to %q", short)
+	}
+}
+
+// A long line is broken into pieces that end in a mark, and the mark in the text itself is
+// escaped: a break reads only as a break, never as the command's own newline.
+func TestBreakLines(t *testing.T) {
+	tests := []struct {
+		name, in string
+		cols     int
+		want     string
+	}{
+		{"short lines are kept", "ls\ncd /", 4, "ls\ncd /"},
+		{"a long line breaks every cols runes", "abcdefghij", 4, "abcd↩\nefgh↩\nij"},
+		{"a line of exactly cols runes is kept", "abcd\nabcdé", 4, "abcd\nabcd↩\né"},
+		{"the mark in the text is escaped", "a↩\nb", 80, `a\u21a9` + "\nb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := breakLines(tt.in, tt.cols); got != tt.want {
+				t.Errorf("breakLines(%q, %d) = %q, want %q", tt.in, tt.cols, got, tt.want)
+			}
+		})
 	}
 }
 

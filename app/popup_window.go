@@ -73,8 +73,8 @@ func newPopup(d *PopupDecider, req approvals.Request, step int) *popup {
 	top.Add(p.timeLeft)
 
 	p.input = widget.NewLabelWithStyle(p.view.input, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	p.input.Wrapping = fyne.TextWrapBreak
-	p.inputScroll = container.NewVScroll(p.input)
+	p.input.Wrapping = fyne.TextWrapOff // breakLines broke its long lines
+	p.inputScroll = container.NewScroll(p.input)
 	p.inputScroll.SetMinSize(fyne.NewSize(560, 180))
 	center := fyne.CanvasObject(p.inputScroll)
 	caption := widget.NewLabel(p.view.caption)

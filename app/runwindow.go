@@ -102,6 +102,7 @@ type runWindow struct {
 	detached  atomic.Bool  // the app is quitting: touch no widget any more
 	closed    atomic.Bool  // the window was closed
 	settled   atomic.Int64 // follow-ups and pushes answered, for tests
+	opened    atomic.Int64 // rows opened in full, for tests
 	quit      chan struct{}
 
 	cancelMu sync.Mutex

@@ -123,14 +123,19 @@ func (w *runWindow) openDetails(title, text string) {
 		w.details = newDetailsWindow(w.deps.app, func() { w.details = nil })
 	}
 	w.details.show("segwi: "+w.runName(), title, text)
+	w.opened.Add(1) // last: a test that saw it sees the window filled
 }
+
+// detailsColumns is where the details window breaks long lines (breakLines).
+const detailsColumns = 96
 
 // detailsWindow shows one timeline row's event in full.
 type detailsWindow struct {
 	app   fyne.App
 	win   fyne.Window
 	title *widget.Label
-	text  *widget.Label
+	text  *widget.Label // what is shown: the text, up to maxShownInput
+	full  string        // the whole text, which Copy copies
 	copy  *widget.Button
 	note  *widget.Label
 }
@@ -139,16 +144,16 @@ func newDetailsWindow(a fyne.App, closed func()) *detailsWindow {
 	d := &detailsWindow{app: a, win: a.NewWindow("")}
 	d.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.text = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	d.text.Wrapping = fyne.TextWrapBreak
+	d.text.Wrapping = fyne.TextWrapOff // breakLines breaks its long lines: Fyne's wrapping of long text takes minutes
 	d.text.Selectable = true
 	d.note = widget.NewLabel("")
 	d.copy = widget.NewButton("Copy", func() {
-		a.Clipboard().SetContent(d.text.Text)
+		a.Clipboard().SetContent(d.full)
 		d.note.SetText("Copied.")
 	})
 	closeBtn := widget.NewButton("Close", func() { d.win.Close() })
 	bottom := container.NewHBox(d.note, layout.NewSpacer(), d.copy, closeBtn)
-	d.win.SetContent(container.NewBorder(d.title, bottom, nil, nil, container.NewVScroll(d.text)))
+	d.win.SetContent(container.NewBorder(d.title, bottom, nil, nil, container.NewScroll(d.text)))
 	d.win.Resize(fyne.NewSize(720, 480))
 	d.win.SetOnClosed(closed)
 	return d
@@ -158,7 +163,8 @@ func newDetailsWindow(a fyne.App, closed func()) *detailsWindow {
 func (d *detailsWindow) show(winTitle, title, text string) {
 	d.win.SetTitle(winTitle)
 	d.title.SetText(title)
-	d.text.SetText(capText(text, maxShownInput))
+	d.full = text
+	d.text.SetText(breakLines(capText(text, maxShownInput), detailsColumns)) // a label of megabytes would freeze the window
 	d.note.SetText("")
 	d.win.Show()
 	d.win.RequestFocus()

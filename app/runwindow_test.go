@@ -575,11 +575,8 @@ func TestATimelineRowOpensInFullAndCopies(t *testing.T) {
 		t.Fatalf("%d rows, want the call, %d lines of output and a note of the rest: %q", n, maxResultLines, rows)
 	}
 	onUIWait(func() { h.w.list.Select(3) }) // a line of the output
-	var d *detailsWindow
-	await.For(t, 10*time.Second, "the row's event to open", func() bool {
-		onUIWait(func() { d = h.w.details })
-		return d != nil
-	})
+	await.For(t, 10*time.Second, "the row's event to open", func() bool { return h.w.opened.Load() == 1 })
+	d := h.w.details
 	var text, title string
 	onUIWait(func() { text, title = d.text.Text, d.title.Text })
 	if want := "Bash: " + strings.Join(out, "\n"); text != want {
@@ -594,11 +591,34 @@ func TestATimelineRowOpensInFullAndCopies(t *testing.T) {
 	}
 
 	onUIWait(func() { h.w.list.Select(0) }) // the call: its input in full too
-	await.For(t, 10*time.Second, "the call to open", func() bool {
-		onUIWait(func() { text = d.text.Text })
-		return strings.HasPrefix(text, "Bash: go test -v ./...")
-	})
+	await.For(t, 10*time.Second, "the call to open", func() bool { return h.w.opened.Load() == 2 })
+	text = d.text.Text
+	if !strings.HasPrefix(text, "Bash: go test -v ./...") {
+		t.Errorf("the call in full:\n%s\nwant it to start with the command", text)
+	}
 	if !strings.Contains(text, `"description": "Run the tests"`) {
 		t.Errorf("the call in full lacks its input:\n%s", text)
+	}
+}
+
+// An event too long for a label shows its start and says so; Copy copies all of it.
+func TestAHugeRowShowsItsStartAndCopiesWhole(t *testing.T) {
+	stateDir := t.TempDir()
+	id := "20250314-092653-abcd"
+	records.WriteRun(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: "/home/ada/src/web", State: runs.StateRunning, Created: runT0})
+	h := newRunHarness(t, 64, func(d *runWindowDeps) { d.stateDir = stateDir })
+	huge := ev(runs.EventText, func(e *runs.Event) { e.Text = strings.Repeat("All of this matters. ", 6000) })
+	appendRecord(t, stateDir, id, huge)
+	h.sendAndFlush(huge)
+	onUIWait(func() { h.w.list.Select(0) })
+	await.For(t, 10*time.Second, "the row's event to open", func() bool { return h.w.opened.Load() == 1 })
+	d := h.w.details
+	var shown string
+	onUIWait(func() { shown = strings.ReplaceAll(d.text.Text, wrapMark+"\n", ""); test.Tap(d.copy) })
+	if len(shown) > maxShownInput+100 || !strings.Contains(shown, "more bytes not shown") {
+		t.Errorf("shown %d bytes ending %q; want at most about %d and a note of the rest", len(shown), shown[max(0, len(shown)-40):], maxShownInput)
+	}
+	if got := h.w.deps.app.Clipboard().Content(); got != huge.Text {
+		t.Errorf("copied %d bytes, want the whole %d", len(got), len(huge.Text))
 	}
 }
