@@ -64,7 +64,7 @@ func changeOf(req approvals.Request) *changeView {
 		case "delete":
 			v.summary = fmt.Sprintf("NotebookEdit %s: delete %s", file, cell)
 		default:
-			v.summary = fmt.Sprintf("NotebookEdit %s: replace the source of %s%s with", file, cell, kind)
+			v.summary = fmt.Sprintf("NotebookEdit %s: replace %s%s", file, cell, kind)
 			lines = lineDiff("", c.New)
 		}
 	}

@@ -93,3 +93,21 @@ func TestAChangeShowsHiddenCharactersEscaped(t *testing.T) {
 		t.Errorf("added line %q, want the carriage return escaped", got)
 	}
 }
+
+// Texts Claude Code chooses, a path and a command's description, cannot make a popup's
+// labels long enough for Fyne's wrapping to freeze it: the path is broken, the
+// description cut.
+func TestLongPathsAndDescriptionsStayShortInAPopup(t *testing.T) {
+	path := "/src/web/" + strings.Repeat("deep/", 400) + "a.txt"
+	input, _ := json.Marshal(map[string]string{"file_path": path, "content": "x"})
+	v := viewOf(approvals.Request{ToolName: "Write", Input: input, Run: approvals.RunInfo{Checkout: "/src/web"}})
+	for _, l := range strings.Split(v.caption, "\n") {
+		if n := len([]rune(l)); n > inputColumns+1 {
+			t.Errorf("a caption line of %d runes, want at most %d", n, inputColumns+1)
+		}
+	}
+	bash, _ := json.Marshal(map[string]string{"command": "ls", "description": strings.Repeat("why ", 2000)})
+	if d := viewOf(approvals.Request{ToolName: "Bash", Input: bash}).description; len([]rune(d)) > 401 {
+		t.Errorf("a description of %d runes, want it cut at 400", len([]rune(d)))
+	}
+}

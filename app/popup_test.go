@@ -313,7 +313,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:   "popup_notebook.xml",
 			title:    "Approve NotebookEdit? · build run in lab · Plot the results",
 			task:     "Task: Plot the results",
-			caption:  "NotebookEdit results.ipynb: replace the source of cell a1b2 (code) with",
+			caption:  "NotebookEdit results.ipynb: replace cell a1b2 (code)",
 			input:    "{\n  \"notebook_path\": \"/home/ada/src/lab/results.ipynb\",\n  \"cell_id\": \"a1b2\",\n  \"new_source\": \"import pandas as pd\\npd.read_csv('r.csv').plot()\",\n  \"cell_type\": \"code\",\n  \"edit_mode\": \"replace\"\n}",
 			diff:     []string{"+ import pandas as pd", "+ pd.read_csv('r.csv').plot()"},
 			timeLeft: "Time left: 10m 00s, then it is denied",

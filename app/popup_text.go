@@ -60,12 +60,14 @@ func viewOf(req approvals.Request) requestView {
 	if cmd, desc, ok := req.Command(); ok {
 		v.caption = "Command:"
 		v.input = cmd
-		v.description = strings.TrimSpace(desc)
+		// Cut: Fyne takes seconds to wrap a label of thousands of characters, and the
+		// description is Claude Code's word on the command, not what runs.
+		v.description = cutRunes(strings.TrimSpace(desc), 400)
 	} else {
 		v.caption = "Input:"
 		v.input = indentInput(req.Input)
 		if v.change = changeOf(req); v.change != nil {
-			v.caption = v.change.summary
+			v.caption = breakLines(v.change.summary, inputColumns) // a path may be long
 		}
 	}
 	v.input = breakLines(capText(visible.Escape(v.input), maxShownInput), inputColumns)

@@ -25,8 +25,8 @@ type popup struct {
 	input       *widget.Label
 	inputScroll *container.Scroll
 	diff        *widget.RichText  // an Edit, Write or NotebookEdit call's change; nil for other calls
-	diffScroll  *container.Scroll // nil with diff
-	showJSON    *widget.Check     // shows the input's JSON instead of the change; nil with diff
+	diffScroll  *container.Scroll // nil when diff is
+	showJSON    *widget.Check     // shows the input's JSON instead of the change; nil when diff is
 	denyMessage *widget.Entry
 	allow       *clickButton
 	deny        *clickButton
@@ -82,7 +82,6 @@ func newPopup(d *PopupDecider, req approvals.Request, step int) *popup {
 		// The change, coloured, in a view that scrolls both ways (lines are not wrapped, so
 		// that a diff reads as the file does); the JSON behind a toggle.
 		caption.TextStyle.Bold = true
-		caption.Wrapping = fyne.TextWrapBreak
 		p.diff = diffText(p.view.change)
 		p.diffScroll = container.NewScroll(p.diff)
 		p.diffScroll.SetMinSize(fyne.NewSize(560, 180))
