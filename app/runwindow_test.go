@@ -16,6 +16,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
@@ -620,5 +622,30 @@ func TestAHugeRowShowsItsStartAndCopiesWhole(t *testing.T) {
 	}
 	if got := h.w.deps.app.Clipboard().Content(); got != huge.Text {
 		t.Errorf("copied %d bytes, want the whole %d", len(got), len(huge.Text))
+	}
+}
+
+// The timeline says a deny once, and Claude Code's note after Deny and stop the run in
+// words, not as JSON.
+func TestRowsSayADenyOnceAndNoJSON(t *testing.T) {
+	m := &eventRows{}
+	var got []string
+	for _, e := range []runs.Event{
+		{Seq: 1, Type: runs.EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"rm -rf build"}`)},
+		{Seq: 2, Type: runs.EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &runs.ApprovalInfo{By: "person", Interrupt: true, Message: "Denied by the person at segwi: no"}},
+		{Seq: 3, Type: runs.EventRefusal, ToolName: "Bash", ToolUseID: "t1", Source: "user_reject", Text: "Denied by the person at segwi: no"},
+		{Seq: 4, Type: runs.EventRaw, Raw: json.RawMessage(`{"type":"text","text":"[Request interrupted by user for tool use]"}`)},
+	} {
+		for _, r := range m.rows(e) {
+			got = append(got, r.Mark+"|"+r.Text)
+		}
+	}
+	want := []string{
+		"Tool|Bash: rm -rf build",
+		"✖ Denied|Bash: rm -rf build (by you, and the run was stopped): Denied by the person at segwi: no",
+		"Note|[Request interrupted by user for tool use]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }
