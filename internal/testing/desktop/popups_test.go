@@ -3,6 +3,7 @@ package desktop
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 // TestTwoPopupsOfTwoRunsInOneCheckoutCascade starts a build run and an ask run in one
-// checkout, each asking for a command at once: their two popups are both on the screen,
+// checkout, each asking for a command: their two popups are both on the screen,
 // each titled by its run and its task, the second placed down and right of the first
 // rather than exactly on top of it (issue 15).
 func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
@@ -47,6 +48,10 @@ func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 		windowGone(t, "segwi: new run", windowWait)
 	}
 	start("New build run…", "Build the thing")
+	// The tray rebuilds its menu as runs change, and an item's id with it: the second run
+	// starts once the menu holds still, the first run waiting for its popup's answer.
+	waitForWindow(t, `^Approve Bash\? · build run in demo`, 60*time.Second) // xdotool reads a regular expression
+	waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(1\)$`), 10*time.Second)
 	start("Ask…", "What is in here")
 
 	var popups []string
