@@ -298,3 +298,12 @@ func TestRunContinueResumesAFinishedRun(t *testing.T) {
 		t.Errorf("--continue with --checkout: exit %d, want 2 (usage)", r.code)
 	}
 }
+
+func TestTheRunSummaryCountsTurnsInWords(t *testing.T) {
+	for turns, want := range map[int]string{1: " (1 turn, $0.0100)", 2: " (2 turns, $0.0100)"} {
+		got := (&printer{}).summary(runs.Info{ID: "r1", State: runs.StateSucceeded, Turns: turns, CostUSD: 0.01})
+		if !strings.Contains(got, want) {
+			t.Errorf("summary of %d turns: %q, want it to hold %q", turns, got, want)
+		}
+	}
+}
