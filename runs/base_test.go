@@ -45,12 +45,16 @@ func TestARunRecordsItsBaseBeforeClaudeCodeStarts(t *testing.T) {
 	}
 }
 
-// A run in a folder that is not a git checkout starts as before, and says why it has no
-// base.
-func TestARunOutsideGitHasNoBaseAndSaysWhy(t *testing.T) {
+// A run whose checkout git cannot read (a .git that is no repository: Start accepts the
+// folder by its .git alone) starts as before, and says why it has no base.
+func TestARunWhoseGitIsBrokenHasNoBaseAndSaysWhy(t *testing.T) {
 	m, _ := testManager(t, nil)
-	info := wait(t, start(t, m, Spec{Prompt: "fake:success"}))
-	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || !strings.Contains(info.Base.Error, "not a git checkout") {
-		t.Errorf("got %s with base %+v, want a succeeded run whose base says it is not a git checkout", info.State, info.Base)
+	checkout := t.TempDir()
+	if err := os.WriteFile(filepath.Join(checkout, ".git"), []byte("gitdir: /nowhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success"}))
+	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || info.Base.Error == "" {
+		t.Errorf("got %s with base %+v, want a succeeded run whose base says why git could not read it", info.State, info.Base)
 	}
 }

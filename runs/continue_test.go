@@ -14,7 +14,7 @@ import (
 // and each record names the other.
 func TestAContinuedRunResumesTheEarlierSession(t *testing.T) {
 	m, _ := testManager(t, nil)
-	checkout := t.TempDir()
+	checkout := newCheckout(t)
 	first := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success", Model: "sonnet"}))
 	r, err := m.Continue(first.ID[:len(first.ID)-1], "fake:success and now the tests", false)
 	if err != nil {
