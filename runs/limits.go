@@ -52,7 +52,7 @@ func (r *Run) check(cfg Config, now time.Time) {
 	}
 	idle := now.Sub(time.Unix(0, r.lastActivity.Load()))
 	if idle >= cfg.IdleTimeout {
-		if r.spec.KeepOpen && r.results >= r.sent && !r.inputClosed {
+		if r.keepsOpenLocked() && r.results >= r.sent && !r.inputClosed {
 			// The turn is over and nobody followed up: end the run as CloseInput would.
 			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("no follow-up for %s (runs.idleTimeout): closing the input", cfg.IdleTimeout)}, false)
 			r.closeInputLocked()

@@ -133,7 +133,7 @@ func (r *Run) handleLine(p *parser, line []byte) {
 		}
 		r.emitLocked(e, false)
 		if e.Type == EventResult {
-			if !r.spec.KeepOpen && r.results >= r.sent {
+			if !r.keepsOpenLocked() && r.results >= r.sent {
 				r.closeInputLocked()
 			}
 			r.settleLocked() // kept open, its turn over: waiting for the person's reply

@@ -71,6 +71,7 @@ type Run struct {
 	phase       phase       // running, stopping, killing, exited, ended: see phase
 	stopped     stopRequest // the first stop, asked before the process exited
 	inputClosed bool        // the input is closed, in any phase: the run ends once Claude Code exits
+	finishEarly bool        // CloseInput came before Claude Code started: its input closes after the first turn
 	sent        int         // messages written to the input
 	results     int         // results read
 	lastFailed  bool
@@ -150,15 +151,26 @@ func (r *Run) write(text string) error {
 }
 
 // CloseInput closes the run's input: Claude Code finishes the current turn and exits,
-// which ends the run. Calling it again does nothing.
+// which ends the run. On a run not started yet (queued), Claude Code still gets its prompt
+// and its input closes after that first turn. Calling it again does nothing.
 func (r *Run) CloseInput() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closeInputLocked()
 }
 
+// keepsOpenLocked says whether the run's input stays open after a turn, for a follow-up:
+// Spec.KeepOpen, unless CloseInput came before Claude Code started.
+func (r *Run) keepsOpenLocked() bool { return r.spec.KeepOpen && !r.finishEarly }
+
 func (r *Run) closeInputLocked() {
-	if r.inputClosed || r.proc == nil {
+	if r.proc == nil {
+		// Queued or starting: Claude Code gets its prompt, then its input closes after
+		// the turn, as a run not kept open.
+		r.finishEarly = true
+		return
+	}
+	if r.inputClosed {
 		return
 	}
 	r.inputClosed = true

@@ -44,7 +44,7 @@ func (r *Run) settleLocked() {
 	default:
 		return
 	}
-	switch w := waitFor(r.pending, r.spec.KeepOpen, r.inputClosed, r.sent, r.results); w {
+	switch w := waitFor(r.pending, r.keepsOpenLocked(), r.inputClosed, r.sent, r.results); w {
 	case WaitApproval:
 		r.changeStateLocked(StateWaiting, w, waitingForApproval)
 	case WaitReply:

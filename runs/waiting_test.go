@@ -142,3 +142,19 @@ func TestAListSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 		}
 	}
 }
+
+// Finish on a kept-open run still in the queue is not lost: once it starts, Claude Code
+// does its one turn and the run ends, without waiting for a reply until the idle timeout.
+func TestAQueuedKeptOpenRunFinishedBeforeItStartsEndsAfterItsTurn(t *testing.T) {
+	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
+	hold, open := release(t)
+	first := start(t, m, Spec{Prompt: "fake:hold=" + hold})
+	queued := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
+	waitStart(t, recDir, first.ID())
+	queued.CloseInput()
+	open()
+	wait(t, first)
+	if info := wait(t, queued); info.State != StateSucceeded || info.Waiting != "" {
+		t.Errorf("the run finished while queued ended %s (%s) waiting %q, want succeeded after its turn", info.State, info.Reason, info.Waiting)
+	}
+}
