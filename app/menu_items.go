@@ -63,11 +63,10 @@ func (d *desk) quit() {
 
 // quitQuestion asks whether to stop n runs and quit.
 func quitQuestion(n int, grace time.Duration) string {
-	runsText := "1 run is"
-	if n != 1 {
-		runsText = fmt.Sprintf("%d runs are", n)
+	if n == 1 {
+		return fmt.Sprintf("1 run is still going. Quitting stops it: first politely, then by force after %s.", grace)
 	}
-	return fmt.Sprintf("%s still going. Quitting stops them: first politely, then by force after %s.", runsText, grace)
+	return fmt.Sprintf("%d runs are still going. Quitting stops them: first politely, then by force after %s.", n, grace)
 }
 
 // runCanary opens the canary window, which has the tray run the canary, or raises the one
