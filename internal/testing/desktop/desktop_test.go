@@ -260,9 +260,17 @@ func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayPr
 	}
 	go func() { p.err = p.cmd.Wait(); logFile.Close(); close(p.exited) }()
 	t.Cleanup(func() {
+		// SIGTERM first: the tray then ends its window process and waits for it, so that
+		// nothing of theirs still writes in the test's folders when they are removed.
 		select {
 		case <-p.exited:
+			return
 		default:
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
 			p.cmd.Process.Kill()
 			<-p.exited
 		}
