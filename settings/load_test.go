@@ -296,7 +296,7 @@ func TestValidationNamesTheFileTheKeyAndTheProblem(t *testing.T) {
 			[]string{"segwi.remote.owners[1]: \"alice\" is not a tailnet login name: write it as tailscale shows it, such as alice@example.com or alice@github " +
 				"(`tailscale status --json` shows yours under User)"}},
 		{"an owner must be a string", "segwi:\n  remote:\n    owners: [{login: alice@example.com}]\n",
-			[]string{"segwi.remote.owners[0]: must be a tailnet login name such as alice@example.com, got a mapping"}},
+			[]string{"segwi.remote.owners[0]: must be a string (a tailnet login name such as alice@example.com), got a mapping"}},
 		{"a relative tailscaled socket is refused", "segwi:\n  remote:\n    socket: tailscaled.sock\n",
 			[]string{`segwi.remote.socket: must be an absolute path or start with ~/, got "tailscaled.sock": write the path of tailscaled's socket, e.g. /var/run/tailscale/tailscaled.sock`}},
 		{"a section must be a mapping", "segwi:\n  runs: 4\n",

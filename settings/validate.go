@@ -298,40 +298,54 @@ func (l *loader) existing(key, p string, wantDir bool) (string, bool) {
 }
 
 func (l *loader) trusted() []string {
-	const key = "segwi.approvals.trusted"
+	return l.stringList("segwi.approvals.trusted", "command prefixes", MaxTrusted, func(s string) string {
+		switch {
+		case s == "":
+			return "must not be empty: an empty prefix would trust every command"
+		case len(s) > MaxTrustedBytes:
+			return fmt.Sprintf("is %d bytes long, at most %d (1 KiB) are allowed", len(s), MaxTrustedBytes)
+		}
+		return ""
+	}, `a command prefix such as "go test"`)
+}
+
+// stringList reads key as a list of at most max strings, each trimmed and then checked by
+// bad (which says what is wrong with it, or ""); what names the list in a problem ("command
+// prefixes") and one names an entry ("a command prefix such as ..."). Any problem makes
+// the whole list nil: a list half read would mean something the person did not write.
+func (l *loader) stringList(key, what string, max int, bad func(s string) string, one string) []string {
 	raw := l.get(key)
 	if raw == nil {
 		return nil
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		l.problem(key, fmt.Sprintf("must be a list of command prefixes, got %s", show(raw)))
+		l.problem(key, fmt.Sprintf("must be a list of %s, got %s", what, show(raw)))
 		return nil
 	}
-	if len(list) > MaxTrusted {
-		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), MaxTrusted))
+	if len(list) > max {
+		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), max))
 		return nil
 	}
 	var out []string
-	bad := false
+	failed := false
 	for i, e := range list {
 		at := fmt.Sprintf("%s[%d]", key, i)
 		s, ok := e.(string)
-		switch {
-		case !ok:
-			l.problem(at, fmt.Sprintf("must be a string (a command prefix such as \"go test\"), got %s", show(e)))
-			bad = true
-		case strings.TrimSpace(s) == "":
-			l.problem(at, "must not be empty: an empty prefix would trust every command")
-			bad = true
-		case len(s) > MaxTrustedBytes:
-			l.problem(at, fmt.Sprintf("is %d bytes long, at most %d (1 KiB) are allowed", len(s), MaxTrustedBytes))
-			bad = true
-		default:
-			out = append(out, strings.TrimSpace(s))
+		if !ok {
+			l.problem(at, fmt.Sprintf("must be a string (%s), got %s", one, show(e)))
+			failed = true
+			continue
 		}
+		s = strings.TrimSpace(s)
+		if why := bad(s); why != "" {
+			l.problem(at, why)
+			failed = true
+			continue
+		}
+		out = append(out, s)
 	}
-	if bad {
+	if failed {
 		return nil
 	}
 	return out
@@ -368,45 +382,16 @@ func (l *loader) apiURL(def string) string {
 // owners reads segwi.remote.owners: tailnet login names, each as tailscale shows it
 // (alice@example.com, alice@github).
 func (l *loader) owners() []string {
-	const key = "segwi.remote.owners"
-	raw := l.get(key)
-	if raw == nil {
-		return nil
-	}
-	list, ok := raw.([]any)
-	if !ok {
-		l.problem(key, fmt.Sprintf("must be a list of tailnet login names such as alice@example.com, got %s", show(raw)))
-		return nil
-	}
-	if len(list) > MaxOwners {
-		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), MaxOwners))
-		return nil
-	}
-	var out []string
-	bad := false
-	for i, e := range list {
-		at := fmt.Sprintf("%s[%d]", key, i)
-		s, ok := e.(string)
-		s = strings.TrimSpace(s)
+	return l.stringList("segwi.remote.owners", "tailnet login names such as alice@example.com", MaxOwners, func(s string) string {
 		switch {
-		case !ok:
-			l.problem(at, fmt.Sprintf("must be a tailnet login name such as alice@example.com, got %s", show(e)))
-			bad = true
 		case len(s) > MaxOwnerBytes:
-			l.problem(at, fmt.Sprintf("is %d bytes long, at most %d are allowed", len(s), MaxOwnerBytes))
-			bad = true
+			return fmt.Sprintf("is %d bytes long, at most %d are allowed", len(s), MaxOwnerBytes)
 		case strings.IndexFunc(s, unicode.IsSpace) >= 0 || strings.Count(s, "@") != 1 || strings.HasPrefix(s, "@") || strings.HasSuffix(s, "@"):
-			l.problem(at, fmt.Sprintf("%q is not a tailnet login name: write it as tailscale shows it, such as alice@example.com or alice@github "+
-				"(`tailscale status --json` shows yours under User)", s))
-			bad = true
-		default:
-			out = append(out, s)
+			return fmt.Sprintf("%q is not a tailnet login name: write it as tailscale shows it, such as alice@example.com or alice@github "+
+				"(`tailscale status --json` shows yours under User)", s)
 		}
-	}
-	if bad {
-		return nil
-	}
-	return out
+		return ""
+	}, "a tailnet login name such as alice@example.com")
 }
 
 // socket reads segwi.remote.socket: a path, which need not exist yet (tailscaled creates
