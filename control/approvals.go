@@ -92,6 +92,9 @@ const (
 	WhyTimedOut  Why = "timed-out" // nobody answered within approvals.timeout: denied
 	WhyRunEnded  Why = "run-ended" // its run ended: denied
 	WhyWithdrawn Why = "withdrawn" // Claude Code withdrew it, or it could not be asked
+	// WhyElsewhere: the person answered it where segwi asked too, outside this channel (the
+	// terminal of a headless segwi run, approvals.ErrAnsweredElsewhere).
+	WhyElsewhere Why = "answered-elsewhere"
 )
 
 // ApprovalGone says that a request no longer waits: a client closes its popup.
@@ -111,7 +114,7 @@ func (g ApprovalGone) check() error {
 		return errors.New("no request id")
 	}
 	switch g.Why {
-	case WhyAnswered, WhyTimedOut, WhyRunEnded, WhyWithdrawn:
+	case WhyAnswered, WhyTimedOut, WhyRunEnded, WhyWithdrawn, WhyElsewhere:
 		return needRun(g.Run)
 	}
 	return fmt.Errorf("unknown reason %q", g.Why)
@@ -147,6 +150,8 @@ func GoneBecause(req approvals.Request, cause error) ApprovalGone {
 		g.Why = WhyTimedOut
 	case errors.Is(cause, approvals.ErrRunEnded):
 		g.Why = WhyRunEnded
+	case errors.Is(cause, approvals.ErrAnsweredElsewhere):
+		g.Why = WhyElsewhere
 	}
 	return g
 }

@@ -159,6 +159,8 @@ func pageGoneOf(g control.ApprovalGone) pageGone {
 		text = "Denied: nobody answered in time"
 	case control.WhyRunEnded:
 		text = "The run ended first"
+	case control.WhyElsewhere:
+		text = "Answered at the computer running segwi"
 	default:
 		text = "Claude Code withdrew the request"
 	}

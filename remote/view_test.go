@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 )
@@ -70,6 +71,11 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 		}
 		if g := pageGoneOf(control.ApprovalGone{Request: "req-1", Run: "r1", Why: control.WhyTimedOut}); !strings.Contains(g.Text, "nobody answered in time") {
 			t.Errorf("got %q", g.Text)
+		}
+		// Answered at the terminal of a headless run: the page's question was taken away.
+		req := approvals.Request{ID: "req-1", Run: approvals.RunInfo{ID: "r1"}}
+		if g := pageGoneOf(control.GoneBecause(req, approvals.ErrAnsweredElsewhere)); g.Text != "Answered at the computer running segwi" {
+			t.Errorf("answered at the terminal: got %q", g.Text)
 		}
 	})
 	t.Run("a run shows no command line, process or folder", func(t *testing.T) {
