@@ -11,7 +11,7 @@ import (
 // the same one: the tray (segwi) and the window process (segwi-windows) are built and
 // installed together, and a page served by the tray is served with it. Raise it with any
 // change to the messages that an older build could misread.
-const Version = 1
+const Version = 2
 
 // MaxMessageBytes is the largest message, as JSON text, that the channel carries. A run
 // event's text fields are each cut at runs.MaxFieldBytes, so events fit well within it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -227,13 +228,13 @@ func TestVersionMismatchIsAClearErrorOnBothSides(t *testing.T) {
 		s := NewServer("segwi 0.4 tray", newCore())
 		nc, done := serve(t, s, Grant{Role: RoleWindow})
 		r := &raw{nc: nc, conn: NewConn(nc)}
-		r.frame(t, []byte(`{"type":"hello","body":{"version":2,"program":"segwi 0.5 window"}}`))
+		r.frame(t, []byte(`{"type":"hello","body":{"version":99,"program":"segwi 0.5 window"}}`))
 		err := ended(t, done)
 		var ve *VersionError
-		if !errors.As(err, &ve) || ve.Ours != Version || ve.Theirs != 2 {
-			t.Fatalf("Serve = %v, want a *VersionError of %d and 2", err, Version)
+		if !errors.As(err, &ve) || ve.Ours != Version || ve.Theirs != 99 {
+			t.Fatalf("Serve = %v, want a *VersionError of %d and 99", err, Version)
 		}
-		for _, want := range []string{"segwi 0.4 tray", "version 1", "segwi 0.5 window", "version 2"} {
+		for _, want := range []string{"segwi 0.4 tray", fmt.Sprintf("version %d", Version), "segwi 0.5 window", "version 99"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%q does not name %q", err, want)
 			}
@@ -241,10 +242,10 @@ func TestVersionMismatchIsAClearErrorOnBothSides(t *testing.T) {
 	})
 	t.Run("a client refuses a tray of another version", func(t *testing.T) {
 		ours, theirs := socketPair(t)
-		go NewConn(ours).Write(Message{Body: Hello{Version: 2, Program: "segwi 0.5 tray", Role: RoleWindow}})
+		go NewConn(ours).Write(Message{Body: Hello{Version: 99, Program: "segwi 0.5 tray", Role: RoleWindow}})
 		_, err := NewClient(theirs, ClientOptions{Program: "segwi 0.4 window"})
 		var ve *VersionError
-		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "(segwi 0.5 tray) speaks version 2") {
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "(segwi 0.5 tray) speaks version 99") {
 			t.Fatalf("NewClient = %v, want a *VersionError naming the tray and its version", err)
 		}
 	})
