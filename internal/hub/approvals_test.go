@@ -359,3 +359,38 @@ func TestABadMessageFromTheWindowProcessEndsAtMostItsConnection(t *testing.T) {
 		t.Errorf("Decide = %+v, want the second window process's deny", d.answer)
 	}
 }
+
+// Window processes that keep dying soon after their start are not started again and again
+// for a waiting request: after three in a row the log says so and the request waits; the
+// next window the person asks for (a menu item) starts one, which shows the request.
+func TestWindowProcessesThatKeepDyingAreNotStartedAgainForARequest(t *testing.T) {
+	h := newHarness(t, "", options{})
+	ctx := context.Background()
+	got := decide(ctx, h, request("7"))
+	for n := 1; n <= 3; n++ {
+		w := h.windows.window(t, n)
+		waitingFor(t, w, "7")
+		w.kill()
+	}
+	await.For(t, within, "the hub to say it starts no more window processes for the request", func() bool {
+		return strings.Contains(h.log.String(), "the last 3 window processes ended within 5s of their start")
+	})
+	if n := h.windows.count(); n != 3 {
+		t.Fatalf("%d window processes were started for the request, want 3", n)
+	}
+	select {
+	case d := <-got:
+		t.Fatalf("Decide returned %+v while no window could show the request", d)
+	default:
+	}
+
+	go h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person clicks Run history…
+	fourth := h.windows.window(t, 4)
+	waitingFor(t, fourth, "7")
+	if err := fourth.client.Answer(ctx, control.Answer{Request: "7", Decision: control.Deny, By: control.ByThisDesktop}); err != nil {
+		t.Fatal(err)
+	}
+	if d := result(t, got); d.answer.Allow {
+		t.Errorf("Decide = %+v, want denied", d.answer)
+	}
+}
