@@ -93,11 +93,13 @@ func (w *wheelPass) CreateRenderer() fyne.WidgetRenderer {
 
 // fieldError is the line under a field that says what is wrong with it: each problem led
 // by the field's label, in red, and the key it is written under in the settings file,
-// smaller, after it. Under a field the line is kept, blank and small, while the field is
-// fine, so that the form does not move when a one-line problem appears; elsewhere
-// (hidden) it takes no room until there is a problem.
+// smaller, after it. Under a field the line is kept while the field is fine, blank and
+// small or showing the field's hint, so that the form does not move when a one-line
+// problem appears; elsewhere (hidden) it takes no room until there is a problem. A
+// problem takes the hint's place, as in Fyne's own forms.
 type fieldError struct {
 	label  string // the field's label, set by fieldLayout.field
+	hint   string // what the field takes, shown small while it is fine; "" for none
 	hidden bool   // takes no room while blank
 	text   *widget.RichText
 	box    *fyne.Container // text, without the padding around it
@@ -125,7 +127,12 @@ func (e *fieldError) show(probs []settings.Problem) {
 	e.lines = e.lines[:0]
 	if len(probs) == 0 {
 		// As tall as a line of a problem: one appearing moves nothing.
+		// The hint, smaller, goes before the blank.
 		e.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: " ", Style: widget.RichTextStyleInline}}
+		if e.hint != "" {
+			e.text.Segments = append([]widget.RichTextSegment{&widget.TextSegment{Text: e.hint, Style: widget.RichTextStyle{
+				ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText, Inline: true}}}, e.text.Segments...)
+		}
 		e.text.Refresh()
 		if e.hidden {
 			e.box.Hide()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -29,6 +30,10 @@ const (
 	keyTrusted          = "segwi.approvals.trusted"
 	keyGuardDeny        = "segwi.canary.guardDeny"
 	keyAPIURL           = "segwi.github.apiURL"
+	keyRemoteEnabled    = "segwi.remote.enabled"
+	keyRemotePort       = "segwi.remote.port"
+	keyRemoteOwners     = "segwi.remote.owners"
+	keyRemoteSocket     = "segwi.remote.socket"
 )
 
 // settingsForm holds the fields of the settings window that map to keys of the file, and
@@ -42,6 +47,8 @@ type settingsForm struct {
 	passForgeTokens                                *widget.Check
 	approvalsTimeout, trusted                      *widget.Entry
 	guardDeny, apiURL                              *widget.Entry
+	remoteEnabled                                  *widget.Check
+	remotePort, remoteOwners, remoteSocket         *widget.Entry
 
 	repos    []*repoRow
 	reposBox *fyne.Container
@@ -114,6 +121,15 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	f.guardDeny = entry(keyGuardDeny, displayPath(cur.Canary.GuardDeny), "e.g. ~/.claude/guard.deny")
 	f.apiURL = entry(keyAPIURL, cur.GitHub.APIURL, "https://api.github.com")
 	f.errs[keyRepositories] = newHiddenFieldError("Repositories")
+	f.remoteEnabled = widget.NewCheck("Serve the approval page on the tailnet", nil)
+	f.remoteEnabled.SetChecked(cur.Remote.Enabled)
+	f.remoteEnabled.OnChanged = func(bool) { f.changed() }
+	f.errs[keyRemoteEnabled] = newFieldError()
+	f.remotePort = entry(keyRemotePort, strconv.Itoa(cur.Remote.Port), strconv.Itoa(settings.DefaultRemotePort))
+	f.remoteOwners = entry(keyRemoteOwners, strings.Join(cur.Remote.Owners, ", "), "e.g. alice@example.com, alice@github")
+	f.errs[keyRemoteOwners].hint = "Tailnet logins, comma or space separated; empty: the owner of this machine's node."
+	f.remoteSocket = entry(keyRemoteSocket, displayPath(cur.Remote.Socket), "e.g. /var/run/tailscale/tailscaled.sock")
+	f.errs[keyRemoteSocket].hint = "tailscaled's LocalAPI socket; empty: tailscaled's default."
 
 	f.reposBox = container.NewVBox()
 	for _, r := range cur.Repositories {
@@ -164,9 +180,13 @@ func (f *settingsForm) changed() {
 // tree returns the form's values shaped like the settings file, as typed.
 func (f *settingsForm) tree() map[string]any {
 	trim := func(e *widget.Entry) string { return strings.TrimSpace(e.Text) }
-	var maxConcurrent any = trim(f.maxConcurrent)
-	if n, err := strconv.Atoi(trim(f.maxConcurrent)); err == nil {
-		maxConcurrent = n
+	// A whole number goes as one, for the loader to check its range; anything else as
+	// typed, for the loader to say it is not a number.
+	number := func(e *widget.Entry) any {
+		if n, err := strconv.Atoi(trim(e)); err == nil {
+			return n
+		}
+		return trim(e)
 	}
 	repos := []any{}
 	for _, r := range f.repos {
@@ -176,7 +196,7 @@ func (f *settingsForm) tree() map[string]any {
 		"claude":       map[string]any{"path": trim(f.claudePath), "model": trim(f.claudeModel)},
 		"repositories": repos,
 		"runs": map[string]any{
-			"maxConcurrent":   maxConcurrent,
+			"maxConcurrent":   number(f.maxConcurrent),
 			"maxDuration":     trim(f.maxDuration),
 			"idleTimeout":     trim(f.idleTimeout),
 			"stopGrace":       trim(f.grace),
@@ -185,6 +205,12 @@ func (f *settingsForm) tree() map[string]any {
 		"approvals": map[string]any{"timeout": trim(f.approvalsTimeout), "trusted": anyList(f.trustedLines())},
 		"canary":    map[string]any{"guardDeny": trim(f.guardDeny)},
 		"github":    map[string]any{"apiURL": trim(f.apiURL)},
+		"remote": map[string]any{
+			"enabled": f.remoteEnabled.Checked,
+			"port":    number(f.remotePort),
+			"owners":  anyList(f.ownerNames()),
+			"socket":  trim(f.remoteSocket),
+		},
 	}}
 }
 
@@ -201,6 +227,11 @@ func (f *settingsForm) trustedLines() []string {
 		}
 	}
 	return out
+}
+
+// ownerNames returns the login names typed in Owners, separated by commas or spaces.
+func (f *settingsForm) ownerNames() []string {
+	return strings.FieldsFunc(f.remoteOwners.Text, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
 func anyList(ss []string) []any {
@@ -271,8 +302,10 @@ func (f *settingsForm) errorFor(key string) *fieldError {
 	if fe, ok := f.errs[key]; ok {
 		return fe
 	}
-	if strings.HasPrefix(key, keyTrusted+"[") {
-		return f.errs[keyTrusted]
+	for _, list := range []string{keyTrusted, keyRemoteOwners} {
+		if strings.HasPrefix(key, list+"[") {
+			return f.errs[list]
+		}
 	}
 	if rest, ok := strings.CutPrefix(key, keyRepositories+"["); ok {
 		idx, field, _ := strings.Cut(rest, "]")

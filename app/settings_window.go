@@ -180,6 +180,13 @@ func (w *settingsWindow) build() {
 			w.fields.field("API URL", f.apiURL, f.errs[keyAPIURL]),
 			[]fyne.CanvasObject{w.fields.label("Token"), w.token.content()},
 		),
+		settingsHeading("Remote approvals"),
+		w.fields.grid(
+			w.fields.field("Approval page", f.remoteEnabled, f.errs[keyRemoteEnabled]),
+			w.fields.field("Port", f.remotePort, f.errs[keyRemotePort]),
+			w.fields.field("Owners", f.remoteOwners, f.errs[keyRemoteOwners]),
+			w.fields.field("tailscaled socket", f.remoteSocket, f.errs[keyRemoteSocket]),
+		),
 		settingsHeading("Desktop"),
 		w.autostart,
 		w.autostartErr,

@@ -47,6 +47,8 @@ func sampleSettings(home string) settings.Settings {
 		StopGrace: 15 * time.Second, PassForgeTokens: true}
 	s.Approvals = settings.Approvals{Timeout: 5 * time.Minute, Trusted: []string{"go test", "make check"}}
 	s.Canary.GuardDeny = filepath.Join(home, ".claude", "guard.deny")
+	s.Remote = settings.Remote{Enabled: true, Port: 8443, Owners: []string{"alice@example.com", "alice@github"},
+		Socket: filepath.Join(home, ".local", "share", "tailscale", "tailscaled.sock")}
 	return s
 }
 
@@ -130,6 +132,8 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 		"stopGrace": f.grace.Text, "passForgeTokens": fmt.Sprint(f.passForgeTokens.Checked),
 		"approvals timeout": f.approvalsTimeout.Text, "trusted": f.trusted.Text,
 		"guardDeny": f.guardDeny.Text, "apiURL": f.apiURL.Text, "token": w.token.status.Text,
+		"remote enabled": fmt.Sprint(f.remoteEnabled.Checked), "remote port": f.remotePort.Text,
+		"remote owners": f.remoteOwners.Text, "remote socket": f.remoteSocket.Text,
 	}
 	want := map[string]string{
 		"claude path": "/usr/local/bin/claude", "model": "opus",
@@ -137,6 +141,8 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 		"maxConcurrent": "2", "maxDuration": "1h30m", "idleTimeout": "20m", "stopGrace": "15s",
 		"passForgeTokens": "true", "approvals timeout": "5m", "trusted": "go test\nmake check",
 		"guardDeny": "~/.claude/guard.deny", "apiURL": "https://api.github.com", "token": tokenNotSet,
+		"remote enabled": "true", "remote port": "8443",
+		"remote owners": "alice@example.com, alice@github", "remote socket": "~/.local/share/tailscale/tailscaled.sock",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
@@ -144,7 +150,7 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 	if w.save.Disabled() {
 		t.Errorf("Save is off for valid settings; the note says %q", w.note.Text)
 	}
-	w.win.Resize(fyne.NewSize(720, 1400))
+	w.win.Resize(fyne.NewSize(720, 1700))
 	assertMarkup(t, "settings_window.xml", w.win.Canvas())
 }
 
@@ -207,6 +213,38 @@ func TestSettingsWindowValidatesAsYouType(t *testing.T) {
 			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyTrusted] },
 			want:    `Trusted commands: "go test && rm -rf /" is not a plain command prefix`,
 			restore: func(f *settingsForm) { f.trusted.SetText("go test") },
+		},
+		{
+			name: "a port out of range is named with its label and key",
+			edit: func(f *settingsForm, c fyne.Canvas) {
+				f.remotePort.SetText("")
+				c.Focus(f.remotePort)
+				test.Type(f.remotePort, "70000")
+			},
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyRemotePort] },
+			want:    "Port: must be between 1 and 65535, got 70000  segwi.remote.port",
+			restore: func(f *settingsForm) { f.remotePort.SetText("7717") },
+		},
+		{
+			name:    "a port that is not a number",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.remotePort.SetText("http") },
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyRemotePort] },
+			want:    `Port: must be a whole number between 1 and 65535, got "http"  segwi.remote.port`,
+			restore: func(f *settingsForm) { f.remotePort.SetText("7717") },
+		},
+		{
+			name:    "an owner that is not a login name",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.remoteOwners.SetText("alice@example.com, bob") },
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyRemoteOwners] },
+			want:    `Owners: "bob" is not a tailnet login name`,
+			restore: func(f *settingsForm) { f.remoteOwners.SetText("alice@example.com") },
+		},
+		{
+			name:    "a relative tailscaled socket",
+			edit:    func(f *settingsForm, _ fyne.Canvas) { f.remoteSocket.SetText("tailscaled.sock") },
+			errOf:   func(f *settingsForm) *fieldError { return f.errs[keyRemoteSocket] },
+			want:    `tailscaled socket: must be an absolute path or start with ~/, got "tailscaled.sock"`,
+			restore: func(f *settingsForm) { f.remoteSocket.SetText("") },
 		},
 		{
 			name:    "an empty Claude Code binary",
@@ -342,6 +380,52 @@ segwi:
 		if !strings.Contains(string(data), s) {
 			t.Errorf("the saved file lost %q:\n%s", s, data)
 		}
+	}
+}
+
+// The Remote approvals fields reach the tray's SaveSettings as the person typed them:
+// owners split at commas and spaces, the socket's ~ expanded; emptied, they are the
+// defaults (the owner of this machine's node, tailscaled's own socket).
+func TestSettingsSaveSendsTheRemoteApprovalsFields(t *testing.T) {
+	home := settingsHome(t)
+	var saved []settings.Remote
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(),
+		Save: func(_ string, s settings.Settings) error { saved = append(saved, s.Remote); return nil },
+	})
+	f := w.form
+	if f.remoteEnabled.Checked || f.remotePort.Text != "7717" || f.remoteOwners.Text != "" || f.remoteSocket.Text != "" {
+		t.Fatalf("the defaults show as enabled %v, port %q, owners %q, socket %q; want off, 7717 and empty",
+			f.remoteEnabled.Checked, f.remotePort.Text, f.remoteOwners.Text, f.remoteSocket.Text)
+	}
+	for key, want := range map[string]string{keyRemoteOwners: "empty: the owner of this machine's node", keyRemoteSocket: "empty: tailscaled's default"} {
+		if hint := f.errs[key].text.String(); !strings.Contains(hint, want) {
+			t.Errorf("under the field of %s: got %q, want it to say %q", key, hint, want)
+		}
+	}
+
+	test.Tap(f.remoteEnabled)
+	f.remotePort.SetText("")
+	w.win.Canvas().Focus(f.remotePort)
+	test.Type(f.remotePort, "8443")
+	w.win.Canvas().Focus(f.remoteOwners)
+	test.Type(f.remoteOwners, "alice@example.com,  alice@github bob@example.com")
+	w.win.Canvas().Focus(f.remoteSocket)
+	test.Type(f.remoteSocket, "~/.local/share/tailscale/tailscaled.sock")
+	test.Tap(settingsButton(t, w.win, "Save"))
+
+	f.remoteEnabled.SetChecked(false)
+	f.remoteOwners.SetText(" ")
+	f.remoteSocket.SetText("")
+	test.Tap(settingsButton(t, w.win, "Save"))
+
+	want := []settings.Remote{
+		{Enabled: true, Port: 8443, Owners: []string{"alice@example.com", "alice@github", "bob@example.com"},
+			Socket: filepath.Join(home, ".local", "share", "tailscale", "tailscaled.sock")},
+		{Enabled: false, Port: 8443},
+	}
+	if diff := cmp.Diff(want, saved); diff != "" {
+		t.Errorf("segwi.remote sent to SaveSettings (-want +got):\n%s", diff)
 	}
 }
 
