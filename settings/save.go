@@ -21,9 +21,7 @@ import (
 // (2h against 120m, ~/src/web against its expanded path) is left as written. Repository
 // entries are matched by name, so their other keys stay with them; an entry whose name
 // is not in s is removed. The file is replaced by a rename, so a reader never sees half
-// of it. TOML and JSON files are not written: edit those by hand. segwi.remote is not
-// written yet either (the settings window has no fields for it): Save leaves it exactly
-// as the file has it, whatever s.Remote says.
+// of it. TOML and JSON files are not written: edit those by hand.
 func Save(path string, s Settings) error {
 	doc, mode, err := readYAMLDoc(path)
 	if err != nil {
@@ -42,9 +40,15 @@ func Save(path string, s Settings) error {
 	e.scalar("segwi.runs.passForgeTokens", "!!bool", strconv.FormatBool(s.Runs.PassForgeTokens), s.Runs.PassForgeTokens == d.Runs.PassForgeTokens,
 		func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b == s.Runs.PassForgeTokens })
 	e.duration("segwi.approvals.timeout", s.Approvals.Timeout, d.Approvals.Timeout)
-	e.trusted(s.Approvals.Trusted)
+	e.list("segwi.approvals.trusted", s.Approvals.Trusted)
 	e.path("segwi.canary.guardDeny", s.Canary.GuardDeny)
 	e.str("segwi.github.apiURL", s.GitHub.APIURL, d.GitHub.APIURL)
+	e.scalar("segwi.remote.enabled", "!!bool", strconv.FormatBool(s.Remote.Enabled), s.Remote.Enabled == d.Remote.Enabled,
+		func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b == s.Remote.Enabled })
+	e.scalar("segwi.remote.port", "!!int", strconv.Itoa(s.Remote.Port), s.Remote.Port == d.Remote.Port,
+		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n == s.Remote.Port })
+	e.list("segwi.remote.owners", s.Remote.Owners)
+	e.path("segwi.remote.socket", s.Remote.Socket)
 	if e.err != nil {
 		return fmt.Errorf("saving settings: %s: %w", path, e.err)
 	}
@@ -239,12 +243,14 @@ func samePath(written, abs string) bool {
 	return err == nil && filepath.Clean(p) == filepath.Clean(abs)
 }
 
-func (e *editor) trusted(list []string) {
+// list writes a list of strings; a list the file holds with the same entries (its own
+// style, comments and spacing) is left as written.
+func (e *editor) list(key string, list []string) {
 	seq := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, s := range list {
 		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s})
 	}
-	e.set("segwi.approvals.trusted", seq, len(list) == 0, func(old *yaml.Node) bool {
+	e.set(key, seq, len(list) == 0, func(old *yaml.Node) bool {
 		if old.Kind != yaml.SequenceNode || len(old.Content) != len(list) {
 			return len(list) == 0 && old.Kind == yaml.ScalarNode && old.Tag == "!!null"
 		}

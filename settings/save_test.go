@@ -133,26 +133,53 @@ func TestSaveRefusesFilesItCannotWriteFaithfully(t *testing.T) {
 	}
 }
 
-// The settings window has no fields for segwi.remote yet: a save from it must not turn the
-// remote page off, nor drop its owners.
-func TestSaveLeavesTheRemoteSectionAsWritten(t *testing.T) {
-	p := writeConfig(t, "config.yaml", "segwi:\n  remote:\n    enabled: true # from my phone\n    owners: [alice@example.com]\n")
+// Saving segwi.remote (the settings window has its fields) changes only what changed:
+// the person's comments, the flow style of an unchanged list and keys segwi does not know
+// stay in the section.
+func TestSaveWritesTheRemoteSection(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	p := writeConfig(t, "config.yaml", `segwi:
+  remote:
+    enabled: false # until the phone is set up
+    owners: [alice@example.com] # me
+    futurePageKey: keep me
+`)
 	before := load(t, p)
 	if err := before.Err(); err != nil {
 		t.Fatal(err)
 	}
 	s := before.Settings
-	s.Remote = Default().Remote
-	s.Runs.MaxConcurrent = 2
+	s.Remote.Enabled = true
+	s.Remote.Port = 8443
+	s.Remote.Socket = filepath.Join(home, ".local/share/tailscale/tailscaled.sock")
 	if err := Save(p, s); err != nil {
 		t.Fatal(err)
 	}
 	after := load(t, p)
-	want := Remote{Enabled: true, Port: DefaultRemotePort, Owners: []string{"alice@example.com"}}
-	if diff := cmp.Diff(want, after.Settings.Remote); diff != "" {
-		t.Errorf("segwi.remote after a save (-want +got):\n%s", diff)
+	if err := after.Err(); err != nil {
+		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(p); !strings.Contains(string(data), "enabled: true # from my phone") {
-		t.Errorf("saved file lost the remote section as written:\n%s", data)
+	if diff := cmp.Diff(s.Remote, after.Settings.Remote); diff != "" {
+		t.Errorf("segwi.remote reloaded (-saved +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"segwi.remote.futurePageKey"}, after.Unknown); diff != "" {
+		t.Errorf("unknown keys after save (-want +got):\n%s", diff)
+	}
+	data, _ := os.ReadFile(p)
+	for _, want := range []string{"enabled: true # until the phone is set up", "owners: [alice@example.com] # me",
+		"futurePageKey: keep me", "port: 8443", "socket: ~/.local/share/tailscale/tailscaled.sock"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the saved file lacks %q:\n%s", want, data)
+		}
+	}
+
+	// Back to the defaults: the page is off and its owners go; the file says so.
+	s.Remote = Default().Remote
+	if err := Save(p, s); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Default().Remote, load(t, p).Settings.Remote); diff != "" {
+		t.Errorf("segwi.remote back to the defaults (-want +got):\n%s", diff)
 	}
 }
