@@ -1,11 +1,13 @@
 package hub_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
@@ -28,4 +30,38 @@ func TestTheTraySaysWhyTheApprovalPageIsNotServed(t *testing.T) {
 		p := h.hub.Snapshot().Page
 		return p.Problem == "" && p.URL == ""
 	})
+}
+
+// TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage saves segwi.remote through
+// the window's channel, as the settings window does: the reload of the file that follows
+// turns the page on (here it says why it cannot serve, with no tailscaled to ask) and,
+// saved off again, turns it off.
+func TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "tailscaled.sock")
+	h := newHarness(t, "segwi:\n  runs:\n    maxConcurrent: 2 # keep\n", options{watch: true})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
+	w := h.windows.window(t, 1)
+	w.nextShow(t)
+	s := next[control.SettingsReport](t, w).Settings
+
+	s.Remote.Enabled, s.Remote.Socket = true, socket
+	if err := w.client.SaveSettings(ctx, s); err != nil {
+		t.Fatalf("SaveSettings: %v", err)
+	}
+	await.For(t, within, "the tray to say why the page saved on is not served", func() bool {
+		return strings.Contains(h.hub.Snapshot().Page.Problem, "there is no socket at "+socket)
+	})
+
+	s.Remote.Enabled = false
+	if err := w.client.SaveSettings(ctx, s); err != nil {
+		t.Fatalf("SaveSettings: %v", err)
+	}
+	await.For(t, within, "the page's line to go once it is saved off", func() bool {
+		p := h.hub.Snapshot().Page
+		return p.Problem == "" && p.URL == ""
+	})
+	if data, _ := os.ReadFile(h.path); !strings.Contains(string(data), "maxConcurrent: 2 # keep") {
+		t.Errorf("the saves lost the file's comment:\n%s", data)
+	}
 }
