@@ -20,9 +20,9 @@ import (
 
 // ShowRetired tells the person about retired keys in their settings file: one window
 // listing each key (where it is, with its repository, that it is ignored and why, and
-// that it should be deleted), with Remove them (remove: the tray deletes the retired keys
-// from the file and keeps the rest, see settings.RemoveRetired; the button is left out
-// when remove is nil), Open file and OK. found should hold only keys not shown before in
+// that it should be deleted), with Remove them (remove, called off Fyne's goroutine: the
+// tray deletes the retired keys from the file and keeps the rest, see
+// settings.RemoveRetired; the button is left out when remove is nil), Open file and OK. found should hold only keys not shown before in
 // this run of segwi (the tray process keeps a migrate.Warner, and sends the desktop
 // notification); a key listed twice is shown once. With nothing found it shows nothing
 // and returns nil. Call it on the UI goroutine.
@@ -44,16 +44,23 @@ func ShowRetired(a fyne.App, file string, found []migrate.Retired, remove func()
 	if remove != nil {
 		var removeBtn *widget.Button
 		removeBtn = widget.NewButton("Remove them", func() {
-			if err := remove(); err != nil {
-				note.Importance = widget.DangerImportance
-				note.SetText(fmt.Sprintf("Nothing was removed: %v.", err))
-				note.Show()
-				return
-			}
+			// remove asks the tray, which may take its time: not on Fyne's goroutine.
 			removeBtn.Disable()
-			note.Importance = widget.SuccessImportance
-			note.SetText(fmt.Sprintf("Removed the retired settings from %s; the rest of the file, comments included, is as it was.", file))
-			note.Show()
+			go func() {
+				err := remove()
+				onUI(func() {
+					if err != nil {
+						removeBtn.Enable()
+						note.Importance = widget.DangerImportance
+						note.SetText(fmt.Sprintf("Nothing was removed: %v.", err))
+						note.Show()
+						return
+					}
+					note.Importance = widget.SuccessImportance
+					note.SetText(fmt.Sprintf("Removed the retired settings from %s; the rest of the file, comments included, is as it was.", file))
+					note.Show()
+				})
+			}()
 		})
 		buttons.Add(removeBtn)
 	}

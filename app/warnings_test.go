@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
@@ -170,17 +172,30 @@ func TestRetiredWindowRemovesTheKeysAndKeepsTheRest(t *testing.T) {
 		t.Fatalf("Load = %v retired, %v; want one", res.Retired, err)
 	}
 	a := newSettingsTestApp(t)
-	// The tray's RemoveRetired, which the window's remove asks for.
-	w := ShowRetired(a, path, res.Retired, func() error { _, err := settings.RemoveRetired(path); return err })
+	// The tray's RemoveRetired, which the window's remove asks for; the tray answers only
+	// once released, as a busy tray would.
+	release := make(chan struct{})
+	w := ShowRetired(a, path, res.Retired, func() error {
+		<-release
+		_, err := settings.RemoveRetired(path)
+		return err
+	})
 	defer w.Close()
 	remove := settingsButton(t, w, "Remove them")
-	test.Tap(remove)
+	test.Tap(remove) // returns while the tray has not answered: the window does not freeze
+	if !remove.Disabled() {
+		t.Error("Remove them is still enabled while the tray removes the keys")
+	}
+	close(release)
+	removed := "Removed the retired settings from " + path
+	await.For(t, 10*time.Second, "the window to say what it removed", func() bool {
+		said := false
+		onUIWait(func() { said = strings.Contains(strings.Join(settingsLabels(w.Content()), "\n"), removed) })
+		return said
+	})
 	want := "# mine\nsegwi:\n  # the model\n  claude:\n    model: opus # for now\n  # runs\n  runs:\n    maxConcurrent: 2\n"
 	if got, _ := os.ReadFile(path); string(got) != want {
 		t.Errorf("the file after Remove them:\n%s\nwant:\n%s", got, want)
-	}
-	if texts := strings.Join(settingsLabels(w.Content()), "\n"); !strings.Contains(texts, "Removed the retired settings from "+path) {
-		t.Errorf("the window does not say what it removed:\n%s", texts)
 	}
 	if !remove.Disabled() {
 		t.Error("Remove them is still enabled with nothing left to remove")
