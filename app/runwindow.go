@@ -94,8 +94,7 @@ type runWindow struct {
 	pushChecked bool
 	pushOK      bool
 	pushing     bool
-	uncommitted bool              // the run's changes are not all committed: Push commits first
-	shipSet     control.ChangeSet // the changes read when the push was checked
+	shipSet     control.ChangeSet // the changes read when the push was checked; with some not committed, Push commits first
 	committed   string            // what the commit before the push under way did, in words
 
 	refreshes atomic.Int64 // batches applied, for tests

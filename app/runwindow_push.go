@@ -27,8 +27,8 @@ func (w *runWindow) checkPush() {
 	}
 	onUI(func() {
 		w.pushChecked, w.pushOK = true, err == nil
-		w.uncommitted, w.shipSet = set.Uncommitted(), set
-		if w.uncommitted {
+		w.shipSet = set
+		if set.Uncommitted() {
 			w.push.SetText("Commit and push…")
 		}
 		if err == nil {
@@ -45,7 +45,7 @@ func (w *runWindow) pushBranch() {
 	if w.pushing || !w.pushOK || w.deps.pusher == nil {
 		return
 	}
-	if w.uncommitted && w.deps.shipper != nil {
+	if w.shipSet.Uncommitted() && w.deps.shipper != nil {
 		w.openCommit(w.shipSet)
 		return
 	}

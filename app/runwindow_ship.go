@@ -144,7 +144,7 @@ func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
 			if w.changes != nil && w.changes.loaded {
 				w.changes.load() // the files are committed now
 			}
-			w.uncommitted = false
+			w.shipSet = control.ChangeSet{} // committed: Push pushes
 			w.push.SetText("Push")
 			w.committed = committedText(c)
 			w.note.SetText(w.committed + " Pushing…")
