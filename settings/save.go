@@ -32,21 +32,17 @@ func Save(path string, s Settings) error {
 	e.str("segwi.claude.path", s.Claude.Path, d.Claude.Path)
 	e.str("segwi.claude.model", s.Claude.Model, d.Claude.Model)
 	e.repositories(s.Repositories)
-	e.scalar("segwi.runs.maxConcurrent", "!!int", strconv.Itoa(s.Runs.MaxConcurrent), s.Runs.MaxConcurrent == d.Runs.MaxConcurrent,
-		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n == s.Runs.MaxConcurrent })
+	e.integer("segwi.runs.maxConcurrent", s.Runs.MaxConcurrent, d.Runs.MaxConcurrent)
 	e.duration("segwi.runs.maxDuration", s.Runs.MaxDuration, d.Runs.MaxDuration)
 	e.duration("segwi.runs.idleTimeout", s.Runs.IdleTimeout, d.Runs.IdleTimeout)
 	e.duration("segwi.runs.stopGrace", s.Runs.StopGrace, d.Runs.StopGrace)
-	e.scalar("segwi.runs.passForgeTokens", "!!bool", strconv.FormatBool(s.Runs.PassForgeTokens), s.Runs.PassForgeTokens == d.Runs.PassForgeTokens,
-		func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b == s.Runs.PassForgeTokens })
+	e.boolean("segwi.runs.passForgeTokens", s.Runs.PassForgeTokens, d.Runs.PassForgeTokens)
 	e.duration("segwi.approvals.timeout", s.Approvals.Timeout, d.Approvals.Timeout)
 	e.list("segwi.approvals.trusted", s.Approvals.Trusted)
 	e.path("segwi.canary.guardDeny", s.Canary.GuardDeny)
 	e.str("segwi.github.apiURL", s.GitHub.APIURL, d.GitHub.APIURL)
-	e.scalar("segwi.remote.enabled", "!!bool", strconv.FormatBool(s.Remote.Enabled), s.Remote.Enabled == d.Remote.Enabled,
-		func(v string) bool { b, err := strconv.ParseBool(v); return err == nil && b == s.Remote.Enabled })
-	e.scalar("segwi.remote.port", "!!int", strconv.Itoa(s.Remote.Port), s.Remote.Port == d.Remote.Port,
-		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n == s.Remote.Port })
+	e.boolean("segwi.remote.enabled", s.Remote.Enabled, d.Remote.Enabled)
+	e.integer("segwi.remote.port", s.Remote.Port, d.Remote.Port)
 	e.list("segwi.remote.owners", s.Remote.Owners)
 	e.path("segwi.remote.socket", s.Remote.Socket)
 	if e.err != nil {
@@ -212,6 +208,22 @@ func (e *editor) scalar(key, tag, value string, isDefault bool, same func(string
 
 func (e *editor) str(key, value, def string) {
 	e.scalar(key, "!!str", value, value == def, func(v string) bool { return v == value })
+}
+
+// integer writes a whole number; the file's own spelling of the same number is kept.
+func (e *editor) integer(key string, value, def int) {
+	e.scalar(key, "!!int", strconv.Itoa(value), value == def, func(v string) bool {
+		n, err := strconv.Atoi(v)
+		return err == nil && n == value
+	})
+}
+
+// boolean writes true or false; the file's own spelling of the same value is kept.
+func (e *editor) boolean(key string, value, def bool) {
+	e.scalar(key, "!!bool", strconv.FormatBool(value), value == def, func(v string) bool {
+		b, err := strconv.ParseBool(v)
+		return err == nil && b == value
+	})
 }
 
 func (e *editor) duration(key string, value, def time.Duration) {
