@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
 // Options say how the browser starts.
@@ -48,7 +49,7 @@ const elementKey = "element-6066-11e4-a52e-4f735466cecf"
 // SEGWI_TEST_STRICT=1.
 func Start(t *testing.T, opts Options) *Browser {
 	t.Helper()
-	chromium, driver := need(t, "chromium"), need(t, "chromedriver")
+	chromium, driver := claudetest.NeedTool(t, "chromium"), claudetest.NeedTool(t, "chromedriver")
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, driver, "--port=0") // it says its port on stdout, unless told to be silent
 	out, err := cmd.StdoutPipe()
@@ -109,20 +110,6 @@ func Start(t *testing.T, opts Options) *Browser {
 	b.url = base + "/session/" + session.SessionID
 	t.Cleanup(func() { b.call(http.MethodDelete, b.url, nil, nil) }) //nolint:errcheck // chromedriver goes next
 	return b
-}
-
-// need returns the path of a program the browser needs, or skips (fails under strict).
-func need(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		msg := fmt.Sprintf("%s is not installed: %v; run scripts/setup.sh --test", name, err)
-		if os.Getenv("SEGWI_TEST_STRICT") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return path
 }
 
 // Open loads url and returns once the page has loaded.

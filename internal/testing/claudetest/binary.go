@@ -82,9 +82,9 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// needTool skips the test (or fails it under SEGWI_TEST_STRICT=1) when a program the harness
-// runs is not on PATH, and returns its path.
-func needTool(t testing.TB, name string) string {
+// NeedTool skips the test (or fails it under SEGWI_TEST_STRICT=1) when a program a test
+// runs is not on PATH, saying to run scripts/setup.sh --test, and returns its path.
+func NeedTool(t testing.TB, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {

@@ -21,7 +21,7 @@ const (
 // config. It returns the checkout's path. It skips the test when git is missing.
 func Checkout(t testing.TB) string {
 	t.Helper()
-	needTool(t, "git")
+	NeedTool(t, "git")
 	dir := t.TempDir()
 	for name, content := range map[string]string{"README.md": CheckoutReadme, "hello.txt": CheckoutHello} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

@@ -106,7 +106,7 @@ process.stdin.on('end', () => {
 // It skips the test when node is missing.
 func (e *Environment) GuardHook(t testing.TB, denyFile string) HookMatcher {
 	t.Helper()
-	needTool(t, "node")
+	NeedTool(t, "node")
 	script := filepath.Join(e.Home, ".claude", "hooks", "guard.js")
 	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
 		t.Fatalf("making the hooks directory: %v", err)
