@@ -82,15 +82,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	}
 
 	t.Run("closing every window lets the window process leave", func(t *testing.T) {
-		tr.click(t, "New build run…")
-		dialog := waitForWindow(t, "segwi: new run", windowWait)
-		w, h := windowSize(t, dialog)
-		clickAt(t, dialog, w/2, h*62/100)
-		if out, err := xdotool(t, "type", "--delay", "10", "Make three files"); err != nil {
-			t.Fatalf("typing the task: %v: %s", err, out)
-		}
-		clickAt(t, dialog, 95, h-22)
-		windowGone(t, "segwi: new run", windowWait)
+		startRun(t, tr, "New build run…", "Make three files")
 		runWin := waitForWindow(t, "segwi: build run in", windowWait)
 		pid := windowProcess(tray)
 		closeWindow(t, runWin)

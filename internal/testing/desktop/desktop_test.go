@@ -382,6 +382,22 @@ func clickAt(t *testing.T, win string, x, y int) {
 	}
 }
 
+// startRun starts a run as a person does with the mouse: the tray menu's item opens the
+// new-run dialog, a click in its task box, the task typed, a click on Start; it returns
+// once the dialog has closed.
+func startRun(t *testing.T, tr *tray, item, task string) {
+	t.Helper()
+	tr.click(t, item)
+	dialog := waitForWindow(t, "segwi: new run", windowWait)
+	w, h := windowSize(t, dialog)
+	clickAt(t, dialog, w/2, h*62/100) // the task box, in the middle of the dialog
+	if out, err := xdotool(t, "type", "--delay", "10", task); err != nil {
+		t.Fatalf("typing the task: %v: %s", err, out)
+	}
+	clickAt(t, dialog, 95, h-22) // Start, at its bottom left
+	windowGone(t, "segwi: new run", windowWait)
+}
+
 // waitForLabel waits until a tray menu item's label matches re.
 func waitForLabel(t *testing.T, tr *tray, re *regexp.Regexp, within time.Duration) {
 	t.Helper()

@@ -35,24 +35,12 @@ func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-popups.log"))
 	tr, _ := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
 
-	start := func(item, task string) {
-		t.Helper()
-		tr.click(t, item)
-		dialog := waitForWindow(t, "segwi: new run", windowWait)
-		w, h := windowSize(t, dialog)
-		clickAt(t, dialog, w/2, h*62/100) // the task box
-		if out, err := xdotool(t, "type", "--delay", "10", task); err != nil {
-			t.Fatalf("typing the task: %v: %s", err, out)
-		}
-		clickAt(t, dialog, 95, h-22) // Start
-		windowGone(t, "segwi: new run", windowWait)
-	}
-	start("New build run…", "Build the thing")
+	startRun(t, tr, "New build run…", "Build the thing")
 	// The tray rebuilds its menu as runs change, and an item's id with it: the second run
 	// starts once the menu holds still, the first run waiting for its popup's answer.
 	waitForWindow(t, `^Approve Bash\? · build run in demo`, 60*time.Second) // xdotool reads a regular expression
 	waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(1\)$`), 10*time.Second)
-	start("Ask…", "What is in here")
+	startRun(t, tr, "Ask…", "What is in here")
 
 	var popups []string
 	await.For(t, 90*time.Second, "two approval popups on the screen", func() bool {
