@@ -65,11 +65,8 @@ func (w *runWindow) newShipForm(title, okText string, content fyne.CanvasObject,
 }
 
 // commitMessage is what a commit or pull request of the run's changes is prefilled with:
-// the first line of its task, as the tray's default (an empty message) is.
-func commitMessage(info runs.Info) string {
-	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
-	return visible.Escape(strings.TrimSpace(title))
-}
+// the tray's own default (runs.WorkTitle), shown with its control characters escaped.
+func commitMessage(info runs.Info) string { return visible.Escape(runs.WorkTitle(info)) }
 
 // openCommit asks for the commit message and which files changed before the run to
 // include, then commits and pushes. On Fyne's goroutine.

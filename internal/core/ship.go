@@ -93,7 +93,7 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, err)
 	}
 	if strings.TrimSpace(opts.Message) == "" {
-		opts.Message = WorkTitle(info)
+		opts.Message = runs.WorkTitle(info)
 	}
 	if opts.Reflog == "" {
 		opts.Reflog = "segwi: commit of run " + info.ID
@@ -150,7 +150,7 @@ func (s Shipper) Push(ctx context.Context, id string) (push.Attempt, error) {
 
 // PullRequestOptions say what pull request to open for a run's pushed branch. Empty
 // fields take the defaults: the repository's default branch as Base, the run's task as
-// Title (WorkTitle), a body naming the run, its task and its last result
+// Title (runs.WorkTitle), a body naming the run, its task and its last result
 // (PullRequestBody).
 type PullRequestOptions struct {
 	Base, Title, Body string
@@ -184,7 +184,7 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: its branch was never pushed; push it first", info.ID)
 	}
 	if o.Title == "" {
-		o.Title = WorkTitle(info)
+		o.Title = runs.WorkTitle(info)
 	}
 	if o.Body == "" {
 		o.Body = PullRequestBody(s.StateDir, info)
@@ -211,24 +211,6 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		s.logf("run %s: pull request %s is not on the run's record: %v", info.ID, pr.URL, err)
 	}
 	return pr, nil
-}
-
-// WorkTitle is what a commit or pull request of the run's work is called by default (a
-// window prefills its message box with it): the first line of its task, or what kind of
-// run it was.
-func WorkTitle(info runs.Info) string {
-	title, _, _ := strings.Cut(strings.TrimSpace(info.Prompt), "\n")
-	title = strings.TrimSpace(title)
-	if title == "" {
-		if info.Kind == runs.KindReady {
-			return "Get the branch ready for review"
-		}
-		return fmt.Sprintf("segwi %s run %s", info.Kind, info.ID)
-	}
-	if r := []rune(title); len(r) > 120 {
-		title = string(r[:119]) + "…"
-	}
-	return title
 }
 
 // PullRequestBody is a pull request's default body: which run made the change, its task
