@@ -88,8 +88,9 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 	if err := ctx.Err(); err != nil {
 		return approvals.Answer{}, err
 	}
+	view := viewOf(req) // here, not on Fyne's goroutine: an Edit's diff can take a while
 	var p *popup
-	if !onUIWait(func() { p = d.openPopup(req) }) {
+	if !onUIWait(func() { p = d.openPopup(req, view) }) {
 		return approvals.Answer{}, errQuitting
 	}
 
@@ -108,9 +109,10 @@ func (d *PopupDecider) Decide(ctx context.Context, req approvals.Request) (appro
 	}
 }
 
-// openPopup builds, shows and registers the popup for req. On Fyne's goroutine.
-func (d *PopupDecider) openPopup(req approvals.Request) *popup {
-	p := newPopup(d, req, d.freeStep())
+// openPopup builds, shows and registers the popup for req, showing view (viewOf(req)).
+// On Fyne's goroutine.
+func (d *PopupDecider) openPopup(req approvals.Request, view requestView) *popup {
+	p := newPopup(d, req, view, d.freeStep())
 	p.win.CenterOnScreen()
 	p.raise()
 	d.place(p.win, p.step)

@@ -37,13 +37,13 @@ type popup struct {
 	timeText string // what timeLeft shows, readable from any goroutine
 }
 
-// newPopup builds the window for req, not yet shown, at place step of the cascade. On
-// Fyne's goroutine.
-func newPopup(d *PopupDecider, req approvals.Request, step int) *popup {
+// newPopup builds the window for req, showing view (viewOf(req), worked out off Fyne's
+// goroutine), not yet shown, at place step of the cascade. On Fyne's goroutine.
+func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int) *popup {
 	p := &popup{
 		decider: d,
 		req:     req,
-		view:    viewOf(req),
+		view:    view,
 		answers: make(chan approvals.Answer, 1),
 		step:    step,
 	}
