@@ -29,7 +29,8 @@ func TestAWindowStartsARunAndFollowsItToItsEnd(t *testing.T) {
 		`echo '{"type":"system","subtype":"init","session_id":"s","model":"m","permissionMode":"auto"}'`+"\n"+
 		`echo '{"type":"assistant","message":{"content":[{"type":"text","text":"On it."}]}}'`+"\n"+
 		"read line\n"+
-		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n")
+		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n"+
+		"while read line; do :; done\n") // as Claude Code: it exits when its input closes (Finish)
 	checkout := claudetest.Checkout(t)
 	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  repositories:\n    - name: web\n      path: "+checkout+"\n", options{})
 	ctx := context.Background()
