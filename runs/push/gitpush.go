@@ -19,11 +19,8 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 		a.Outcome, a.Message = Failed, fmt.Sprintf(format, args...)
 		return a, errors.New("push: " + a.Message)
 	}
-	gitPath := req.Git
-	if gitPath == "" {
-		gitPath = "git"
-	}
-	env := cleanEnv(envOrDefault(req.Env))
+	g := checkoutGit(req)
+	gitPath, env := g.Path, g.Env
 	shallow, err := os.ReadFile(filepath.Join(t.commonDir, "shallow"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fail("could not read the checkout's shallow file: %v", err)
@@ -109,17 +106,14 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 // push from the checkout would have, when the remote maps branches the usual way
 // (refs/heads/*:refs/remotes/REMOTE/*). No token is involved any more; hooks stay off.
 func updateTracking(ctx context.Context, req Request, t Target) error {
-	g := git{path: req.Git, dir: req.Checkout, env: cleanEnv(envOrDefault(req.Env))}
-	if g.path == "" {
-		g.path = "git"
-	}
-	specs, err := g.output(ctx, "config", "--get-all", "remote."+t.Remote+".fetch")
+	g := checkoutGit(req)
+	specs, err := g.Output(ctx, "config", "--get-all", "remote."+t.Remote+".fetch")
 	if err != nil {
 		return nil // the remote fetches nothing, so nothing tracks the branch
 	}
 	for _, spec := range strings.Split(specs, "\n") {
 		if strings.TrimPrefix(strings.TrimSpace(spec), "+") == "refs/heads/*:refs/remotes/"+t.Remote+"/*" {
-			_, err := g.output(ctx, "-c", "core.hooksPath="+os.DevNull, "update-ref", "-m", "segwi push",
+			_, err := g.Output(ctx, "-c", "core.hooksPath="+os.DevNull, "update-ref", "-m", "segwi push",
 				"refs/remotes/"+t.Remote+"/"+t.Branch, t.Commit)
 			return err
 		}

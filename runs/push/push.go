@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/segwi/segwi/internal/gitcmd"
 )
 
 // DefaultRemote is the remote pushed to when [Request.Remote] is empty.
@@ -127,16 +129,13 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	if err != nil || !info.IsDir() {
 		return *t, refuse(ReasonCheckoutGone, "the run's checkout %s is gone, so there is nothing to push", req.Checkout)
 	}
-	g := git{path: req.Git, dir: req.Checkout, env: cleanEnv(envOrDefault(req.Env))}
-	if g.path == "" {
-		g.path = "git"
-	}
-	if _, err := exec.LookPath(g.path); err != nil {
+	g := checkoutGit(req)
+	if _, err := exec.LookPath(g.Path); err != nil {
 		return *t, fmt.Errorf("push: git is not installed or not on PATH (%w); install git and push again", err)
 	}
-	common, err := g.output(ctx, "rev-parse", "--git-common-dir")
+	common, err := g.Output(ctx, "rev-parse", "--git-common-dir")
 	if err != nil {
-		if exitCode(err) > 0 {
+		if gitcmd.ExitCode(err) > 0 {
 			return *t, refuse(ReasonCheckoutGone, "%s is not a git checkout any more, so there is nothing to push", req.Checkout)
 		}
 		return *t, fmt.Errorf("push: reading checkout %s: %w", req.Checkout, err)
@@ -146,10 +145,10 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	}
 	t.commonDir = common
 
-	ref, err := g.output(ctx, "symbolic-ref", "--quiet", "HEAD")
+	ref, err := g.Output(ctx, "symbolic-ref", "--quiet", "HEAD")
 	if err != nil {
-		if exitCode(err) == 1 {
-			head, _ := g.output(ctx, "rev-parse", "--short", "HEAD")
+		if gitcmd.ExitCode(err) == 1 {
+			head, _ := g.Output(ctx, "rev-parse", "--short", "HEAD")
 			return *t, refuse(ReasonDetachedHead,
 				"HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then push", req.Checkout, head)
 		}
@@ -159,17 +158,17 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	if !strings.HasPrefix(ref, "refs/heads/") || t.Branch == "" {
 		return *t, refuse(ReasonDetachedHead, "HEAD in %s points at %s, not at a branch; switch to a branch, then push", req.Checkout, ref)
 	}
-	t.Commit, err = g.output(ctx, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	t.Commit, err = g.Output(ctx, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
-		if exitCode(err) == 1 {
+		if gitcmd.ExitCode(err) == 1 {
 			return *t, refuse(ReasonNoCommits, "branch %s in %s has no commit yet; commit, then push", t.Branch, req.Checkout)
 		}
 		return *t, fmt.Errorf("push: reading branch %s in %s: %w", t.Branch, req.Checkout, err)
 	}
 
-	urls, err := g.output(ctx, "remote", "get-url", "--push", "--all", t.Remote)
+	urls, err := g.Output(ctx, "remote", "get-url", "--push", "--all", t.Remote)
 	if err != nil {
-		if exitCode(err) > 0 {
+		if gitcmd.ExitCode(err) > 0 {
 			return *t, refuse(ReasonNoRemote, "%s has no remote named %s; add it with git remote add %s URL, or choose the repository's remote in segwi's settings",
 				req.Checkout, t.Remote, t.Remote)
 		}
@@ -182,7 +181,7 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 			t.Remote, len(list), t.URL)
 	}
 	t.URL = withoutUserinfo(list[0])
-	if vcs, err := g.output(ctx, "config", "--get", "remote."+t.Remote+".vcs"); err == nil && vcs != "" {
+	if vcs, err := g.Output(ctx, "config", "--get", "remote."+t.Remote+".vcs"); err == nil && vcs != "" {
 		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
 			t.Remote, vcs, t.Remote)
 	}
@@ -193,7 +192,7 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	t.url = u
 	t.URL = u.display()
 
-	def, err := g.output(ctx, "symbolic-ref", "--quiet", "refs/remotes/"+t.Remote+"/HEAD")
+	def, err := g.Output(ctx, "symbolic-ref", "--quiet", "refs/remotes/"+t.Remote+"/HEAD")
 	switch {
 	case err == nil:
 		t.DefaultBranch = strings.TrimPrefix(def, "refs/remotes/"+t.Remote+"/")
@@ -201,7 +200,7 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 			return *t, refuse(ReasonDefaultBranch,
 				"%s is the default branch of %s; segwi does not push to it. Create a branch for the run's work (git switch -c NAME), then push that", t.Branch, t.Remote)
 		}
-	case exitCode(err) == 1:
+	case gitcmd.ExitCode(err) == 1:
 		if t.Branch == "main" || t.Branch == "master" {
 			return *t, refuse(ReasonDefaultBranch,
 				"%s is usually a default branch, and this checkout does not record the default branch of %s; if it is not the default, record the real one with git remote set-head %s --auto and push again, otherwise create a branch for the work (git switch -c NAME) and push that",
