@@ -30,22 +30,32 @@ var ErrRunLive = errors.New("the run is still going")
 // written. It fails, wrapping ErrRunLive, while a segwi process still owns the run, and
 // wraps ErrNotFound for an unknown id.
 func AppendEvent(stateDir, id string, e Event, secrets ...string) (Event, error) {
-	dir, err := findRun(stateDir, id)
+	dir, lock, err := lockEnded(stateDir, id)
 	if err != nil {
 		return Event{}, err
 	}
-	id = filepath.Base(dir)
-	// The folder's lock keeps this append from interleaving with a live run's writer or
-	// another segwi appending at the same time.
-	lock, err := lockRun(dir)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return Event{}, fmt.Errorf("recording on run %s: %w (a segwi process still owns it); try again once it ended", id, ErrRunLive)
-	}
-	if err != nil {
-		return Event{}, fmt.Errorf("recording on run %s: %w", id, err)
-	}
 	defer lock.Close()
 	return appendLocked(dir, e, secrets...)
+}
+
+// lockEnded finds the ended run id (or unique part of it) under stateDir and takes its
+// folder's lock, for recording on it: the lock keeps that from interleaving with a live
+// run's writer or another segwi recording at the same time. Close the lock when done. It
+// fails, wrapping ErrRunLive, while a segwi process still owns the run, and wraps
+// ErrNotFound for an unknown id.
+func lockEnded(stateDir, id string) (dir string, lock *os.File, err error) {
+	dir, err = findRun(stateDir, id)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err = lockRun(dir)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return "", nil, fmt.Errorf("recording on run %s: %w (a segwi process still owns it); try again once it ended", filepath.Base(dir), ErrRunLive)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("recording on run %s: %w", filepath.Base(dir), err)
+	}
+	return dir, lock, nil
 }
 
 // appendLocked is AppendEvent for the run in dir, whose folder lock the caller holds. It is

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
@@ -40,19 +39,12 @@ type PullRequest struct {
 // written. It fails, wrapping ErrRunLive, while a segwi process still owns the run, and
 // wraps ErrNotFound for an unknown id.
 func Annotate(stateDir, id string, e Event, change func(*Info), secrets ...string) (Info, error) {
-	dir, err := findRun(stateDir, id)
+	dir, lock, err := lockEnded(stateDir, id)
 	if err != nil {
 		return Info{}, err
 	}
-	id = filepath.Base(dir)
-	lock, err := lockRun(dir)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return Info{}, fmt.Errorf("recording on run %s: %w (a segwi process still owns it); try again once it ended", id, ErrRunLive)
-	}
-	if err != nil {
-		return Info{}, fmt.Errorf("recording on run %s: %w", id, err)
-	}
 	defer lock.Close()
+	id = filepath.Base(dir)
 	info, err := readInfo(dir)
 	if err != nil {
 		return Info{}, fmt.Errorf("recording on run %s: %w", id, err)
