@@ -237,3 +237,29 @@ func TestTemporaryCloneHasNoRemoteAndIsRemoved(t *testing.T) {
 		t.Errorf("the clone %s is still there after remove: %v", dir, err)
 	}
 }
+
+// The canary compares the checkout it was given, whatever segwi's environment says: a
+// GIT_DIR inherited from the shell that started segwi (a git hook, a script) pointed the
+// before-and-after snapshot at another repository, which does not change when the
+// checkout does, so a checkout the agent wrote to passed as unchanged.
+func TestTheSnapshotIsOfTheCheckoutWhateverGitDirSays(t *testing.T) {
+	checkout := claudetest.Checkout(t)
+	other := claudetest.Checkout(t)
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_WORK_TREE", other)
+	ctx := context.Background()
+	before, err := takeSnapshot(ctx, checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "README.md"), []byte("changed by the agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := takeSnapshot(ctx, checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Errorf("the snapshots before and after README.md changed are the same (%+v): the canary looked at another repository", after)
+	}
+}

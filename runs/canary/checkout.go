@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/segwi/segwi/internal/gitcmd"
 )
 
 // snapshot is what the canary compares before and after the run to see that the
@@ -17,19 +18,14 @@ type snapshot struct {
 	Status string // git status --porcelain --untracked-files=all
 }
 
-// git runs git with args in dir and returns its standard output. It takes no optional
-// locks, so that looking at the checkout does not rewrite its index.
+// git runs git with args in dir and returns its standard output, through segwi's one git
+// seam (internal/gitcmd): an environment that points git at another repository
+// (GIT_DIR, GIT_WORK_TREE) or reconfigures it is cleaned away. It takes no optional locks,
+// so that looking at the checkout does not rewrite its index.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks"}, args...)...)
-	cmd.Dir = dir
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errOut.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("git %s in %s: %s", strings.Join(args, " "), dir, msg)
+	var out bytes.Buffer
+	if err := gitcmd.New("", dir, nil).Run(ctx, nil, &out, append([]string{"--no-optional-locks"}, args...)...); err != nil {
+		return out.String(), fmt.Errorf("in %s: %w", dir, err)
 	}
 	return out.String(), nil
 }
