@@ -150,8 +150,7 @@ func (s Shipper) Push(ctx context.Context, id string) (push.Attempt, error) {
 
 // PullRequestOptions say what pull request to open for a run's pushed branch. Empty
 // fields take the defaults: the repository's default branch as Base, the run's task as
-// Title (runs.WorkTitle), a body naming the run, its task and its last result
-// (PullRequestBody).
+// Title (runs.WorkTitle), a body naming the run, its task and its last result.
 type PullRequestOptions struct {
 	Base, Title, Body string
 	Draft             bool
@@ -171,9 +170,13 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, runs.ErrAskRun)
 	}
 	var pushed *push.Attempt
+	var result string // the run's last result, for the default body
 	err = runs.ReadEvents(s.StateDir, info.ID, func(e runs.Event) error {
-		if e.Type == runs.EventPush && e.Push != nil && e.Push.Outcome == push.Pushed {
+		switch {
+		case e.Type == runs.EventPush && e.Push != nil && e.Push.Outcome == push.Pushed:
 			pushed = e.Push
+		case e.Type == runs.EventResult && e.Text != "":
+			result = e.Text
 		}
 		return nil
 	})
@@ -187,7 +190,7 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		o.Title = runs.WorkTitle(info)
 	}
 	if o.Body == "" {
-		o.Body = PullRequestBody(s.StateDir, info)
+		o.Body = pullRequestBody(info, result)
 	}
 	opened, err := push.OpenPullRequest(ctx, push.PullRequest{
 		APIBase:           s.Settings.GitHub.APIURL,
@@ -213,16 +216,9 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 	return pr, nil
 }
 
-// PullRequestBody is a pull request's default body: which run made the change, its task
+// pullRequestBody is a pull request's default body: which run made the change, its task
 // and its last result.
-func PullRequestBody(stateDir string, info runs.Info) string {
-	var result string
-	runs.ReadEvents(stateDir, info.ID, func(e runs.Event) error { //nolint:errcheck // the body does without it
-		if e.Type == runs.EventResult && e.Text != "" {
-			result = e.Text
-		}
-		return nil
-	})
+func pullRequestBody(info runs.Info, result string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Made by a segwi %s run (Claude Code), run `%s`, cost $%.4f.\n", info.Kind, info.ID, info.CostUSD)
 	if p := strings.TrimSpace(info.Prompt); p != "" {
