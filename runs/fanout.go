@@ -99,8 +99,8 @@ func (m *Manager) publish(e Event) {
 	m.subs.send(e)
 }
 
-// SubscriberBuffer is how many events a subscriber may fall behind before it misses some.
-const SubscriberBuffer = 1024
+// subscriberBuffer is how many events a subscriber may fall behind before it misses some.
+const subscriberBuffer = 1024
 
 // A Subscriber is one channel of events whose sender never waits: what does not fit is
 // counted and reported by an EventDropped event once there is room. Run.Subscribe and
@@ -114,9 +114,9 @@ type Subscriber struct {
 }
 
 // NewSubscriber returns a subscriber whose channel holds backlog already, with room for
-// SubscriberBuffer more.
+// subscriberBuffer more.
 func NewSubscriber(backlog []Event) *Subscriber {
-	s := &Subscriber{ch: make(chan Event, SubscriberBuffer+len(backlog))}
+	s := &Subscriber{ch: make(chan Event, subscriberBuffer+len(backlog))}
 	for _, e := range backlog {
 		s.ch <- e
 	}

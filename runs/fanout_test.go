@@ -51,8 +51,8 @@ func TestASlowSubscriberIsToldHowManyEventsItMissed(t *testing.T) {
 	defer r.rec.close()
 	events, cancel := r.Subscribe()
 	defer cancel()
-	emitTexts(r, 1, SubscriberBuffer+10) // nobody reads: the last 10 do not fit
-	receive(t, events, SubscriberBuffer)
+	emitTexts(r, 1, subscriberBuffer+10) // nobody reads: the last 10 do not fit
+	receive(t, events, subscriberBuffer)
 	emitTexts(r, 5000, 1)
 	got := receive(t, events, 2)
 	if got[0].Type != EventDropped || got[0].Dropped != 10 {
