@@ -58,7 +58,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 // is denied.
 func (h *Hub) ask(req approvals.Request) {
 	body := req.Notice()
-	if err := h.windows.need(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errNoSpawn) {
+	if err := h.windows.need(); err != nil {
 		h.opts.Log("approval request %s of run %s: no window could open to show it; unless one opens, it is denied when it times out at %s: %v",
 			req.ID, req.Run.ID, req.Deadline.Format(time.TimeOnly), err)
 		why := "see segwi's log"
@@ -117,7 +117,7 @@ func (h *Hub) windowEnded() {
 	if h.pending() == 0 {
 		return
 	}
-	if err := h.windows.need(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errNoSpawn) {
+	if err := h.windows.need(); err != nil {
 		h.opts.Log("no window for the approval requests waiting: %v", err)
 	}
 }

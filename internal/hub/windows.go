@@ -251,9 +251,14 @@ func (w *windows) connected(p *control.Peer) {
 }
 
 // need starts a window process when none runs, for a request that waits: its popup
-// shows once the process is up. It returns why none could start, or nil.
+// shows once the process is up. It returns why none could start, or nil, also when there
+// is nothing to tell the person: a hub that starts no window processes (headless segwi
+// run), or one that is ending.
 func (w *windows) need() error {
 	c, err := w.current(false)
+	if errors.Is(err, errNoSpawn) || errors.Is(err, context.Canceled) {
+		return nil
+	}
 	if err == nil && c == nil {
 		return fmt.Errorf("the last %d window processes ended within %s of their start (see above); "+
 			"the next menu item clicked starts one again", maxQuickEnds, quickEnd)
