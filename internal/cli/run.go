@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -300,10 +301,9 @@ func (p *printer) summary(info runs.Info) string {
 	return b.String()
 }
 
-// escapeSeq matches a terminal's CSI and OSC escape sequences.
-var escapeSeq = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
-
-// onlyEscapes reports whether text holds nothing but terminal escapes and white space.
+// onlyEscapes reports whether text holds nothing but terminal escapes, control characters
+// and white space. A run's output events come without escapes already; a record written by
+// an older segwi may still hold them.
 func onlyEscapes(text string) bool {
-	return strings.TrimSpace(escapeSeq.ReplaceAllString(text, "")) == ""
+	return len(bytes.TrimSpace(visible.StripTerminal([]byte(text)))) == 0
 }

@@ -307,3 +307,19 @@ func TestTheRunSummaryCountsTurnsInWords(t *testing.T) {
 		}
 	}
 }
+
+// Output that is only a terminal's escapes (the ESC[?25h Claude Code writes on exit,
+// still raw in a record of an older segwi) is not printed as Claude Code's last words.
+func TestOnlyEscapesTellsNoiseFromText(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                            true,
+		"\x1b[?25h":                   true,
+		"\x1b]0;claude\x07 \r\n":      true,
+		"\x1b[1mcannot log in\x1b[0m": false,
+		"plain words":                 false,
+	} {
+		if got := onlyEscapes(text); got != want {
+			t.Errorf("onlyEscapes(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
