@@ -152,14 +152,8 @@ func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
 	}()
 }
 
-// committedText says what a commit holds, for a person.
-func committedText(c changes.Committed) string {
-	s := fmt.Sprintf("Committed %s on %s: %s (%s).", c.Commit[:min(len(c.Commit), 12)], c.Branch, c.Subject, countOf(len(c.Files), "file"))
-	if n := len(c.LeftOut); n > 0 {
-		s += fmt.Sprintf(" Left out, changed before the run: %s.", strings.Join(c.LeftOut, ", "))
-	}
-	return s
-}
+// committedText says what a commit holds, for a person, in the words of the CLI.
+func committedText(c changes.Committed) string { return "Committed " + runs.CommitText(c) + "." }
 
 // openPullRequest asks for the pull request's title and body, then opens it. On Fyne's
 // goroutine.

@@ -203,11 +203,11 @@ func TestCommitAndPushLeavesOutWhatWasChangedBeforeAndThenOffersAPullRequest(t *
 				t.Errorf("the tray was asked to %v, want commit then push", order)
 			}
 			note := w.note.Text
-			if !strings.HasPrefix(note, "Committed 89abcdef0123 on segwi/greet: Greet the reader politely (2 files).") ||
+			if !strings.HasPrefix(note, "Committed 89abcdef0123 on segwi/greet: Greet the reader politely (2 files") ||
 				!strings.HasSuffix(note, "Pushed segwi/greet to origin (https://github.com/ada/web.git).") {
 				t.Errorf("note = %q", note)
 			}
-			if tick == strings.Contains(note, "Left out, changed before the run: notes.txt.") {
+			if tick == strings.Contains(note, "; left out, changed before the run: notes.txt).") {
 				t.Errorf("note = %q; it names what was left out when it left something out", note)
 			}
 
