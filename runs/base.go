@@ -24,6 +24,9 @@ func (r *Run) recordBase(cfg Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), baseWait)
 	defer cancel()
 	b := changes.ReadBase(ctx, gitcmd.New("", "", cfg.Env), r.checkout)
+	// git's own words may hold a remote's URL with its password; the names (branch, files)
+	// are kept as they are, since a commit leaves out exactly the files named here.
+	b.Error = r.m.red.String(b.Error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.info.Base = &b

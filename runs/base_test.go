@@ -50,11 +50,22 @@ func TestARunRecordsItsBaseBeforeClaudeCodeStarts(t *testing.T) {
 func TestARunWhoseGitIsBrokenHasNoBaseAndSaysWhy(t *testing.T) {
 	m, _ := testManager(t, nil)
 	checkout := t.TempDir()
-	if err := os.WriteFile(filepath.Join(checkout, ".git"), []byte("gitdir: /nowhere\n"), 0o644); err != nil {
+	// git names the folder in its error: one that holds a token must not reach the record.
+	token := "ghp_" + strings.Repeat("A1b2", 9)
+	if err := os.WriteFile(filepath.Join(checkout, ".git"), []byte("gitdir: /nowhere/"+token+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	info := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success"}))
-	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || info.Base.Error == "" {
+	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || !strings.Contains(info.Base.Error, "not a git repository") {
 		t.Errorf("got %s with base %+v, want a succeeded run whose base says why git could not read it", info.State, info.Base)
+	}
+	for _, name := range []string{"run.json", "events.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(info.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), token) {
+			t.Errorf("%s holds the token git's error named", name)
+		}
 	}
 }
