@@ -45,11 +45,11 @@ func BaseText(b *changes.Base) string {
 	var where string
 	switch {
 	case b.Detached:
-		where = "detached HEAD at " + shortHash(b.Commit)
+		where = "detached HEAD at " + gitcmd.Short(b.Commit)
 	case b.Unborn:
 		where = b.Branch + ", no commit yet"
 	default:
-		where = b.Branch + " at " + shortHash(b.Commit)
+		where = b.Branch + " at " + gitcmd.Short(b.Commit)
 	}
 	if b.DirtyCount == 0 {
 		return where + ", clean"
@@ -62,5 +62,3 @@ func BaseText(b *changes.Base) string {
 	}
 	return fmt.Sprintf("%s, %s already changed: %s%s", where, plural(b.DirtyCount, "file"), strings.Join(names, ", "), more)
 }
-
-func shortHash(h string) string { return h[:min(len(h), 12)] }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/segwi/segwi/internal/gitcmd"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
@@ -64,7 +65,7 @@ func Annotate(stateDir, id string, e Event, change func(*Info), secrets ...strin
 // CommitText says what a commit of a run's changes holds, for a person: "1a2b3c4d5e6f on
 // segwi/fix: Fix the login (2 files; left out, changed before the run: notes.txt)".
 func CommitText(c changes.Committed) string {
-	text := fmt.Sprintf("%s on %s: %s (%s", shortHash(c.Commit), c.Branch, c.Subject, plural(len(c.Files), "file"))
+	text := fmt.Sprintf("%s on %s: %s (%s", gitcmd.Short(c.Commit), c.Branch, c.Subject, plural(len(c.Files), "file"))
 	if len(c.LeftOut) > 0 {
 		text += "; left out, changed before the run: " + strings.Join(c.LeftOut, ", ")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/internal/gitcmd"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
@@ -69,7 +70,7 @@ func runCommit(ctx context.Context, env *Env, o commitOptions) error {
 		fmt.Fprintf(env.Stdout, "not committed: %v\n", err)
 		return &silentError{ExitError}
 	}
-	fmt.Fprintf(env.Stdout, "committed %s on %s as %s: %s\n", short(c.Commit), c.Branch, c.Author, c.Subject)
+	fmt.Fprintf(env.Stdout, "committed %s on %s as %s: %s\n", gitcmd.Short(c.Commit), c.Branch, c.Author, c.Subject)
 	fmt.Fprintf(env.Stdout, "  files: %s\n", strings.Join(c.Files, ", "))
 	if len(c.LeftOut) > 0 {
 		fmt.Fprintf(env.Stdout, "  left out, already changed before the run: %s (name one with --include to commit it)\n", strings.Join(c.LeftOut, ", "))

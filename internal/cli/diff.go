@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/gitcmd"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 )
@@ -83,7 +84,7 @@ func writeStat(w io.Writer, info runs.Info, snap *changes.Snapshot) {
 	}
 	tw.Flush()
 	for _, c := range snap.Commits {
-		fmt.Fprintf(w, "commit %s %s\n", c.Hash[:min(len(c.Hash), 12)], c.Subject)
+		fmt.Fprintf(w, "commit %s %s\n", gitcmd.Short(c.Hash), c.Subject)
 	}
 	if snap.MoreCommits {
 		fmt.Fprintf(w, "and more commits (only the last %d are listed)\n", changes.MaxCommits)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/gitcmd"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
@@ -91,7 +92,7 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 		}
 		return &silentError{ExitError}
 	}
-	fmt.Fprintf(env.Stdout, "pushed %s (commit %s) to %s (%s)\n", a.Branch, short(a.Commit), a.Remote, a.URL)
+	fmt.Fprintf(env.Stdout, "pushed %s (commit %s) to %s (%s)\n", a.Branch, gitcmd.Short(a.Commit), a.Remote, a.URL)
 	if !o.pr {
 		return nil
 	}
@@ -103,5 +104,3 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	fmt.Fprintf(env.Stdout, "opened pull request #%d: %s\n", pr.Number, pr.URL)
 	return nil
 }
-
-func short(commit string) string { return commit[:min(len(commit), 12)] }

@@ -206,3 +206,6 @@ next:
 		"GCM_INTERACTIVE=never", // Git Credential Manager, if the person's PATH has it
 	)
 }
+
+// Short is a commit's hash as segwi shows it to a person: its first 12 characters.
+func Short(hash string) string { return hash[:min(len(hash), 12)] }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/segwi/segwi/internal/gitcmd"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -268,7 +269,7 @@ func shortHash(h string) string {
 	if h == "" {
 		return "(no commit)"
 	}
-	return h[:min(len(h), 12)]
+	return gitcmd.Short(h)
 }
 
 // bashCommand returns the command of a Bash call's input.

@@ -97,7 +97,7 @@ func Commit(ctx context.Context, g gitcmd.Git, base Base, opts CommitOptions) (C
 func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions) (Committed, error) {
 	r, s := snap.repo, snap.s
 	if r.branch == "" {
-		return Committed{}, refuse(DetachedHead, "HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then commit", r.top, short(r.head))
+		return Committed{}, refuse(DetachedHead, "HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then commit", r.top, gitcmd.Short(r.head))
 	}
 	if snap.Base.DirtyCut() {
 		return Committed{}, refuse(DirtyCut, "%d files were already changed in %s before the run, too many to tell the run's changes apart; commit them yourself with git", snap.Base.DirtyCount, r.top)
@@ -164,7 +164,7 @@ func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions
 	if _, err := r.git(ctx, "update-ref", "-m", reflog, "refs/heads/"+r.branch, commit, r.head); err != nil {
 		now, _ := r.git(ctx, "rev-parse", "--quiet", "--verify", "refs/heads/"+r.branch)
 		if gitcmd.ExitCode(err) > 0 && now != r.head {
-			return Committed{}, refuse(BranchMoved, "branch %s in %s moved while segwi committed (from %s to %s), so segwi left it alone; commit again", r.branch, r.top, short(r.head), short(now))
+			return Committed{}, refuse(BranchMoved, "branch %s in %s moved while segwi committed (from %s to %s), so segwi left it alone; commit again", r.branch, r.top, gitcmd.Short(r.head), gitcmd.Short(now))
 		}
 		return Committed{}, fmt.Errorf("moving branch %s in %s to the new commit: %w", r.branch, r.top, err)
 	}

@@ -129,7 +129,7 @@ func (snap *Snapshot) read(ctx context.Context) error {
 	if snap.from == "" {
 		snap.from = s.empty
 	} else if _, err := s.output(ctx, "cat-file", "-e", snap.from+"^{commit}"); err != nil {
-		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", short(snap.from), snap.repo.top, err)
+		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", gitcmd.Short(snap.from), snap.repo.top, err)
 	}
 	var err error
 	if snap.now, err = s.workTree(ctx); err != nil {
@@ -273,5 +273,3 @@ func fields(b []byte) []string {
 	}
 	return out
 }
-
-func short(hash string) string { return hash[:min(len(hash), 12)] }

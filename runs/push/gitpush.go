@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/segwi/segwi/internal/gitcmd"
 )
 
 // runPush runs git push from a private repository with the credential channel, and fills
@@ -83,7 +85,7 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 			o.changed)
 	case runErr == nil:
 		a.Outcome = Pushed
-		a.Message = fmt.Sprintf("pushed %s (%s) to %s (%s)%s", t.Branch, shortHash(t.Commit), t.Remote, t.URL, note)
+		a.Message = fmt.Sprintf("pushed %s (%s) to %s (%s)%s", t.Branch, gitcmd.Short(t.Commit), t.Remote, t.URL, note)
 		if err := updateTracking(ctx, req, t); err != nil {
 			a.Message += fmt.Sprintf("; the checkout's remote-tracking branch %s/%s was not updated: %v", t.Remote, t.Branch, err)
 		}
@@ -119,13 +121,6 @@ func updateTracking(ctx context.Context, req Request, t Target) error {
 		}
 	}
 	return nil
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // capOutput keeps the end of s, where git puts its verdict, within maxGitOutput bytes.
