@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
-	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
 )
@@ -64,10 +63,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		}
 		return turns(req)
 	})
-	env := claudetest.Env(t, srv.URL)
-	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
-	checkout := claudetest.Checkout(t)
-	writeConfig(t, env, checkout)
+	env, checkout := touchAsksTheDesktop(t, srv.URL)
 	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
 
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-approvals.log"))

@@ -89,10 +89,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		fakeapi.Say(fakeapi.Text("I will create the file."), touch),
 		fakeapi.Say(fakeapi.Text("Created approved.txt.")),
 	))
-	env := claudetest.Env(t, srv.URL)
-	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
-	checkout := claudetest.Checkout(t)
-	writeConfig(t, env, checkout)
+	env, checkout := touchAsksTheDesktop(t, srv.URL)
 
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi.log"))
 	exited := app.exited
@@ -290,6 +287,18 @@ func (p *trayProcess) terminate(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("segwi did not quit within 30 s of SIGTERM")
 	}
+}
+
+// touchAsksTheDesktop sets up what the approval tests share: Claude Code against the fake
+// API at url, with the person's own ask rule for `touch` (so the call comes to segwi's
+// popup), a checkout, and segwi's settings for it.
+func touchAsksTheDesktop(t *testing.T, url string) (*claudetest.Environment, string) {
+	t.Helper()
+	env := claudetest.Env(t, url)
+	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
+	checkout := claudetest.Checkout(t)
+	writeConfig(t, env, checkout)
+	return env, checkout
 }
 
 // writeConfig writes segwi's settings file in env's config folder: the real Claude Code,

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
-	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
@@ -28,10 +27,7 @@ func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 		fakeapi.Say(fakeapi.Text("I will create the file."), touch),
 		fakeapi.Say(fakeapi.Text("Done.")),
 	))
-	env := claudetest.Env(t, srv.URL)
-	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
-	checkout := claudetest.Checkout(t)
-	writeConfig(t, env, checkout)
+	env, checkout := touchAsksTheDesktop(t, srv.URL)
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-popups.log"))
 	tr, _ := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
 
