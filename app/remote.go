@@ -275,6 +275,11 @@ func (t *trayLink) Changes(ctx context.Context, runID, path string) (control.Cha
 	return t.client.Changes(ctx, runID, path)
 }
 
+// ChangedFiles reads the files the run changed, without their diff (changesReader).
+func (t *trayLink) ChangedFiles(ctx context.Context, runID string) (control.ChangeSet, error) {
+	return t.client.ChangedFiles(ctx, runID)
+}
+
 // Commit commits the ended run's changes as the person, in the tray (shipper).
 func (t *trayLink) Commit(ctx context.Context, runID string, opts changes.CommitOptions) (changes.Committed, error) {
 	return t.client.Commit(ctx, control.Commit{Run: runID, Message: opts.Message, Include: opts.Include})

@@ -21,6 +21,8 @@ import (
 type changesReader interface {
 	// Changes returns the run's changed files and the diff of path ("" for every file).
 	Changes(ctx context.Context, runID, path string) (control.ChangeSet, error)
+	// ChangedFiles returns the run's changed files and commits, without a diff.
+	ChangedFiles(ctx context.Context, runID string) (control.ChangeSet, error)
 }
 
 // changesTimeout bounds one reading of a run's changes: git hashes the work tree.

@@ -188,6 +188,16 @@ func (s *scriptedChanges) Changes(_ context.Context, _, path string) (control.Ch
 	return s.set, s.err
 }
 
+// filesOnly marks a ChangedFiles call among scriptedChanges' calls.
+const filesOnly = "(files only)"
+
+func (s *scriptedChanges) ChangedFiles(context.Context, string) (control.ChangeSet, error) {
+	s.calls <- filesOnly
+	set := s.set
+	set.Diff = changes.Patch{}
+	return set, s.err
+}
+
 // A diff of 5,000 lines shows at once: the list makes widgets for the rows on screen
 // only, and scrolling to its end shows its last line.
 func TestAFiveThousandLineDiffShowsWithoutMakingARowForEachLine(t *testing.T) {
@@ -300,5 +310,27 @@ func TestAFiveThousandLineDiffThroughTheTray(t *testing.T) {
 	want := fmt.Sprintf("%d|+line 4999 of a long file", diffAdded)
 	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("the diff lacks big.txt's last line; it has %d lines", len(lines))
+	}
+}
+
+// A push check asks the tray for the changed files only: the real tray answers with the
+// files and no diff, so a large diff is not carried over the channel to learn whether
+// anything is uncommitted.
+func TestThePushCheckGetsTheFilesWithoutTheDiff(t *testing.T) {
+	r := newChangedRun(t)
+	link := trayOver(t, r.stateDir)
+	ctx, cancel := context.WithTimeout(context.Background(), changesTimeout)
+	defer cancel()
+	set, err := link.ChangedFiles(ctx, r.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Files) != 2 || !set.Uncommitted() || set.Diff.Text != "" {
+		t.Errorf("files only: %d files, uncommitted %v, %d bytes of diff; want 2 files, uncommitted, no diff",
+			len(set.Files), set.Uncommitted(), len(set.Diff.Text))
+	}
+	full, err := link.Changes(ctx, r.id, "")
+	if err != nil || !strings.Contains(full.Diff.Text, "+a file the run wrote") {
+		t.Errorf("the full read: %v, diff %q; want the run's diff", err, full.Diff.Text)
 	}
 }

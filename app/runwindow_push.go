@@ -23,7 +23,7 @@ func (w *runWindow) checkPush() {
 	var set control.ChangeSet
 	if err == nil && w.deps.shipper != nil && w.deps.changes != nil {
 		// A run whose changes cannot be read is pushed as it is: push says what it can.
-		set, _ = w.deps.changes.Changes(ctx, w.info.ID, "")
+		set, _ = w.deps.changes.ChangedFiles(ctx, w.info.ID)
 	}
 	onUI(func() {
 		w.pushChecked, w.pushOK = true, err == nil

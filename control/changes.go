@@ -19,6 +19,8 @@ const MaxChangedFiles = 2000
 type Changes struct {
 	Run  string `json:"run"`
 	Path string `json:"path,omitempty"`
+	// FilesOnly asks for the files and commits without a diff: what a push check needs.
+	FilesOnly bool `json:"filesOnly,omitempty"`
 }
 
 // MessageType returns TypeChanges.

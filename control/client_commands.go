@@ -174,7 +174,17 @@ func (c *Client) Continue(ctx context.Context, id, prompt string, keepOpen bool)
 // Changes returns what the run id changed since its base, with the diff of the file path
 // ("" for every file).
 func (c *Client) Changes(ctx context.Context, id, path string) (ChangeSet, error) {
-	r, err := c.do(ctx, Changes{Run: id, Path: path})
+	return c.changes(ctx, Changes{Run: id, Path: path})
+}
+
+// ChangedFiles returns the files and commits the run id changed since its base, without
+// a diff.
+func (c *Client) ChangedFiles(ctx context.Context, id string) (ChangeSet, error) {
+	return c.changes(ctx, Changes{Run: id, FilesOnly: true})
+}
+
+func (c *Client) changes(ctx context.Context, cmd Changes) (ChangeSet, error) {
+	r, err := c.do(ctx, cmd)
 	if err != nil {
 		return ChangeSet{}, err
 	}

@@ -104,7 +104,7 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		h.unsubscribe(p, cmd.Run)
 		return control.Reply{}
 	case control.Changes:
-		cs, err := h.changeSet(ctx, cmd.Run, cmd.Path)
+		cs, err := h.changeSet(ctx, cmd)
 		if err != nil {
 			return control.Failed(err)
 		}
