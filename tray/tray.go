@@ -22,11 +22,22 @@ type Tray struct {
 	clicks chan Action   // from the items' goroutines to the one that calls acts
 	every  time.Duration // RefreshEvery; tests shorten it
 
-	mu    sync.Mutex
-	items []Item // the menu shown
-	look  Look
-	tip   string
-	shown bool // the icon and tooltip were set once
+	mu      sync.Mutex
+	items   []Item  // the menu shown
+	entries []entry // its systray items, hidden ones included, in their order
+	look    Look
+	tip     string
+	shown   bool // the icon and tooltip were set once
+}
+
+// entry is one item of the systray menu. Its key (see keyOf) is what it is for its whole
+// life, and so what a click on its id does: a change of label or state is made in place,
+// keeping the id that a tray host showing the menu may be about to click.
+type entry struct {
+	key    string
+	mi     *systray.MenuItem // nil for a separator
+	item   Item              // what it shows
+	hidden bool
 }
 
 // New returns a tray whose menu items call acts. Nothing shows until Run.
@@ -81,24 +92,83 @@ func (t *Tray) Show(s Snapshot) {
 		systray.SetTooltip(tip)
 	}
 	if !t.shown || !slices.Equal(items, t.items) {
-		t.build(items)
+		t.update(items)
 	}
 	t.items, t.look, t.tip, t.shown = items, look, tip, true
 }
 
+// update makes the menu show items. Where the items shown can show them in place (no
+// new key, none out of order) their labels and states change and the items not wanted are
+// hidden, so that every id keeps meaning what it meant: a tray host that read the menu a
+// moment ago clicks what the person saw. Otherwise (a new run, a problem shown first) the
+// menu is built anew. Called with t.mu held.
+func (t *Tray) update(items []Item) {
+	shown := make([]string, len(t.entries))
+	for i, e := range t.entries {
+		shown[i] = e.key
+	}
+	wanted := make([]string, len(items))
+	for j, it := range items {
+		wanted[j] = keyOf(it)
+	}
+	at, ok := placeIn(shown, wanted)
+	if !ok {
+		t.build(items)
+		return
+	}
+	used := make([]bool, len(t.entries))
+	for j, i := range at {
+		used[i] = true
+		e, it := &t.entries[i], items[j]
+		if e.mi != nil {
+			if it.Label != e.item.Label {
+				e.mi.SetTitle(it.Label)
+			}
+			if it.Disabled && !e.item.Disabled {
+				e.mi.Disable()
+			} else if !it.Disabled && e.item.Disabled {
+				e.mi.Enable()
+			}
+			if e.hidden {
+				e.mi.Show()
+				e.hidden = false
+			}
+		}
+		e.item = it
+	}
+	kept := t.entries[:0]
+	for i, e := range t.entries {
+		switch {
+		case used[i]:
+		case e.item.Action.Verb == OpenRun: // the run has left the menu, for good
+			e.mi.Remove()
+			continue
+		case !e.hidden:
+			e.mi.Hide()
+			e.hidden = true
+		}
+		kept = append(kept, e)
+	}
+	t.entries = kept
+}
+
 // build replaces the menu with items. Each item's clicks go to t.clicks; an item's
-// goroutine ends when the next build removes it (systray closes its channel).
+// goroutine ends when the item is removed (systray closes its channel). Called with t.mu
+// held.
 func (t *Tray) build(items []Item) {
 	systray.ResetMenu()
+	t.entries = t.entries[:0]
 	for _, it := range items {
 		if it.Separator {
 			systray.AddSeparator()
+			t.entries = append(t.entries, entry{key: keyOf(it), item: it})
 			continue
 		}
 		mi := systray.AddMenuItem(it.Label, "")
 		if it.Disabled {
 			mi.Disable()
 		}
+		t.entries = append(t.entries, entry{key: keyOf(it), mi: mi, item: it})
 		if it.Action.Verb == NoVerb {
 			continue
 		}
@@ -112,6 +182,45 @@ func (t *Tray) build(items []Item) {
 			}
 		}()
 	}
+}
+
+// keyOf is what a menu item is for its life: a separator, a line that only informs (its
+// text may change), or its action (its label and state may change).
+func keyOf(it Item) string {
+	switch {
+	case it.Separator:
+		return "---"
+	case it.Action.Verb == NoVerb:
+		return "note"
+	}
+	return fmt.Sprintf("%d %s %s", it.Action.Verb, it.Action.Kind, it.Action.Run)
+}
+
+// placeIn finds, for each key wanted, the entry of shown that shows it in place: at[j] is
+// the index in shown for wanted[j], in increasing order. Entries skipped are hidden, but a
+// separator cannot be (systray gives no handle to one): ok is false when a wanted key has
+// no entry after the one before it, or a separator would be skipped.
+func placeIn(shown, wanted []string) (at []int, ok bool) {
+	i := 0
+	for _, key := range wanted {
+		for i < len(shown) && shown[i] != key {
+			if shown[i] == "---" {
+				return nil, false
+			}
+			i++
+		}
+		if i == len(shown) {
+			return nil, false
+		}
+		at = append(at, i)
+		i++
+	}
+	for ; i < len(shown); i++ {
+		if shown[i] == "---" {
+			return nil, false
+		}
+	}
+	return at, true
 }
 
 // Follow shows snapshot() on t now, again after each value from changes (a burst of

@@ -3,9 +3,12 @@ package tray
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/systray"
 
 	"github.com/segwi/segwi/runs"
 )
@@ -83,5 +86,88 @@ func TestNoFyneInTheTrayProcess(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "fyne.io/systray\n") {
 		t.Errorf("go list -deps does not list fyne.io/systray; is the check reading the right packages?\n%s", out)
+	}
+}
+
+// TestAChangeKeepsTheMenuItemsIds checks that a change of labels, of states or a run
+// leaving updates the menu in place: a tray host that read the menu a moment before
+// (the person has it open) clicks an id that still does what its label said. Only a new
+// run builds the menu anew. (A rebuild while the host had the menu open lost a click in
+// CI: systray drops a click on an id that is gone.)
+func TestAChangeKeepsTheMenuItemsIds(t *testing.T) {
+	tr := New(Actions{})
+	ids := func() map[string]*systray.MenuItem {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		m := make(map[string]*systray.MenuItem)
+		for _, e := range tr.entries {
+			if e.mi != nil && !e.hidden {
+				m[e.item.Label] = e.mi
+			}
+		}
+		return m
+	}
+	web := Run{ID: "r1", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0}
+	api := Run{ID: "r2", Name: "api", Kind: runs.KindAsk, State: runs.StateRunning, Since: t0}
+	tr.Show(Snapshot{Now: t0, Canary: true, Runs: []Run{web, api}})
+	before := ids()
+
+	waiting := web
+	waiting.State, waiting.Waiting = runs.StateWaiting, runs.WaitApproval
+	tr.Show(Snapshot{Now: t0.Add(3 * time.Minute), Canary: false, Pending: 1, Runs: []Run{waiting}})
+	after := ids()
+	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelSettings, LabelQuit} {
+		if before[label] == nil || before[label] != after[label] {
+			t.Errorf("%q is item %v before the change and %v after; want the same item", label, before[label], after[label])
+		}
+	}
+	if got := menuLines(tr.items); !slices.Contains(got, LabelCanary+" (off)") {
+		t.Errorf("the menu after the change is %q; want the canary item disabled", got)
+	}
+	lines := menuLines(tr.items)
+	if len(after) != len(lines)-strings.Count(strings.Join(lines, "\n"), "---") {
+		t.Errorf("the menu shows %d items, want those of %q: the run that left is still shown", len(after), menuLines(tr.items))
+	}
+	var runItem *systray.MenuItem
+	for label, mi := range after {
+		if strings.HasPrefix(label, "web · build") {
+			runItem = mi
+		}
+	}
+	if runItem == nil {
+		t.Fatalf("the menu after the change is %q; want the web run's item", menuLines(tr.items))
+	}
+	if runItem != before["web · build · running <1m"] {
+		t.Errorf("the web run's item changed from %v to %v; want its label changed in place", before["web · build · running <1m"], runItem)
+	}
+
+	// A run that is new to the menu: built anew, every item shown once.
+	tr.Show(Snapshot{Now: t0, Canary: true, Runs: []Run{waiting, api}})
+	tr.mu.Lock()
+	n := len(tr.entries)
+	tr.mu.Unlock()
+	if want := len(menuLines(tr.items)); n != want {
+		t.Errorf("the menu holds %d entries after a new run, want %d (%q)", n, want, menuLines(tr.items))
+	}
+}
+
+func TestPlaceInKeepsSeparatorsAndOrder(t *testing.T) {
+	for _, tt := range []struct {
+		shown, wanted []string
+		at            []int
+		ok            bool
+	}{
+		{[]string{"a", "---", "b"}, []string{"a", "---", "b"}, []int{0, 1, 2}, true},
+		{[]string{"a", "note", "---", "b"}, []string{"a", "---", "b"}, []int{0, 2, 3}, true}, // the note is hidden
+		{[]string{"a", "---", "b"}, []string{"---", "b"}, []int{1, 2}, true},                 // a is hidden
+		{[]string{"a", "---", "b"}, []string{"a", "b"}, nil, false},                          // a separator cannot be hidden
+		{[]string{"a", "b"}, []string{"b", "a"}, nil, false},                                 // out of order
+		{[]string{"a"}, []string{"a", "c"}, nil, false},                                      // a new key
+		{[]string{"a", "b", "---"}, []string{"a", "---"}, []int{0, 2}, true},
+	} {
+		at, ok := placeIn(tt.shown, tt.wanted)
+		if ok != tt.ok || (ok && !slices.Equal(at, tt.at)) {
+			t.Errorf("placeIn(%q, %q) = %v, %v; want %v, %v", tt.shown, tt.wanted, at, ok, tt.at, tt.ok)
+		}
 	}
 }
