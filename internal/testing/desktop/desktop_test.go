@@ -261,18 +261,37 @@ func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayPr
 		// nothing of theirs still writes in the test's folders when they are removed.
 		select {
 		case <-p.exited:
-			return
 		default:
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.exited:
+			case <-time.After(30 * time.Second):
+				p.cmd.Process.Kill()
+				<-p.exited
+			}
 		}
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(30 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.exited
+		// What the tray and its window process said, before the test's folders go: CI
+		// keeps only the test's output.
+		if t.Failed() {
+			logTail(t, logPath, 80)
 		}
 	})
 	return p
+}
+
+// logTail logs the last n lines of the file at path.
+func logTail(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("reading %s: %v", path, err)
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	t.Logf("the last %d lines of %s:\n%s", len(lines), path, strings.Join(lines, "\n"))
 }
 
 // terminate sends the tray SIGTERM and waits, up to 30 s, for it to exit cleanly.

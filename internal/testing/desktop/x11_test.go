@@ -3,6 +3,7 @@ package desktop
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,14 +35,17 @@ const windowWait = 60 * time.Second
 func waitForWindow(t testing.TB, name string, within time.Duration) string {
 	t.Helper()
 	var id string
-	await.For(t, within, fmt.Sprintf("a window titled %q", name), func() bool {
+	await.For(t, within, fmt.Sprintf("a window titled %q", name), func() error {
 		out, err := xdotool(t, "search", "--onlyvisible", "--name", name)
-		if err != nil || out == "" {
-			return false
+		if out == "" { // xdotool search fails with no output when nothing matches
+			return errors.New("no such window is shown")
+		}
+		if err != nil {
+			return fmt.Errorf("xdotool search: %v: %s", err, out)
 		}
 		ids := strings.Fields(out)
 		id = ids[len(ids)-1]
-		return true
+		return nil
 	})
 	return id
 }
