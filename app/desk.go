@@ -62,8 +62,16 @@ func (d *desk) event(b control.Body) {
 // show opens the window s asks for, and returns once it shows. On a goroutine of its own.
 func (d *desk) show(_ context.Context, s control.Show) error {
 	var err error
-	if !onUIWait(func() { err = d.open(s) }) {
-		return errQuitting
+	// Once this process has decided to leave (on Fyne's goroutine, see exitWhenIdle), it
+	// opens nothing: the tray asks the next window process.
+	if !onUIWait(func() {
+		if uiQuitting.Load() {
+			err = control.ErrLeaving
+			return
+		}
+		err = d.open(s)
+	}) {
+		return control.ErrLeaving
 	}
 	return err
 }

@@ -117,19 +117,26 @@ func exitWhenIdle(ctx context.Context, a fyne.App, keeper fyne.Window, idle time
 			return
 		case <-t.C:
 		}
-		open := false
+		leaving := false
 		if !onUIWait(func() {
+			open := false
 			for _, w := range a.Driver().AllWindows() {
 				open = open || w != keeper
+			}
+			switch {
+			case open:
+				since = time.Now()
+			case time.Since(since) >= idle:
+				// Decided on Fyne's goroutine, where a Show opens its window: a Show that
+				// came before has its window open (so no leaving), one that comes after
+				// finds uiQuitting set and is asked of the next window process.
+				leaving = !uiQuitting.Swap(true)
 			}
 		}) {
 			return
 		}
-		switch {
-		case open:
-			since = time.Now()
-		case time.Since(since) >= idle:
-			leave(a)
+		if leaving {
+			fyne.Do(a.Driver().Quit)
 			return
 		}
 	}

@@ -100,6 +100,7 @@ const (
 	CodeNoSession       Code = "no-session"        // runs.ErrNoSession: the run cannot be continued
 	CodeNothingToCommit Code = "nothing-to-commit" // changes.ErrNothingToCommit
 	CodeNoGuardDeny     Code = "canary-no-guard"   // canary.ErrNoGuardDeny
+	CodeLeaving         Code = "windows-leaving"   // ErrLeaving
 )
 
 var codes = []struct {
@@ -115,7 +116,13 @@ var codes = []struct {
 	{CodeNoSession, runs.ErrNoSession},
 	{CodeNothingToCommit, changes.ErrNothingToCommit},
 	{CodeNoGuardDeny, canary.ErrNoGuardDeny},
+	{CodeLeaving, ErrLeaving},
 }
+
+// ErrLeaving is the window process's answer to a Show that came once it had decided to
+// leave (its last window closed a while ago, or it quits): the window did not open, and
+// the tray asks the window process it starts next.
+var ErrLeaving = errors.New("the window process is leaving, so it opens no new window")
 
 // ReplyError is a request's error as the other side's reply said it: its words, and the
 // sentinel error it stands for, which errors.Is matches.

@@ -241,6 +241,26 @@ func TestAShowReachesANewWindowProcessWhenTheLastOneLeaves(t *testing.T) {
 	}
 }
 
+// A window process that has decided to leave answers a Show with control.ErrLeaving
+// (its window would never show): the hub waits for it to end and asks the next one. The
+// click was lost before: the person clicked a menu item and nothing opened.
+func TestAShowAnsweredLeavingReachesTheNextWindowProcess(t *testing.T) {
+	h := newHarness(t, "", options{})
+	h.windows.onShow = func(w *fakeWindow, s control.Show) error {
+		if w.n == 1 {
+			go func() { time.Sleep(50 * time.Millisecond); w.client.Close() }() // it leaves just after answering
+			return control.ErrLeaving
+		}
+		return nil
+	}
+	if err := h.hub.Show(context.Background(), control.Show{Window: control.ShowHistory}); err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	if s := h.windows.window(t, 2).nextShow(t); s.Window != control.ShowHistory {
+		t.Errorf("the second window process was asked to show %s", s.Window)
+	}
+}
+
 func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
 	claude := claudeScript(t, "trap 'exit 0' TERM\nread line\nwhile :; do sleep 1; done\n")
 	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  runs:\n    stopGrace: 1s\n", options{})

@@ -267,8 +267,9 @@ func (w *windows) need() error {
 }
 
 // show asks the window process to show s, starting one when none runs. When the window
-// process ends as it is asked (it was leaving, its last window closed a while ago), a
-// new one is asked.
+// process is leaving as it is asked (its last window closed a while ago): it ends with
+// the request unanswered, or answers control.ErrLeaving; then, once it has ended, a new
+// one is asked.
 func (w *windows) show(ctx context.Context, s control.Show) error {
 	for attempt := 0; ; attempt++ {
 		p, err := w.ensure(ctx)
@@ -277,11 +278,35 @@ func (w *windows) show(ctx context.Context, s control.Show) error {
 		}
 		r, err := p.Request(ctx, s)
 		if err == nil {
-			return r.Err()
+			err = r.Err()
+			if attempt > 0 || !errors.Is(err, control.ErrLeaving) {
+				return err
+			}
+			if err := w.gone(ctx, p); err != nil {
+				return err
+			}
+			continue
 		}
 		if attempt > 0 || p.Err() == nil || ctx.Err() != nil {
 			return err
 		}
+	}
+}
+
+// gone waits until the window process connected as p has ended, or ctx is done.
+func (w *windows) gone(ctx context.Context, p *control.Peer) error {
+	w.mu.Lock()
+	c := w.cur
+	same := c != nil && c.peer == p
+	w.mu.Unlock()
+	if !same {
+		return nil // it has ended already
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
