@@ -99,7 +99,13 @@ func newCheckout(t *testing.T) string {
 // wait returns r's summary once it has ended, failing the test after 20 s.
 func wait(t *testing.T, r *Run) Info {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return waitWithin(t, r, 20*time.Second)
+}
+
+// waitWithin is wait for a run that may take longer on a busy machine.
+func waitWithin(t *testing.T, r *Run, within time.Duration) Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	info, err := r.Wait(ctx)
 	if err != nil {
