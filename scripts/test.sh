@@ -35,10 +35,26 @@ if [ "${1:-}" != "--in-session" ]; then
   export LANG=en_US.UTF-8 SEGWI_TEST_STRICT=1
   export SEGWI_TEST_CLAUDE="$PWD/testdata/claude-code/node_modules/.bin/claude"
   unset GH_TOKEN GITHUB_TOKEN ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
-  # The session bus starts services (a notification daemon) with its own environment: never
-  # on the person's real display. The tests' display is the Xvfb started below.
+  # Never the person's real display: the tests' display is the Xvfb started below.
   unset DISPLAY WAYLAND_DISPLAY
-  dbus-run-session -- "$0" --in-session "$@"
+  # A session bus that starts no service on demand: the tests start what they need (the
+  # tray host, the keyring, a notification daemon on a bus of its own). With the machine's
+  # services, each desktop notification started dunst, which found no display and aborted.
+  cat >"$work/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=$work/run</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF
+  dbus-run-session --config-file="$work/bus.conf" -- "$0" --in-session "$@"
   exit $?
 fi
 shift
