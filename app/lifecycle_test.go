@@ -37,6 +37,7 @@ func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
 	// As the window process's desk.openSettings does with the report the hub sends it.
 	_, w := openTestSettings(t, SettingsWindowConfig{Path: rep.File, Current: rep.FileSettings(), LoadErr: rep.Err})
 	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle() // the tray answers off the UI goroutine
 	after, err := settings.Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,10 @@ type settingsWindow struct {
 	settingAuto  bool // autostart is being reverted: do not act on the change
 	fields       fieldLayout
 	saved        string // the form's values as opened or last saved, to tell unsaved edits
+
+	ui     func(func())   // runs a function on the UI goroutine and waits: cfg.uiDo, else fyne.DoAndWait
+	saving bool           // a Save is under way: Save is off until its answer
+	saves  sync.WaitGroup // the Save under way, until its answer is shown
 }
 
 // settingsWindows holds the open settings window of each app, so that Settings… raises
@@ -90,6 +94,10 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 		app: a, cfg: cfg, cancel: cancel,
 		yaml: ext == ".yaml" || ext == ".yml",
 		win:  a.NewWindow("segwi settings"),
+	}
+	w.ui = cfg.uiDo
+	if w.ui == nil {
+		w.ui = fyne.DoAndWait
 	}
 	w.form = newSettingsForm(cfg.Path, cfg.Current)
 	w.form.onChange = w.updateSave
@@ -230,6 +238,9 @@ func (w *settingsWindow) repoBox(r *repoRow) *fyne.Container {
 // updateSave turns Save on only for a valid form and a YAML file, and says why not.
 func (w *settingsWindow) updateSave() {
 	switch {
+	case w.saving:
+		w.save.Disable()
+		w.setNote("Saving…", widget.MediumImportance)
 	case !w.yaml:
 		w.save.Disable()
 		w.setNote(fmt.Sprintf("Save writes YAML settings files only, and %s is not one: edit it by hand, "+
@@ -259,20 +270,33 @@ func (w *settingsWindow) setNote(text string, imp widget.Importance) {
 }
 
 // doSave writes the checked settings to the file, keeping the keys segwi does not manage.
+// The tray writes them, and may take a while (up to commandTimeout): the call is made off
+// the UI goroutine, so that the windows stay live, with Save off until its answer shows.
 func (w *settingsWindow) doSave() {
-	if !w.yaml || !w.form.valid() {
+	if w.saving || !w.yaml || !w.form.valid() {
 		return
 	}
-	s := w.form.checked
-	if err := w.cfg.Save(w.cfg.Path, s); err != nil {
-		w.setNote("Not saved: "+err.Error(), widget.DangerImportance)
-		return
-	}
-	w.saved = w.form.values()
-	w.setNote("Saved to "+w.cfg.Path+".", widget.SuccessImportance)
-	if w.cfg.OnSaved != nil {
-		w.cfg.OnSaved(s)
-	}
+	s, values := w.form.checked, w.form.values()
+	w.saving = true
+	w.updateSave()
+	w.saves.Add(1)
+	go func() {
+		defer w.saves.Done()
+		err := w.cfg.Save(w.cfg.Path, s)
+		w.ui(func() {
+			w.saving = false
+			w.updateSave()
+			if err != nil {
+				w.setNote("Not saved: "+err.Error(), widget.DangerImportance)
+				return
+			}
+			w.saved = values
+			w.setNote("Saved to "+w.cfg.Path+".", widget.SuccessImportance)
+			if w.cfg.OnSaved != nil {
+				w.cfg.OnSaved(s)
+			}
+		})
+	}()
 }
 
 // close closes the window (Close, or the window's own close button); with edits not saved

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,9 +82,10 @@ type settingsHarness struct {
 	ui *uiQueue
 }
 
-// settle waits for the keyring calls under way and shows their answers.
+// settle waits for the keyring calls and the Save under way and shows their answers.
 func (h *settingsHarness) settle() {
 	h.token.wait()
+	h.saves.Wait()
 	h.ui.drain()
 }
 
@@ -348,6 +350,7 @@ segwi:
 	test.Type(w.form.maxConcurrent, "6")
 	w.form.approvalsTimeout.SetText("90s")
 	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle() // the tray answers off the UI goroutine
 
 	if len(saved) != 1 || saved[0].Runs.MaxConcurrent != 6 {
 		t.Fatalf("OnSaved got %+v, want one call with maxConcurrent 6", saved)
@@ -413,11 +416,13 @@ func TestSettingsSaveSendsTheRemoteApprovalsFields(t *testing.T) {
 	w.win.Canvas().Focus(f.remoteSocket)
 	test.Type(f.remoteSocket, "~/.local/share/tailscale/tailscaled.sock")
 	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle() // the tray answers off the UI goroutine
 
 	f.remoteEnabled.SetChecked(false)
 	f.remoteOwners.SetText(" ")
 	f.remoteSocket.SetText("")
 	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle() // the tray answers off the UI goroutine
 
 	want := []settings.Remote{
 		{Enabled: true, Port: 8443, Owners: []string{"alice@example.com", "alice@github", "bob@example.com"},
@@ -448,6 +453,31 @@ func TestSettingsSaveSaysItWritesYAMLOnly(t *testing.T) {
 	}
 }
 
+// The tray writes the settings: while it does, the window stays live (the call is off the
+// UI goroutine), Save is off and says so, and a second press does not save twice.
+func TestSettingsSaveWaitsForTheTrayWithoutFreezing(t *testing.T) {
+	home := settingsHome(t)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(),
+		Save: func(string, settings.Settings) error { calls.Add(1); <-release; return nil },
+	})
+	test.Tap(w.save) // returns at once: the UI goroutine is not held by the tray
+	if !w.save.Disabled() || w.note.Text != "Saving…" {
+		t.Errorf("while the tray saves: Save disabled %v, note %q; want it off and \"Saving…\"", w.save.Disabled(), w.note.Text)
+	}
+	test.Tap(w.save)
+	close(release)
+	w.settle()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the tray was asked to save %d times, want once", n)
+	}
+	if w.save.Disabled() || !strings.HasPrefix(w.note.Text, "Saved to ") {
+		t.Errorf("after the tray's answer: Save disabled %v, note %q; want it on and \"Saved to …\"", w.save.Disabled(), w.note.Text)
+	}
+}
+
 func TestSettingsSaveShowsWhyItFailed(t *testing.T) {
 	home := settingsHome(t)
 	path := filepath.Join(home, "config.yaml")
@@ -457,6 +487,7 @@ func TestSettingsSaveShowsWhyItFailed(t *testing.T) {
 	_, w := openTestSettings(t, SettingsWindowConfig{Path: path, Current: settings.Default(),
 		LoadErr: errors.New(path + ": yaml: line 1: did not find expected ',' or ']'")})
 	test.Tap(w.save)
+	w.settle()
 	if !strings.HasPrefix(w.note.Text, "Not saved: saving settings: "+path) || !strings.Contains(w.note.Text, "fix the YAML syntax first") {
 		t.Errorf("got note %q, want why Save failed", w.note.Text)
 	}
@@ -555,6 +586,7 @@ func TestSettingsCloseAsksBeforeLosingEdits(t *testing.T) {
 		t.Fatal("Keep editing closed the window or lost the edit")
 	}
 	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle() // the tray answers off the UI goroutine
 	test.Tap(settingsButton(t, w.win, "Close"))
 	if isOpen() {
 		t.Fatal("Close after Save asked instead of closing")
