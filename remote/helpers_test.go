@@ -30,7 +30,9 @@ func screenshotDir(t *testing.T) string {
 // awaitApprovalEvent waits for an event named name of request on es.
 func awaitApprovalEvent(t *testing.T, es *tailnet.EventStream, name, request string) string {
 	t.Helper()
-	return es.Await(t, 10*time.Second, name, `"request":"`+request+`"`)
+	// A bound for a hang: on a clean clone's test run, the machine busy compiling, the
+	// first event had not come within 10 s (a failure now says whether the stream ended).
+	return es.Await(t, 30*time.Second, name, `"request":"`+request+`"`)
 }
 
 // logLines is segwi's log, as the page writes it.

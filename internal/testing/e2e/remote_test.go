@@ -104,7 +104,7 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 	if res := phone.Answer(t, fetchReq, "allow", "", nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("the phone's allow: %s: %s", res.Status, bodyOf(res))
 	}
-	events.Await(t, 10*time.Second, "gone", "Allowed by "+who)
+	events.Await(t, 30*time.Second, "gone", "Allowed by "+who)
 	wipeReq := request("rm -rf .git")
 	if res := phone.Answer(t, wipeReq, "deny", "keep the history", nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("the phone's deny: %s: %s", res.Status, bodyOf(res))

@@ -85,8 +85,9 @@ func (v *Visitor) Answer(t *testing.T, request, decision, reason string, edit fu
 // EventStream is the page's event stream, read on a goroutine of its own until the test
 // ends.
 type EventStream struct {
-	mu   sync.Mutex
-	seen []string // "name data"
+	mu    sync.Mutex
+	seen  []string // "name data"
+	ended string   // why the stream ended, once it has
 }
 
 // Events opens the page's event stream.
@@ -125,6 +126,13 @@ func (v *Visitor) Events(t *testing.T) *EventStream {
 				es.mu.Unlock()
 			}
 		}
+		why := "the page closed it"
+		if err := sc.Err(); err != nil {
+			why = err.Error()
+		}
+		es.mu.Lock()
+		es.ended = why
+		es.mu.Unlock()
 	}()
 	return es
 }
@@ -134,16 +142,20 @@ func (v *Visitor) Events(t *testing.T) *EventStream {
 func (es *EventStream) Await(t *testing.T, within time.Duration, name, match string) string {
 	t.Helper()
 	var found string
-	await.For(t, within, fmt.Sprintf("a %s event with %s", name, match), func() bool {
+	await.For(t, within, fmt.Sprintf("a %s event with %s", name, match), func() error {
 		es.mu.Lock()
 		defer es.mu.Unlock()
 		for _, e := range es.seen {
 			if strings.HasPrefix(e, name+" ") && strings.Contains(e, match) {
 				found = strings.TrimPrefix(e, name+" ")
-				return true
+				return nil
 			}
 		}
-		return false
+		err := fmt.Errorf("the stream had %d events: %q", len(es.seen), es.seen)
+		if es.ended != "" {
+			err = fmt.Errorf("%w, then it ended (%s)", err, es.ended)
+		}
+		return err
 	})
 	return found
 }
