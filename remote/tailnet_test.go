@@ -268,12 +268,12 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 		}
 		b.Screenshot(t, filepath.Join(screenshotDir(t), "remote-page-phone.png"))
 		b.Click(t, b.Await(t, time.Second, card+" button.allow"))
-		await.For(t, 10*time.Second, "the hub to take the browser's answer", func() bool { return len(p.hub.Answers()) > before })
+		await.For(t, 30*time.Second, "the hub to take the browser's answer", func() bool { return len(p.hub.Answers()) > before })
 		got := p.hub.Answers()[before]
 		if got.Request != req || got.Decision != control.Allow || got.By != "phone ("+p.net.Phone.Login+")" {
 			t.Errorf("the hub took %+v, want an allow of %s by the phone", got, req)
 		}
-		await.For(t, 10*time.Second, "the card to say who allowed it", func() error {
+		await.For(t, 30*time.Second, "the card to say who allowed it", func() error {
 			el, err := b.Find(card + " .outcome")
 			if err != nil {
 				return err

@@ -85,7 +85,7 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 		if res := stolen.Answer(t, fetchReq, "allow", "", nil); res.StatusCode != http.StatusForbidden {
 			t.Errorf("an answer from the machine's node: %s, want 403", res.Status)
 		}
-		await.For(t, 10*time.Second, "segwi to log the refusal naming the machine's node", func() bool {
+		await.For(t, 30*time.Second, "segwi to log the refusal naming the machine's node", func() bool {
 			return strings.Contains(p.stderr.String(), "refused node machine ("+tn.Machine.Login+")")
 		})
 	})
