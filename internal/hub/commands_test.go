@@ -261,6 +261,33 @@ func TestAShowAnsweredLeavingReachesTheNextWindowProcess(t *testing.T) {
 	}
 }
 
+// A window process that ends before it connects (it could not open the display, or
+// crashed on its way up) costs the person's click nothing: the hub starts one more.
+func TestAShowOutlivesAWindowProcessThatDiedStarting(t *testing.T) {
+	h := newHarness(t, "", options{})
+	h.windows.dieEarly = 1 // before the hub starts any
+	if err := h.hub.Show(context.Background(), control.Show{Window: control.ShowSettings}); err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	if s := h.windows.window(t, 2).nextShow(t); s.Window != control.ShowSettings {
+		t.Errorf("the second window process was asked to show %s", s.Window)
+	}
+	if log := h.log.String(); !strings.Contains(log, "the window process ended before it connected") {
+		t.Errorf("the hub's log does not name the failed start:\n%s", log)
+	}
+
+	// Two in a row: the click fails, and says why.
+	h.windows.window(t, 2).client.Close() // its last window closed: it leaves
+	await.For(t, within, "the second window process to be gone", func() bool { return h.hub.WindowPid() == 0 })
+	h.windows.mu.Lock()
+	h.windows.dieEarly = 2
+	h.windows.mu.Unlock()
+	err := h.hub.Show(context.Background(), control.Show{Window: control.ShowSettings})
+	if err == nil || !strings.Contains(err.Error(), "ended before it connected") {
+		t.Errorf("Show with two failed starts: %v, want it to say the window process ended before it connected", err)
+	}
+}
+
 func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
 	claude := claudeScript(t, "trap 'exit 0' TERM\nread line\nwhile :; do sleep 1; done\n")
 	h := newHarness(t, "segwi:\n  claude:\n    path: "+claude+"\n  runs:\n    stopGrace: 1s\n", options{})

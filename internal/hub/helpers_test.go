@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -100,6 +101,9 @@ type fakeWindows struct {
 	mu      sync.Mutex
 	started []*fakeWindow
 	onShow  func(w *fakeWindow, s control.Show) error // nil: every Show succeeds
+	// dieEarly is how many of the next window processes end before they connect, as one
+	// that cannot open the display does.
+	dieEarly int
 }
 
 // fakeWindow is one fake window process: what it was sent, and its channel.
@@ -118,7 +122,16 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 	w := &fakeWindow{n: len(f.started) + 1, events: make(chan control.Body, 1024), shows: make(chan control.Show, 64),
 		conn: theirs, gone: make(chan struct{})}
 	f.started = append(f.started, w)
+	die := f.dieEarly > 0
+	if die {
+		f.dieEarly--
+	}
 	f.mu.Unlock()
+	if die {
+		theirs.Close()
+		close(w.gone)
+		return &hub.Process{Conn: ours, Pid: os.Getpid(), Wait: func() error { return errors.New("exit status 1") }, Kill: w.kill}, nil
+	}
 	go func() {
 		defer close(w.gone)
 		c, err := control.NewClient(theirs, control.ClientOptions{

@@ -43,6 +43,10 @@ const (
 	maxQuickEnds = 3
 )
 
+// errEndedEarly is ensure's error when the window process it started ended before it
+// said hello: it could not open the display, or crashed on its way up.
+var errEndedEarly = errors.New("the window process ended before it connected: see segwi's log")
+
 // errNoSpawn is the error of a window asked of a hub that cannot start window processes
 // (headless segwi run, whose only client is the approval page).
 var errNoSpawn = errors.New("no window process can be started (this tray was built without one)")
@@ -107,7 +111,7 @@ func (w *windows) ensure(ctx context.Context) (*control.Peer, error) {
 				return nil, ctx.Err()
 			}
 		case <-c.done:
-			return nil, errors.New("the window process ended before it connected: see segwi's log")
+			return nil, errEndedEarly
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -269,10 +273,15 @@ func (w *windows) need() error {
 // show asks the window process to show s, starting one when none runs. When the window
 // process is leaving as it is asked (its last window closed a while ago): it ends with
 // the request unanswered, or answers control.ErrLeaving; then, once it has ended, a new
-// one is asked.
+// one is asked. A window process that ends before it connects is tried once more: the
+// person's click is not lost to one failed start (both are logged).
 func (w *windows) show(ctx context.Context, s control.Show) error {
 	for attempt := 0; ; attempt++ {
 		p, err := w.ensure(ctx)
+		if errors.Is(err, errEndedEarly) && attempt == 0 {
+			w.logf("showing the %s window: %v; starting another", s.Window, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
