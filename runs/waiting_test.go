@@ -54,11 +54,10 @@ func TestAKeptOpenRunSaysItWaitsForYourReply(t *testing.T) {
 	if loaded, err := Load(m.config().StateDir, r.ID()); err != nil || loaded.Waiting != WaitReply {
 		t.Errorf("run.json says waiting %q (%v), want reply", loaded.Waiting, err)
 	}
+	// The follow-up puts it back to running: the subscribers' moves below show it (a look
+	// at Info after Send can come after the fake's quick answer, and see it waiting again).
 	if err := r.Send("and now this"); err != nil {
 		t.Fatalf("Send: %v", err)
-	}
-	if info := r.Info(); info.State != StateRunning || info.Waiting != "" {
-		t.Errorf("after a follow-up: %s waiting %q, want running", info.State, info.Waiting)
 	}
 	await.For(t, 10*time.Second, "the run to wait for your reply after the follow-up's result", waitingForYou)
 	r.CloseInput()
