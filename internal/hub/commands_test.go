@@ -248,13 +248,24 @@ func TestAShowAnsweredLeavingReachesTheNextWindowProcess(t *testing.T) {
 	h := newHarness(t, "", options{})
 	h.windows.onShow = func(w *fakeWindow, s control.Show) error {
 		if w.n == 1 {
-			go func() { time.Sleep(50 * time.Millisecond); w.client.Close() }() // it leaves just after answering
 			return control.ErrLeaving
 		}
 		return nil
 	}
-	if err := h.hub.Show(context.Background(), control.Show{Window: control.ShowHistory}); err != nil {
-		t.Fatalf("Show: %v", err)
+	shown := make(chan error, 1)
+	go func() { shown <- h.hub.Show(context.Background(), control.Show{Window: control.ShowHistory}) }()
+	// The hub took the answer and waits for the first process to go, which it then does.
+	await.For(t, within, "the hub to say the window process is leaving", func() bool {
+		return strings.Contains(h.log.String(), "the window process is leaving; asking the next one")
+	})
+	h.windows.window(t, 1).client.Close()
+	select {
+	case err := <-shown:
+		if err != nil {
+			t.Fatalf("Show: %v", err)
+		}
+	case <-time.After(within):
+		t.Fatal("Show did not return once the leaving window process had gone")
 	}
 	if s := h.windows.window(t, 2).nextShow(t); s.Window != control.ShowHistory {
 		t.Errorf("the second window process was asked to show %s", s.Window)

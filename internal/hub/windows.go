@@ -291,6 +291,7 @@ func (w *windows) show(ctx context.Context, s control.Show) error {
 			if attempt > 0 || !errors.Is(err, control.ErrLeaving) {
 				return err
 			}
+			w.logf("showing the %s window: the window process is leaving; asking the next one once it has gone", s.Window)
 			if err := w.gone(ctx, p); err != nil {
 				return err
 			}
