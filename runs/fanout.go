@@ -30,6 +30,16 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
 	r.rec.event(&e, sync)
+	if r.ending {
+		r.held = append(r.held, e)
+		return
+	}
+	r.fanOutLocked(e)
+}
+
+// fanOutLocked hands a recorded event to the run's subscribers, the Manager's (when
+// notable) and the backlog a late subscriber starts from. r.mu is held.
+func (r *Run) fanOutLocked(e Event) {
 	r.subs.send(e)
 	if notable(e) {
 		r.m.publish(e)

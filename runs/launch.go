@@ -145,6 +145,9 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 
 // finish ends the run: its last events, its final state, the record closed, the
 // approvals registration withdrawn, the Manager told. Only the first call does anything.
+// The last events and the final state reach the subscribers only once the record is
+// closed and the folder's lock let go: a subscriber that acts on the end (a commit, a
+// push, a note on the record) finds the run no longer live.
 func (r *Run) finish(state State, reason string, last []Event) {
 	cfg := r.m.config()
 	r.mu.Lock()
@@ -160,6 +163,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 
 	r.mu.Lock()
+	r.ending = true
 	for _, e := range last {
 		if e.Exit != nil {
 			code := e.Exit.Code
@@ -170,7 +174,6 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	r.info.End = time.Now()
 	r.setStateLocked(state, reason)
 	r.stepLocked(onEnded, "", "")
-	r.subs.closeAll()
 	r.mu.Unlock()
 
 	if err := r.rec.close(); err != nil {
@@ -180,6 +183,14 @@ func (r *Run) finish(state State, reason string, last []Event) {
 		r.m.red.Remove(token)
 	}
 	r.lock.Close() // releases the folder's lock: the run is no longer live
+
+	r.mu.Lock()
+	for _, e := range r.held {
+		r.fanOutLocked(e)
+	}
+	r.held = nil
+	r.subs.closeAll()
+	r.mu.Unlock()
 	r.m.ended(r)
 	close(r.done)
 }

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -155,5 +156,36 @@ func TestAQueuedKeptOpenRunFinishedBeforeItStartsEndsAfterItsTurn(t *testing.T) 
 	wait(t, first)
 	if info := wait(t, queued); info.State != StateSucceeded || info.Waiting != "" {
 		t.Errorf("the run finished while queued ended %s (%s) waiting %q, want succeeded after its turn", info.State, info.Reason, info.Waiting)
+	}
+}
+
+// A run's end reaches its subscribers once the run is no longer live: a window that
+// commits or pushes the moment it sees "succeeded" finds the run's folder free. The hub
+// did just that, and got "the run is still going" now and then: the final state went out
+// before the record was closed and the folder's lock released.
+func TestARunsEndIsToldOnceItsFolderIsFree(t *testing.T) {
+	m, _ := testManager(t, nil)
+	for i := range 5 {
+		states, cancel := m.Subscribe()
+		r := start(t, m, Spec{Prompt: "fake:success"})
+		mine, cancelMine := r.Subscribe()
+		for e := range states {
+			if e.RunID == r.ID() && e.Type == EventState && e.State.To.Final() {
+				break
+			}
+		}
+		cancel()
+		if _, err := KillLeftovers(m.config().StateDir, r.ID()); errors.Is(err, ErrRunLive) {
+			t.Fatalf("run %d: the Manager's subscribers were told of its end while it was live: %v", i, err)
+		}
+		for e := range mine {
+			if e.Type == EventState && e.State.To.Final() {
+				break
+			}
+		}
+		cancelMine()
+		if _, err := AppendEvent(m.config().StateDir, r.ID(), Event{Type: EventStatus, Text: "after the end"}); errors.Is(err, ErrRunLive) {
+			t.Fatalf("run %d: the run's own subscribers were told of its end while it was live: %v", i, err)
+		}
 	}
 }
