@@ -63,7 +63,7 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 
 	request := func(command string) string {
 		t.Helper()
-		data := events.Await(t, 90*time.Second, "approval", command)
+		data := events.AwaitApproval(t, 90*time.Second, command)
 		var a struct{ Request string }
 		if err := json.Unmarshal([]byte(data), &a); err != nil || a.Request == "" {
 			t.Fatalf("the approval event %s names no request: %v", data, err)

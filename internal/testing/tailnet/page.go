@@ -134,7 +134,47 @@ func (v *Visitor) Events(t *testing.T) *EventStream {
 		es.ended = why
 		es.mu.Unlock()
 	}()
+	// The page's connection to the core may still be starting when the stream opens: what
+	// is asked until the core's snapshot arrives comes in that snapshot, not as an event of
+	// its own. Return once the stream carries the snapshot, so that what a test asks after
+	// comes as an event.
+	es.Await(t, 30*time.Second, "approvals", "")
 	return es
+}
+
+// AwaitApproval waits up to within for a waiting approval whose data holds match, told
+// as an event of its own or in a snapshot of what waits, and returns its data: a
+// request asked before the page's stream had its snapshot is in that snapshot.
+func (es *EventStream) AwaitApproval(t *testing.T, within time.Duration, match string) string {
+	t.Helper()
+	var found string
+	await.For(t, within, "an approval with "+match, func() error {
+		es.mu.Lock()
+		defer es.mu.Unlock()
+		for _, e := range es.seen {
+			name, data, _ := strings.Cut(e, " ")
+			switch name {
+			case "approval":
+				if strings.Contains(data, match) {
+					found = data
+					return nil
+				}
+			case "approvals":
+				var waiting []json.RawMessage
+				if err := json.Unmarshal([]byte(data), &waiting); err != nil {
+					return fmt.Errorf("a snapshot of what waits that is not a JSON list: %v: %s", err, data)
+				}
+				for _, a := range waiting {
+					if strings.Contains(string(a), match) {
+						found = string(a)
+						return nil
+					}
+				}
+			}
+		}
+		return es.describeLocked()
+	})
+	return found
 }
 
 // Await waits up to within for an event named name whose data holds match, and returns
@@ -151,13 +191,18 @@ func (es *EventStream) Await(t *testing.T, within time.Duration, name, match str
 				return nil
 			}
 		}
-		err := fmt.Errorf("the stream had %d events: %q", len(es.seen), es.seen)
-		if es.ended != "" {
-			err = fmt.Errorf("%w, then it ended (%s)", err, es.ended)
-		}
-		return err
+		return es.describeLocked()
 	})
 	return found
+}
+
+// describeLocked says what the stream carried, and why it ended if it has.
+func (es *EventStream) describeLocked() error {
+	err := fmt.Errorf("the stream had %d events: %q", len(es.seen), es.seen)
+	if es.ended != "" {
+		err = fmt.Errorf("%w, then it ended (%s)", err, es.ended)
+	}
+	return err
 }
 
 // FreePort returns a TCP port on loopback that nothing listens on now, for the page: in
