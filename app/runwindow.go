@@ -61,7 +61,7 @@ type runWindowDeps struct {
 }
 
 // runWindow shows one run: a header, its timeline, its raw output, and its controls. Its
-// fields are touched on Fyne's goroutine only, except refreshes.
+// fields are touched on Fyne's goroutine only, except the atomic ones.
 type runWindow struct {
 	deps runWindowDeps
 	run  liveRun // nil for a past run's record
@@ -91,18 +91,18 @@ type runWindow struct {
 	stopPressed bool
 	sending     bool
 	ended       bool
-	pushChecked bool
 	pushOK      bool
 	pushing     bool
 	shipSet     control.ChangeSet // the changes read when the push was checked; with some not committed, Push commits first
 	committed   string            // what the commit before the push under way did, in words
 
-	refreshes atomic.Int64 // batches applied, for tests
-	detached  atomic.Bool  // the app is quitting: touch no widget any more
-	closed    atomic.Bool  // the window was closed
-	settled   atomic.Int64 // follow-ups and pushes answered, for tests
-	opened    atomic.Int64 // rows opened in full, for tests
-	quit      chan struct{}
+	refreshes   atomic.Int64 // batches applied, for tests
+	pushChecked atomic.Bool  // the push was checked and Push shows the outcome, for tests
+	detached    atomic.Bool  // the app is quitting: touch no widget any more
+	closed      atomic.Bool  // the window was closed
+	settled     atomic.Int64 // follow-ups and pushes answered, for tests
+	opened      atomic.Int64 // rows opened in full, for tests
+	quit        chan struct{}
 
 	cancelMu sync.Mutex
 	cancel   func() // ends the subscription; nil before it and for a record
@@ -399,7 +399,8 @@ func (w *runWindow) infoNow() runs.Info {
 func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 	atEnd := len(rows) > 0
 	w.info = info
-	if (ended || info.State.Final()) && !w.ended {
+	justEnded := (ended || info.State.Final()) && !w.ended
+	if justEnded {
 		w.ended = true
 		w.followUp.Disable()
 		w.send.Disable()
@@ -408,7 +409,6 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 		if w.deps.shipper != nil && info.SessionID != "" {
 			w.cont.Show()
 		}
-		go w.checkPush()
 	}
 	if info.PullRequest != "" && w.prLink.Hidden {
 		w.showPullRequest(info.PullRequest)
@@ -418,6 +418,10 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 	w.rawList.Refresh()
 	if atEnd {
 		w.list.ScrollToBottom()
+	}
+	if justEnded {
+		// Once the window shows the end: what the check changes comes after it.
+		go w.checkPush()
 	}
 	w.refreshes.Add(1) // last: a test that saw it sees the widgets updated
 }

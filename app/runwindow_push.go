@@ -26,7 +26,8 @@ func (w *runWindow) checkPush() {
 		set, _ = w.deps.changes.ChangedFiles(ctx, w.info.ID)
 	}
 	onUI(func() {
-		w.pushChecked, w.pushOK = true, err == nil
+		defer w.pushChecked.Store(true) // last: a test that saw it sees Push as it will be
+		w.pushOK = err == nil
 		w.shipSet = set
 		if set.Uncommitted() {
 			w.push.SetText("Commit and push…")

@@ -104,9 +104,7 @@ func recordWindow(t *testing.T, info runs.Info, change func(*runWindowDeps)) *ru
 	})
 	if deps.pusher != nil && info.Kind != runs.KindAsk {
 		await.For(t, 10*time.Second, "the push to be checked", func() bool {
-			checked := false
-			onUIWait(func() { checked = w.pushChecked })
-			return checked
+			return w.pushChecked.Load()
 		})
 	}
 	return w

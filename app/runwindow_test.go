@@ -299,9 +299,7 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(4*time.Minute) })
 	close(h.run.events)
 	await.For(t, 10*time.Second, "Push to be checked", func() bool {
-		checked := false
-		onUIWait(func() { checked = h.w.pushChecked })
-		return checked
+		return h.w.pushChecked.Load()
 	})
 	test.Tap(h.w.push)
 	await.For(t, 10*time.Second, "the push to be answered", func() bool { return h.w.settled.Load() == 1 })
