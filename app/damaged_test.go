@@ -67,9 +67,12 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := newRunWindow(runWindowDeps{app: a, stateDir: state, now: time.Now}, nil, info)
-		w.Show()
-		defer w.win.Close()
+		var w *runWindow
+		ui(func() {
+			w = newRunWindow(runWindowDeps{app: a, stateDir: state, now: time.Now}, nil, info)
+			w.Show()
+		})
+		defer ui(w.win.Close)
 		await.For(t, 10*time.Second, "a row saying the events cannot be read", func() error {
 			var texts []string
 			for _, r := range onUITimeline(w) {
@@ -86,7 +89,7 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 // onUITimeline returns the window's timeline rows (mark|text), read on Fyne's goroutine.
 func onUITimeline(w *runWindow) []string {
 	var rows []string
-	fyne.DoAndWait(func() { rows = timelineTexts(w) })
+	ui(func() { rows = timelineTexts(w) })
 	return rows
 }
 

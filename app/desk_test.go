@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,12 +173,9 @@ func TestAPopupClosesWhenTheTraySaysItsRequestNoLongerWaits(t *testing.T) {
 }
 
 func popupWindowIsOpen(w fyne.Window) bool {
-	for _, o := range fyne.CurrentApp().Driver().AllWindows() {
-		if o == w {
-			return true
-		}
-	}
-	return false
+	open := false
+	ui(func() { open = slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w) })
+	return open
 }
 
 // The tray's Show opens a run's window, which follows the run through the tray: its
@@ -194,7 +192,7 @@ func TestTheRunWindowFollowsARunThroughTheTray(t *testing.T) {
 		t.Fatalf("Show = %+v, %v", rep, err)
 	}
 	var w *runWindow
-	fyne.DoAndWait(func() { w = h.d.runWins[info.ID] })
+	ui(func() { w = h.d.runWins[info.ID] })
 	if w == nil || w.run == nil {
 		t.Fatalf("no live run window for run %s", info.ID)
 	}
@@ -211,7 +209,7 @@ func TestTheRunWindowFollowsARunThroughTheTray(t *testing.T) {
 		var rows []string
 		var stopOff bool
 		var status string
-		fyne.DoAndWait(func() { rows, stopOff, status = timelineTexts(w), w.stop.Disabled(), w.status.Text })
+		ui(func() { rows, stopOff, status = timelineTexts(w), w.stop.Disabled(), w.status.Text })
 		if !strings.Contains(strings.Join(rows, "\n"), "Looking at the form.") || !stopOff ||
 			!strings.Contains(status, "succeeded") || !strings.Contains(status, "$0.2500") {
 			return fmt.Errorf("the timeline has %q, Stop disabled %v, the status is %q", rows, stopOff, status)
@@ -233,7 +231,7 @@ func TestTheSettingsWindowKeepsTheTokenAndTheFileThroughTheTray(t *testing.T) {
 	}
 	command[control.TokenStatus](t, h.hub)
 	var w *settingsWindow
-	fyne.DoAndWait(func() {
+	ui(func() {
 		settingsWindows.Lock()
 		w = settingsWindows.m[h.d.app]
 		settingsWindows.Unlock()
@@ -243,12 +241,12 @@ func TestTheSettingsWindowKeepsTheTokenAndTheFileThroughTheTray(t *testing.T) {
 	}
 	await.For(t, 10*time.Second, "the token's status", func() bool {
 		var text string
-		fyne.DoAndWait(func() { text = w.token.status.Text })
+		ui(func() { text = w.token.status.Text })
 		return text == tokenIsSet
 	})
-	fyne.DoAndWait(func() { test.Tap(settingsButton(t, w.win, "Save")) })
+	ui(func() { test.Tap(settingsButton(t, w.win, "Save")) })
 	if got := command[control.SaveSettings](t, h.hub); got.Settings.Claude.Model != "opus" {
 		t.Errorf("saved %+v, want the model opus", got.Settings.Claude)
 	}
-	fyne.DoAndWait(w.win.Close)
+	ui(w.win.Close)
 }

@@ -71,9 +71,11 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	await.For(t, 10*time.Second, "the result", func() bool { return r.Info().CostUSD > 0 })
 
 	a := test.NewTempApp(t)
-	w := newRunWindow(runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}, r, runs.Info{})
-	w.Show()
-	w.win.Close() // the person is done with it
+	ui(func() {
+		w := newRunWindow(runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}, r, runs.Info{})
+		w.Show()
+		w.win.Close() // the person is done with it
+	})
 
 	await.For(t, 10*time.Second, "the run to end once its window closed", func() bool { return r.Info().State.Final() })
 	if st := r.Info().State; st != runs.StateSucceeded {

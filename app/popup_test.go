@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,12 +240,9 @@ func assertStillWaiting(t *testing.T, h *popupHarness, done <-chan decideOutcome
 }
 
 func popupWindowOpen(w fyne.Window) bool {
-	for _, o := range fyne.CurrentApp().Driver().AllWindows() {
-		if o == w.(*popupTestWindow).Window {
-			return true
-		}
-	}
-	return false
+	open := false
+	ui(func() { open = slices.Contains(fyne.CurrentApp().Driver().AllWindows(), w.(*popupTestWindow).Window) })
+	return open
 }
 
 func TestPopupShowsTheRequest(t *testing.T) {
@@ -681,7 +679,9 @@ func TestPopupCountsDown(t *testing.T) {
 	for _, s := range steps {
 		h.clock.Advance(s.advance)
 		await.For(t, 10*time.Second, "the countdown to show "+s.want, func() bool { return p.shownTimeLeft() == s.want })
-		if got := p.timeLeft.Text; got != s.want {
+		var got string
+		ui(func() { got = p.timeLeft.Text })
+		if got != s.want {
 			t.Errorf("label = %q, want %q", got, s.want)
 		}
 	}
@@ -748,7 +748,11 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 	if got := decideResult(t, firstDone); !errors.Is(got.err, context.Canceled) {
 		t.Errorf("first Decide error = %v, want %v", got.err, context.Canceled)
 	}
-	if n := h.d.Pending(); n != 0 {
-		t.Errorf("Pending() = %d once both are settled, want 0", n)
-	}
+	// A withdrawn popup closes on Fyne's goroutine, after Decide has returned.
+	await.For(t, 5*time.Second, "both popups to be withdrawn", func() error {
+		if n := h.d.Pending(); n != 0 {
+			return fmt.Errorf("Pending() = %d once both are settled, want 0", n)
+		}
+		return nil
+	})
 }

@@ -94,13 +94,18 @@ func recordWindow(t *testing.T, info runs.Info, change func(*runWindowDeps)) *ru
 	deps := runWindowDeps{app: test.NewTempApp(t), now: func() time.Time { return runT0.Add(time.Hour) },
 		branch: func(string) string { return "segwi/greet" }}
 	change(&deps)
-	w := newRunWindow(deps, nil, info)
-	w.win.Resize(fyne.NewSize(820, 600))
-	w.win.Show()
+	var w *runWindow
+	ui(func() {
+		w = newRunWindow(deps, nil, info)
+		w.win.Resize(fyne.NewSize(820, 600))
+		w.win.Show()
+	})
 	t.Cleanup(func() {
-		if !w.closed.Load() {
-			w.win.Close()
-		}
+		ui(func() {
+			if !w.closed.Load() {
+				w.win.Close()
+			}
+		})
 	})
 	if deps.pusher != nil && info.Kind != runs.KindAsk {
 		await.For(t, 10*time.Second, "the push to be checked", func() bool {

@@ -182,13 +182,17 @@ func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *ru
 	for _, c := range change {
 		c(&deps)
 	}
-	h.w = newRunWindow(deps, h.run, runs.Info{})
-	h.w.win.Resize(fyne.NewSize(820, 600))
-	h.w.win.Show()
+	ui(func() {
+		h.w = newRunWindow(deps, h.run, runs.Info{})
+		h.w.win.Resize(fyne.NewSize(820, 600))
+		h.w.win.Show()
+	})
 	t.Cleanup(func() {
-		if !h.w.closed.Load() { // Fyne's test driver panics on a second Close
-			h.w.win.Close()
-		}
+		ui(func() {
+			if !h.w.closed.Load() { // Fyne's test driver panics on a second Close
+				h.w.win.Close()
+			}
+		})
 	})
 	await.For(t, 10*time.Second, "the window to subscribe", func() bool {
 		h.run.mu.Lock()

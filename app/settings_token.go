@@ -52,10 +52,10 @@ type tokenSection struct {
 }
 
 // newTokenSection builds the section and starts asking the keyring for the token's
-// status. ui runs a function on the UI goroutine and waits for it; nil means fyne.DoAndWait.
+// status. ui runs a function on the UI goroutine and waits for it; nil means uiWait.
 func newTokenSection(ctx context.Context, store tokenStore, ui func(func())) *tokenSection {
 	if ui == nil {
-		ui = fyne.DoAndWait
+		ui = uiWait
 	}
 	t := &tokenSection{store: store, ctx: ctx, ui: ui}
 	t.entry = widget.NewPasswordEntry()

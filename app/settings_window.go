@@ -34,7 +34,7 @@ type SettingsWindowConfig struct {
 	// OnSaved, when not nil, is called on the UI goroutine with the settings just written.
 	OnSaved func(settings.Settings)
 
-	// uiDo runs a function on the UI goroutine and waits for it; nil means fyne.DoAndWait.
+	// uiDo runs a function on the UI goroutine and waits for it; nil means uiWait.
 	// Tests run the keyring's answers on the test goroutine with it.
 	uiDo func(func())
 }
@@ -57,7 +57,7 @@ type settingsWindow struct {
 	fields       fieldLayout
 	saved        string // the form's values as opened or last saved, to tell unsaved edits
 
-	ui     func(func())   // runs a function on the UI goroutine and waits: cfg.uiDo, else fyne.DoAndWait
+	ui     func(func())   // runs a function on the UI goroutine and waits: cfg.uiDo, else uiWait
 	saving bool           // a Save is under way: Save is off until its answer
 	saves  sync.WaitGroup // the Save under way, until its answer is shown
 }
@@ -97,7 +97,7 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	}
 	w.ui = cfg.uiDo
 	if w.ui == nil {
-		w.ui = fyne.DoAndWait
+		w.ui = uiWait
 	}
 	w.form = newSettingsForm(cfg.Path, cfg.Current)
 	w.form.onChange = w.updateSave
