@@ -196,7 +196,9 @@ func (h *Hub) Snapshot() tray.Snapshot {
 	if h.windows.lostProgram() != nil {
 		s.Problem = NoWindowProblem
 	}
-	if h.core == nil {
+	select {
+	case <-h.ready: // Run has the core
+	default:
 		return s
 	}
 	repos := h.core.Settings().Repositories
