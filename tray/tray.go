@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// RefreshEvery is how often the menu is rebuilt for the elapsed times while a run's time
+// RefreshEvery is how often the menu is refreshed for the elapsed times while a run's time
 // is shown, besides on each change.
 const RefreshEvery = 30 * time.Second
 
@@ -32,13 +33,23 @@ type Tray struct {
 
 // entry is one item of the systray menu. Its key (see keyOf) is what it is for its whole
 // life, and so what a click on its id does: a change of label or state is made in place,
-// keeping the id that a tray host showing the menu may be about to click.
+// keeping the id that a tray host showing the menu may be about to click. A run's line is
+// kept for the run it shows until the run leaves; then its place is free (key runPlace)
+// for a run that comes later.
 type entry struct {
 	key    string
 	mi     *systray.MenuItem // nil for a separator
-	item   Item              // what it shows
+	item   Item              // what it shows; its Action is what a click does
 	hidden bool
 }
+
+// Keys of the places that build keeps hidden for what may come without a rebuild.
+const (
+	runPlace  = "run:" // a run's line, free; a run's own is runPlace + its id
+	notePlace = "note" // a line that only informs: "No runs going", the approval page
+	sepKey    = "---"  // a separator, which cannot be hidden
+	spareRuns = 8      // free run lines kept after the runs at each build
+)
 
 // New returns a tray whose menu items call acts. Nothing shows until Run.
 func New(acts Actions) *Tray {
@@ -79,7 +90,7 @@ func (t *Tray) Run(ctx context.Context, first Snapshot) error {
 	return nil
 }
 
-// Show makes the tray show s: the menu is rebuilt, the icon and tooltip set, only where
+// Show makes the tray show s: the menu, the icon and the tooltip are changed only where
 // they differ from what is shown. Safe from any goroutine.
 func (t *Tray) Show(s Snapshot) {
 	items, look, tip := Menu(s), LookOf(s), Tooltip(s)
@@ -97,11 +108,12 @@ func (t *Tray) Show(s Snapshot) {
 	t.items, t.look, t.tip, t.shown = items, look, tip, true
 }
 
-// update makes the menu show items. Where the items shown can show them in place (no
-// new key, none out of order) their labels and states change and the items not wanted are
-// hidden, so that every id keeps meaning what it meant: a tray host that read the menu a
-// moment ago clicks what the person saw. Otherwise (a new run, a problem shown first) the
-// menu is built anew. Called with t.mu held.
+// update makes the menu show items. Where the items shown, hidden places included, can
+// show them in place (see placeIn) their labels and states change, the items not wanted
+// are hidden and those wanted again shown, so that every id keeps meaning what it meant:
+// a tray host that read the menu a moment ago clicks what the person saw. Otherwise (a
+// problem shown first, no free run line left) the menu is built anew. Called with t.mu
+// held.
 func (t *Tray) update(items []Item) {
 	shown := make([]string, len(t.entries))
 	for i, e := range t.entries {
@@ -120,6 +132,7 @@ func (t *Tray) update(items []Item) {
 	for j, i := range at {
 		used[i] = true
 		e, it := &t.entries[i], items[j]
+		e.key = wanted[j] // a free run line takes its run's key
 		if e.mi != nil {
 			if it.Label != e.item.Label {
 				e.mi.SetTitle(it.Label)
@@ -136,45 +149,53 @@ func (t *Tray) update(items []Item) {
 		}
 		e.item = it
 	}
-	kept := t.entries[:0]
-	for i, e := range t.entries {
-		switch {
-		case used[i]:
-		case e.item.Action.Verb == OpenRun: // the run has left the menu, for good
-			e.mi.Remove()
+	for i := range t.entries {
+		e := &t.entries[i]
+		if used[i] {
 			continue
-		case !e.hidden:
+		}
+		if e.item.Action.Verb == OpenRun {
+			// The run has left the menu: its line is free for one that comes later. A
+			// click on it meanwhile still opens the run that left.
+			e.key = runPlace
+		}
+		if !e.hidden {
 			e.mi.Hide()
 			e.hidden = true
 		}
-		kept = append(kept, e)
 	}
-	t.entries = kept
 }
 
-// build replaces the menu with items. Each item's clicks go to t.clicks; an item's
-// goroutine ends when the item is removed (systray closes its channel). Called with t.mu
-// held.
+// build replaces the menu with items, and the hidden places of layout. Each item's clicks
+// go to t.clicks; an item's goroutine ends when the item is removed (systray closes its
+// channel). Called with t.mu held.
 func (t *Tray) build(items []Item) {
 	systray.ResetMenu()
 	t.entries = t.entries[:0]
-	for _, it := range items {
+	for _, p := range layout(items) {
+		it := p.item
 		if it.Separator {
 			systray.AddSeparator()
-			t.entries = append(t.entries, entry{key: keyOf(it), item: it})
+			t.entries = append(t.entries, entry{key: sepKey, item: it})
 			continue
 		}
 		mi := systray.AddMenuItem(it.Label, "")
 		if it.Disabled {
 			mi.Disable()
 		}
-		t.entries = append(t.entries, entry{key: keyOf(it), mi: mi, item: it})
-		if it.Action.Verb == NoVerb {
-			continue
+		if p.hidden {
+			mi.Hide()
 		}
-		act := it.Action
+		t.entries = append(t.entries, entry{key: p.key, mi: mi, item: it, hidden: p.hidden})
+		if p.key == notePlace {
+			continue // it only informs, for its whole life
+		}
 		go func() {
 			for range mi.ClickedCh {
+				act, ok := t.actionOf(mi)
+				if !ok {
+					continue
+				}
 				select {
 				case t.clicks <- act:
 				default: // a person clicking faster than the actions run: drop the click
@@ -184,27 +205,105 @@ func (t *Tray) build(items []Item) {
 	}
 }
 
+// actionOf is what a click on mi does now: a run's line may show another run than when
+// it was built. A free place that never showed a run does nothing.
+func (t *Tray) actionOf(mi *systray.MenuItem) (Action, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.entries {
+		if e.mi == mi {
+			return e.item.Action, e.item.Action.Verb != NoVerb
+		}
+	}
+	return Action{}, false
+}
+
+// place is one entry of the menu as build makes it: an item, or a hidden place kept for
+// what may come later without a rebuild.
+type place struct {
+	key    string
+	item   Item
+	hidden bool
+}
+
+// layout is what build puts in the menu for items: the items, with hidden places kept
+// where lines come and go as segwi works (a rebuild gives every item a new id, and a
+// tray host that read the menu a moment before would click an id that is gone: systray
+// drops that click). Kept: the "No runs going" line while runs are shown, spareRuns free
+// lines after the runs, and the approval page's line after the approvals. A problem
+// line, which comes with a separator, still rebuilds the menu: it is rare.
+func layout(items []Item) []place {
+	var out []place
+	for j, it := range items {
+		next := Item{Separator: true}
+		if j+1 < len(items) {
+			next = items[j+1]
+		}
+		if it.Separator && j > 0 && items[j-1].Action.Verb == NewRun {
+			// The runs' section follows: its note first, then the runs, then spares.
+			out = append(out, place{key: sepKey, item: it})
+			if next.Action.Verb != NoVerb || next.Separator {
+				out = append(out, place{key: notePlace, item: Item{Label: LabelNoRuns, Disabled: true}, hidden: true})
+			}
+			continue
+		}
+		out = append(out, place{key: keyOf(it), item: it})
+		if it.Action.Verb == OpenRun || (it.Label == LabelNoRuns && it.Action.Verb == NoVerb) {
+			if next.Action.Verb != OpenRun {
+				for range spareRuns {
+					out = append(out, place{key: runPlace, item: Item{Label: " "}, hidden: true})
+				}
+			}
+		}
+		if it.Action.Verb == RaiseApprovals && (next.Action.Verb != NoVerb || next.Separator) {
+			out = append(out, place{key: notePlace, item: Item{Disabled: true, Label: " "}, hidden: true})
+		}
+	}
+	return out
+}
+
 // keyOf is what a menu item is for its life: a separator, a line that only informs (its
-// text may change), or its action (its label and state may change).
+// text may change), a run's line, or its action (its label and state may change).
 func keyOf(it Item) string {
 	switch {
 	case it.Separator:
-		return "---"
+		return sepKey
 	case it.Action.Verb == NoVerb:
-		return "note"
+		return notePlace
+	case it.Action.Verb == OpenRun:
+		return runPlace + it.Action.Run
 	}
-	return fmt.Sprintf("%d %s %s", it.Action.Verb, it.Action.Kind, it.Action.Run)
+	return fmt.Sprintf("%d %s", it.Action.Verb, it.Action.Kind)
 }
 
 // placeIn finds, for each key wanted, the entry of shown that shows it in place: at[j] is
-// the index in shown for wanted[j], in increasing order. Entries skipped are hidden, but a
-// separator cannot be (systray gives no handle to one): ok is false when a wanted key has
-// no entry after the one before it, or a separator would be skipped.
+// the index in shown for wanted[j], in increasing order. A run's line is its own entry, or
+// a free run line (runPlace). Entries skipped are hidden, but a separator cannot be
+// (systray gives no handle to one): ok is false when a wanted key has no entry after the
+// one before it, or a separator would be skipped.
 func placeIn(shown, wanted []string) (at []int, ok bool) {
+	// own finds a run's own line in its section, from i: it keeps its place rather than
+	// take a free one before it (where a click meant for a run that left would open it).
+	own := func(i int, key string) int {
+		for ; i < len(shown) && shown[i] != sepKey; i++ {
+			if shown[i] == key {
+				return i
+			}
+		}
+		return -1
+	}
+	fits := func(have, want string) bool {
+		return have == want || (have == runPlace && strings.HasPrefix(want, runPlace))
+	}
 	i := 0
 	for _, key := range wanted {
-		for i < len(shown) && shown[i] != key {
-			if shown[i] == "---" {
+		if strings.HasPrefix(key, runPlace) {
+			if k := own(i, key); k >= 0 {
+				i = k
+			}
+		}
+		for i < len(shown) && !fits(shown[i], key) {
+			if shown[i] == sepKey {
 				return nil, false
 			}
 			i++
@@ -216,7 +315,7 @@ func placeIn(shown, wanted []string) (at []int, ok bool) {
 		i++
 	}
 	for ; i < len(shown); i++ {
-		if shown[i] == "---" {
+		if shown[i] == sepKey {
 			return nil, false
 		}
 	}

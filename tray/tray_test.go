@@ -141,13 +141,40 @@ func TestAChangeKeepsTheMenuItemsIds(t *testing.T) {
 		t.Errorf("the web run's item changed from %v to %v; want its label changed in place", before["web · build · running <1m"], runItem)
 	}
 
-	// A run that is new to the menu: built anew, every item shown once.
+	// A run that is new to the menu takes a free line kept for it: nothing is built anew.
 	tr.Show(Snapshot{Now: t0, Canary: true, Runs: []Run{waiting, api}})
-	tr.mu.Lock()
-	n := len(tr.entries)
-	tr.mu.Unlock()
-	if want := len(menuLines(tr.items)); n != want {
-		t.Errorf("the menu holds %d entries after a new run, want %d (%q)", n, want, menuLines(tr.items))
+	again := ids()
+	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelSettings, LabelQuit} {
+		if after[label] != again[label] {
+			t.Errorf("%q is item %v before a new run and %v after; want the same item", label, after[label], again[label])
+		}
+	}
+	if again["web · build · ⚠ waiting for you <1m"] != runItem {
+		t.Errorf("the web run's item changed when a run came: %v", again)
+	}
+	apiLine := "api · ask · running <1m"
+	if again[apiLine] == nil {
+		t.Fatalf("the menu after a new run is %q; want the api run", menuLines(tr.items))
+	}
+	if act, ok := tr.actionOf(again[apiLine]); !ok || act != (Action{Verb: OpenRun, Run: "r2"}) {
+		t.Errorf("a click on the new run's line does %+v, %v; want it to open r2", act, ok)
+	}
+	if len(again) != len(menuLines(tr.items))-3 { // its three separators
+		t.Errorf("the menu shows %d items, want those of %q", len(again), menuLines(tr.items))
+	}
+
+	// No runs, then runs again: the "No runs going" line and the free lines are kept.
+	tr.Show(Snapshot{Now: t0, Canary: true})
+	none := ids()
+	if none[LabelNoRuns] == nil || none[LabelNewBuild] != again[LabelNewBuild] {
+		t.Errorf("with no runs the menu is %v; want No runs going, and the same items", none)
+	}
+	if act, ok := tr.actionOf(runItem); !ok || act.Run != "r1" {
+		t.Errorf("a click on the line of a run that left does %+v, %v; want it to open that run still", act, ok)
+	}
+	tr.Show(Snapshot{Now: t0, Canary: true, Runs: []Run{api}})
+	if back := ids(); back[LabelNewBuild] != again[LabelNewBuild] || back[apiLine] == nil {
+		t.Errorf("a run after none rebuilt the menu or lost the run: %v", back)
 	}
 }
 
@@ -164,6 +191,12 @@ func TestPlaceInKeepsSeparatorsAndOrder(t *testing.T) {
 		{[]string{"a", "b"}, []string{"b", "a"}, nil, false},                                 // out of order
 		{[]string{"a"}, []string{"a", "c"}, nil, false},                                      // a new key
 		{[]string{"a", "b", "---"}, []string{"a", "---"}, []int{0, 2}, true},
+		// A new run takes a free line after the runs shown.
+		{[]string{"---", "run:r1", "run:", "run:", "---"}, []string{"---", "run:r1", "run:r2", "---"}, []int{0, 1, 2, 4}, true},
+		// A run keeps its own line rather than take the free line of one that left before it.
+		{[]string{"---", "run:", "run:r2", "run:", "---"}, []string{"---", "run:r2", "run:r3", "---"}, []int{0, 2, 3, 4}, true},
+		// No free line left: the menu is built anew.
+		{[]string{"---", "run:r1", "---"}, []string{"---", "run:r1", "run:r2", "---"}, nil, false},
 	} {
 		at, ok := placeIn(tt.shown, tt.wanted)
 		if ok != tt.ok || (ok && !slices.Equal(at, tt.at)) {

@@ -32,8 +32,7 @@ func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 	tr, _ := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
 
 	startRun(t, tr, "New build run…", "Build the thing")
-	// The tray rebuilds its menu as runs change, and an item's id with it: the second run
-	// starts once the menu holds still, the first run waiting for its popup's answer.
+	// The second run starts once the first waits for its popup's answer.
 	waitForWindow(t, `^Approve Bash\? · build run in demo`, 60*time.Second) // xdotool reads a regular expression
 	waitForLabel(t, tr, regexp.MustCompile(`^Waiting approvals \(1\)$`), 10*time.Second)
 	startRun(t, tr, "Ask…", "What is in here")

@@ -49,7 +49,8 @@ func waitForTray(t testing.TB, conn *dbus.Conn, pid int, since time.Time, within
 	return &tray{conn: conn, dest: dest}, time.Since(since)
 }
 
-// items returns the menu's top-level entries, separators left out.
+// items returns the menu's top-level entries as a tray host shows them: separators and
+// hidden entries left out.
 func (tr *tray) items(t testing.TB) []trayItem {
 	t.Helper()
 	var revision uint32
@@ -68,6 +69,9 @@ func (tr *tray) items(t testing.TB) []trayItem {
 		if typ, ok := node.Props["type"]; ok && typ.Value() == "separator" {
 			continue
 		}
+		if v, ok := node.Props["visible"]; ok && v.Value() == false {
+			continue // a place the tray keeps for a line to come, as a tray host hides it
+		}
 		item := trayItem{ID: node.ID, Enabled: true}
 		if v, ok := node.Props["label"]; ok {
 			item.Label, _ = v.Value().(string)
@@ -80,8 +84,8 @@ func (tr *tray) items(t testing.TB) []trayItem {
 	return out
 }
 
-// item returns the entry labelled label, waiting a while for it: the menu is rebuilt
-// whenever a run changes, so it may be caught half built. Ids are not stable, labels are.
+// item returns the entry labelled label, waiting a while for it: a menu being built (at
+// start, or with a problem line) may be caught half built.
 func (tr *tray) item(t testing.TB, label string) trayItem {
 	t.Helper()
 	var found trayItem
