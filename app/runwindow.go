@@ -296,6 +296,9 @@ func (w *runWindow) follow() {
 	_ = tail.read()
 	raw := tail.lines()
 	if !onUIWait(func() {
+		if w.closed.Load() {
+			return // closed before it showed anything: nothing to draw
+		}
 		w.branchText = branch
 		w.tl = past
 		w.raw = raw

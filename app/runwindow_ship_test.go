@@ -101,6 +101,9 @@ func recordWindow(t *testing.T, info runs.Info, change func(*runWindowDeps)) *ru
 		w.win.Show()
 	})
 	t.Cleanup(func() {
+		// Not before the window has shown the record: its drawing would go on into the
+		// next test, on another goroutine than that test's widgets.
+		await.For(t, 10*time.Second, "the window to show the record", func() bool { return w.refreshes.Load() > 0 })
 		ui(func() {
 			if !w.closed.Load() {
 				w.win.Close()
