@@ -99,6 +99,13 @@ func (c *fakePopupClock) Tick(time.Duration) (<-chan time.Time, func()) {
 	}
 }
 
+// tickerCount returns how many tickers tick.
+func (c *fakePopupClock) tickerCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.tickers)
+}
+
 // Advance moves the time on by d and ticks every ticker.
 func (c *fakePopupClock) Advance(d time.Duration) {
 	c.mu.Lock()
@@ -203,13 +210,16 @@ func (h *popupHarness) step(title string) (int, bool) {
 // receives what Decide returns.
 func (h *popupHarness) decide(ctx context.Context, req approvals.Request) (*popup, <-chan decideOutcome) {
 	h.t.Helper()
-	before := h.d.Pending()
+	before, tickers := h.d.Pending(), h.clock.tickerCount()
 	done := make(chan decideOutcome, 1)
 	go func() {
 		a, err := h.d.Decide(ctx, req)
 		done <- decideOutcome{a, err}
 	}()
-	await.For(h.t, 10*time.Second, "the popup to open", func() bool { return h.d.Pending() == before+1 })
+	// Open, and counting down: a tick before Decide asks for its ticker is lost.
+	await.For(h.t, 10*time.Second, "the popup to open and count down", func() bool {
+		return h.d.Pending() == before+1 && h.clock.tickerCount() == tickers+1
+	})
 	ps := h.d.popups()
 	return ps[len(ps)-1], done
 }
