@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -382,6 +383,9 @@ func TestAClientThatStopsReadingIsCutOffAndHoldsNobodyBack(t *testing.T) {
 	rawClient(t, deaf, Version) // then reads nothing
 	good, _ := serve(t, s, Grant{Role: RoleWindow})
 	_, events := window(t, good, nil)
+	// The handshake is over before the server takes a client in for what is published:
+	// what it published before, it sends in its snapshot (this core sends none).
+	await.For(t, within, "the server to take both clients in", func() bool { return len(s.Peers(RoleWindow)) == 2 })
 
 	big := Notice{Level: Info, Title: "big", Text: strings.Repeat("x", 64<<10)}
 	for range 64 { // 4 MiB: more than the socket's buffer and the queue together
