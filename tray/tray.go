@@ -29,6 +29,7 @@ type Tray struct {
 	look    Look
 	tip     string
 	shown   bool // the icon and tooltip were set once
+	quit    bool // Run is ending: systray's bus connection closes, nothing may be shown
 }
 
 // entry is one item of the systray menu. Its key (see keyOf) is what it is for its whole
@@ -83,6 +84,12 @@ func (t *Tray) Run(ctx context.Context, first Snapshot) error {
 	}()
 	go func() {
 		<-ctx.Done()
+		// Not while Show changes the menu: systray closes its bus connection, and a
+		// property set after that panics ("dbus: connection closed by user"), which
+		// ended segwi with exit status 2 on SIGTERM as runs were ending.
+		t.mu.Lock()
+		t.quit = true
+		t.mu.Unlock()
 		systray.Quit()
 	}()
 	systray.Run(nil, nil)
@@ -91,11 +98,15 @@ func (t *Tray) Run(ctx context.Context, first Snapshot) error {
 }
 
 // Show makes the tray show s: the menu, the icon and the tooltip are changed only where
-// they differ from what is shown. Safe from any goroutine.
+// they differ from what is shown. Once Run is ending it does nothing. Safe from any
+// goroutine.
 func (t *Tray) Show(s Snapshot) {
 	items, look, tip := Menu(s), LookOf(s), Tooltip(s)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.quit {
+		return
+	}
 	if !t.shown || look != t.look {
 		systray.SetIcon(look.Icon())
 	}

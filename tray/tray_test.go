@@ -2,6 +2,8 @@ package tray
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -9,7 +11,9 @@ import (
 	"time"
 
 	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -203,4 +207,74 @@ func TestPlaceInKeepsSeparatorsAndOrder(t *testing.T) {
 			t.Errorf("placeIn(%q, %q) = %v, %v; want %v, %v", tt.shown, tt.wanted, at, ok, tt.at, tt.ok)
 		}
 	}
+}
+
+// TestTheTrayQuitsWhileTheMenuChanges quits the tray while its menu keeps changing, as
+// on SIGTERM with runs ending: systray closes its bus connection on quitting, and a
+// change shown after that panicked ("dbus: connection closed by user"), ending segwi with
+// exit status 2 instead of a clean exit.
+//
+// systray runs once per process and keeps its bus connection in package globals, closed
+// once it quits: the test runs in a process of its own, so that the other tests' trays
+// (and a -count above 1) do not meet a closed connection.
+func TestTheTrayQuitsWhileTheMenuChanges(t *testing.T) {
+	if _, err := dbus.SessionBus(); err != nil {
+		t.Skipf("no session bus to show a tray on (scripts/test.sh starts one): %v", err)
+	}
+	if os.Getenv("SEGWI_TRAY_QUIT_TEST") != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTheTrayQuitsWhileTheMenuChanges$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "SEGWI_TRAY_QUIT_TEST=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the tray's process ended with %v:\n%s", err, out)
+		}
+		return
+	}
+	tr := New(Actions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- tr.Run(ctx, Snapshot{Now: t0}) }()
+
+	stop := make(chan struct{})
+	changing := make(chan struct{})
+	go func() {
+		defer close(changing)
+		web := Run{ID: "r1", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s := Snapshot{Now: t0.Add(time.Duration(i) * time.Minute), Pending: i % 2}
+			if i%3 == 0 {
+				s.Runs = []Run{web}
+			}
+			tr.Show(s) // icon, tooltip and menu change each time
+		}
+	}()
+	bus, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid()) // systray's
+	await.For(t, within, "the tray to be on the bus as "+name, func() bool {
+		var has bool
+		return bus.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has) == nil && has
+	})
+	cancel()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(within):
+		t.Fatal("Run did not return once its context was done")
+	}
+	// Changes after the quit are not shown, and end nothing.
+	for i := range 100 {
+		tr.Show(Snapshot{Now: t0.Add(time.Duration(i) * time.Hour), Pending: i})
+	}
+	close(stop)
+	<-changing
 }
