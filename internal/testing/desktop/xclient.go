@@ -23,6 +23,14 @@ static int closeWindow(unsigned long w) {
 	XCloseDisplay(d);
 	return ok ? 0 : -2;
 }
+
+// connectOnce opens the display and closes it again: 0, or -1 when it cannot be opened.
+static int connectOnce(void) {
+	Display *d = XOpenDisplay(NULL);
+	if (d == NULL) return -1;
+	XCloseDisplay(d);
+	return 0;
+}
 */
 import "C"
 
@@ -47,3 +55,7 @@ func CloseWindow(id string) error {
 	}
 	return nil
 }
+
+// ConnectOnce opens a connection to the display, as a starting window process does, and
+// closes it again; it reports whether the display could be opened.
+func ConnectOnce() bool { return C.connectOnce() == 0 }
