@@ -10,7 +10,7 @@ import (
 // driver runs what is handed to it at once on the caller's goroutine, so that a window's
 // follow work, its push check and its refreshes would run side by side. What segwi hands
 // to Fyne (onUI, onUIWait) runs on that goroutine, in order; a test that touches widgets
-// while such work may be under way does so through onUIWait too.
+// while such work may be under way does so there too (ui).
 func TestMain(m *testing.M) {
 	q := newUILoop()
 	uiDo = q.do
