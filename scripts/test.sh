@@ -40,20 +40,7 @@ if [ "${1:-}" != "--in-session" ]; then
   # A session bus that starts no service on demand: the tests start what they need (the
   # tray host, the keyring, a notification daemon on a bus of its own). With the machine's
   # services, each desktop notification started dunst, which found no display and aborted.
-  cat >"$work/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=$work/run</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
+  sed "s|@DIR@|$work/run|" scripts/session-bus.conf >"$work/bus.conf"
   dbus-run-session --config-file="$work/bus.conf" -- "$0" --in-session "$@"
   exit $?
 fi

@@ -101,19 +101,11 @@ func (l *lines) all() []string {
 func privateBus(t *testing.T) string {
 	t.Helper()
 	config := filepath.Join(t.TempDir(), "bus.conf")
-	writeFile(t, config, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=`+t.TempDir()+`</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`)
+	template, err := os.ReadFile(filepath.Join("..", "..", "..", "scripts", "session-bus.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, config, strings.ReplaceAll(string(template), "@DIR@", t.TempDir()))
 	cmd := exec.Command("dbus-daemon", "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
