@@ -3,6 +3,7 @@ package visible
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,6 +21,14 @@ func TestEscape(t *testing.T) {
 		{"every bidirectional formatting character is shown",
 			"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c",
 			`\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c`},
+		// Each of these once read as nothing at all, or as a line break to the eye and none to
+		// bash: "rm -rf /\u200b" reads as "rm -rf /", and tag characters can spell a
+		// whole hidden sentence after a command.
+		{"zero-width spaces, joiners and marks are shown", "rm\u200b -rf\u200c\u200d /\u200e\u200f", `rm\u200b -rf\u200c\u200d /\u200e\u200f`},
+		{"line and paragraph separators are shown", "echo ok\u2028rm -rf ~\u2029", `echo ok\u2028rm -rf ~\u2029`},
+		{"a byte order mark is shown", "\ufeffls", `\ufeffls`},
+		{"tag characters are shown, the whole block", "ls\U000e0001\U000e0072\U000e006d\U000e007f\U000e0000", `ls\U000e0001\U000e0072\U000e006d\U000e007f\U000e0000`},
+		{"the rest of the format category is shown", "soft\u00adhyphen \u2060\u2061\u2064 \u180e \ufff9 \U0001d173", `soft\u00adhyphen \u2060\u2061\u2064 \u180e \ufff9 \U0001d173`},
 		{"bytes that are not UTF-8 are shown", "a\xffb\xc3", `a\xffb\xc3`},
 		{"a replacement character that was in the text is kept", "a\ufffdb", "a\ufffdb"},
 	}
@@ -42,7 +51,7 @@ func FuzzEscape(f *testing.F) {
 			t.Fatalf("Escape(%q) = %q, not UTF-8", s, got)
 		}
 		for _, r := range got {
-			if r != utf8.RuneError && hidden(r) {
+			if r != utf8.RuneError && hidden(r) || unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 {
 				t.Fatalf("Escape(%q) = %q still holds %U", s, got, r)
 			}
 		}
