@@ -133,6 +133,10 @@ func (r *Redactor) String(s string) string {
 	return string(out)
 }
 
+// Holds reports whether b holds a secret that Bytes would mask: a person about to approve
+// text that must be shown whole is told that it looks as though it holds one.
+func (r *Redactor) Holds(b []byte) bool { return len(r.find(b, nil)) > 0 }
+
 // Bytes returns b with every secret replaced by Mask. It returns b itself when nothing was
 // found, and a new slice otherwise; b is never modified.
 func (r *Redactor) Bytes(b []byte) []byte {

@@ -145,3 +145,24 @@ func BenchmarkBytes(b *testing.B) {
 		buf = r.AppendBytes(buf[:0], line)
 	}
 }
+
+func TestHoldsTellsWhetherTextHoldsASecret(t *testing.T) {
+	r := New(runTok)
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"git ls-remote https://deploy:hunter2hunter2@github.com/acme/app.git", true},
+		{"git status\n" + pemBody, true},
+		{"echo " + runTok, true},
+		{`{"command":"go test ./..."}`, false},
+		{"", false},
+	} {
+		if got := r.Holds([]byte(tt.in)); got != tt.want {
+			t.Errorf("Holds(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+		if got, masked := r.Holds([]byte(tt.in)), r.String(tt.in) != tt.in; got != masked {
+			t.Errorf("Holds(%q) = %v, but String masks something: %v", tt.in, got, masked)
+		}
+	}
+}
