@@ -300,7 +300,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:   "popup_edit.xml",
 			title:    "Approve Edit? · build run in Web shop · Say hello in the notes",
 			task:     "Task: Say hello in the notes",
-			caption:  "Edit docs/notes.txt",
+			caption:  "Edit docs/notes.txt:",
 			input:    "{\n  \"file_path\": \"/home/ada/src/web/docs/notes.txt\",\n  \"old_string\": \"# Notes\\nfirst line\\nsecond line\\nlast line\",\n  \"new_string\": \"# Notes\\nfirst line\\nhello, world\\nlast line\",\n  \"replace_all\": false\n}",
 			diff:     []string{"  # Notes", "  first line", "- second line", "+ hello, world", "  last line"},
 			timeLeft: "Time left: 10m 00s, then it is denied",
@@ -310,7 +310,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			req:      writeRequest("w1"),
 			golden:   "popup_write.xml",
 			title:    "Approve Write? · ready run in api",
-			caption:  "Write NOTES.md: a new file",
+			caption:  "Write NOTES.md: a new file:",
 			input:    "{\n  \"file_path\": \"/home/ada/src/api/NOTES.md\",\n  \"content\": \"# Notes\\nShip it.\\n\"\n}",
 			diff:     []string{"+ # Notes", "+ Ship it."},
 			timeLeft: "Time left: 1m 30s, then it is denied",
@@ -321,7 +321,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			golden:   "popup_notebook.xml",
 			title:    "Approve NotebookEdit? · build run in lab · Plot the results",
 			task:     "Task: Plot the results",
-			caption:  "NotebookEdit results.ipynb: replace cell a1b2 (code)",
+			caption:  "NotebookEdit results.ipynb: replace cell a1b2 (code):",
 			input:    "{\n  \"notebook_path\": \"/home/ada/src/lab/results.ipynb\",\n  \"cell_id\": \"a1b2\",\n  \"new_source\": \"import pandas as pd\\npd.read_csv('r.csv').plot()\",\n  \"cell_type\": \"code\",\n  \"edit_mode\": \"replace\"\n}",
 			diff:     []string{"+ import pandas as pd", "+ pd.read_csv('r.csv').plot()"},
 			timeLeft: "Time left: 10m 00s, then it is denied",
@@ -334,19 +334,25 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			defer cancel()
 			p, done := h.decide(ctx, tt.req)
 
+			input := p.panel.main
+			if tt.diff != nil {
+				input = p.panel.json
+			}
 			for _, f := range []struct{ what, got, want string }{
 				{"title", p.win.Title(), tt.title},
 				{"task", p.view.task, tt.task},
-				{"caption", p.view.caption, tt.caption},
-				{"input", p.input.Text, tt.input},
-				{"time left", p.timeLeft.Text, tt.timeLeft},
+				{"caption", p.panel.caption.Text, tt.caption},
+				{"input", input.text(), tt.input},
+				{"time left", p.panel.timeLeft.Text, tt.timeLeft},
 			} {
 				if f.got != f.want {
 					t.Errorf("%s = %q, want %q", f.what, f.got, f.want)
 				}
 			}
-			if !p.input.TextStyle.Monospace {
-				t.Error("input is not shown in monospace")
+			for _, seg := range input.rich.Segments {
+				if !seg.(*widget.TextSegment).Style.TextStyle.Monospace {
+					t.Error("input is not shown in monospace")
+				}
 			}
 			if got := h.app.raisedCount(tt.title); got != 1 {
 				t.Errorf("window raised %d times, want 1 (Show then RequestFocus)", got)
@@ -354,7 +360,7 @@ func TestPopupShowsTheRequest(t *testing.T) {
 			if n := h.app.sent(); len(n) != 0 {
 				t.Errorf("the popup sent the notifications %v; the tray process sends them", n)
 			}
-			if got := p.view.description != ""; got != tt.hasWhyLine {
+			if got := p.view.Description != ""; got != tt.hasWhyLine {
 				t.Errorf("shows a description: %v, want %v", got, tt.hasWhyLine)
 			}
 			checkDiff(t, p, tt.diff)
@@ -373,35 +379,39 @@ func TestPopupShowsTheRequest(t *testing.T) {
 func checkDiff(t *testing.T, p *popup, want []string) {
 	t.Helper()
 	if want == nil {
-		if p.diff != nil || !p.inputScroll.Visible() {
+		if p.view.Shape == approvals.ShapeChange || !p.panel.main.Visible() {
 			t.Error("a call that is not a file change shows a diff, or hides its input")
 		}
 		return
 	}
-	if p.diff == nil {
+	if p.view.Shape != approvals.ShapeChange {
 		t.Fatal("no diff shown")
 	}
 	var got []string
-	for _, seg := range p.diff.Segments {
-		ts := seg.(*widget.TextSegment)
-		got = append(got, ts.Text)
-		wantColour := map[byte]fyne.ThemeColorName{'-': theme.ColorNameError, '+': theme.ColorNameSuccess, ' ': theme.ColorNameForeground}[ts.Text[0]]
-		if ts.Style.ColorName != wantColour || !ts.Style.TextStyle.Monospace {
-			t.Errorf("line %q in colour %q (monospace %v), want %q in monospace", ts.Text, ts.Style.ColorName, ts.Style.TextStyle.Monospace, wantColour)
+	for _, l := range p.panel.main.lines {
+		got = append(got, l.mark+l.text)
+		wantColour := map[byte]fyne.ThemeColorName{'-': theme.ColorNameError, '+': theme.ColorNameSuccess, ' ': ""}[l.mark[0]]
+		if l.color != wantColour {
+			t.Errorf("line %q in colour %q, want %q", l.mark+l.text, l.color, wantColour)
+		}
+	}
+	for _, seg := range p.panel.main.rich.Segments {
+		if !seg.(*widget.TextSegment).Style.TextStyle.Monospace {
+			t.Errorf("segment %q is not in monospace", seg.Textual())
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diff lines (-want +got):\n%s", diff)
 	}
-	if !p.diffScroll.Visible() || p.inputScroll.Visible() {
+	if !p.panel.main.Visible() || p.panel.json.Visible() {
 		t.Error("the diff is not what shows first")
 	}
-	test.Tap(p.showJSON)
-	if p.diffScroll.Visible() || !p.inputScroll.Visible() {
+	test.Tap(p.panel.showJSON)
+	if p.panel.main.Visible() || !p.panel.json.Visible() {
 		t.Error("the toggle does not show the JSON instead of the diff")
 	}
-	test.Tap(p.showJSON)
-	if !p.diffScroll.Visible() {
+	test.Tap(p.panel.showJSON)
+	if !p.panel.main.Visible() {
 		t.Error("the toggle does not bring the diff back")
 	}
 }
@@ -420,10 +430,10 @@ func TestPopupScrollsALongCommand(t *testing.T) {
 	p, done := h.decide(ctx, req)
 	p.win.Resize(fyne.NewSize(640, 480))
 
-	if p.input.Text != command {
+	if p.panel.main.text() != command {
 		t.Error("the popup does not show the whole command")
 	}
-	if content, view := p.inputScroll.Content.MinSize().Height, p.inputScroll.Size().Height; content <= view {
+	if content, view := p.panel.main.scroll.Content.MinSize().Height, p.panel.main.scroll.Size().Height; content <= view {
 		t.Errorf("command is %v high in a view of %v; want it longer, so the view scrolls", content, view)
 	}
 	cancel()
@@ -440,14 +450,10 @@ func TestPopupOpensAtOnceWithAHugeOneLineCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p, done := h.decide(ctx, req) // fails after 10 s when the popup does not open
-	for _, l := range strings.Split(p.input.Text, "\n") {
-		if n := len([]rune(l)); n > inputColumns+1 {
-			t.Fatalf("a line of %d runes is shown, want at most %d and a mark", n, inputColumns+1)
-		}
-	}
-	if got := strings.ReplaceAll(p.input.Text, wrapMark+"\n", ""); got != "echo "+blob {
+	if got := shownText(t, p.panel.main); got != "echo "+blob {
 		t.Error("the command's pieces do not make the command")
 	}
+	assertEveryCharacterInView(t, p.win, p.panel.main)
 	cancel()
 	decideResult(t, done)
 }
@@ -690,7 +696,7 @@ func TestPopupCountsDown(t *testing.T) {
 		h.clock.Advance(s.advance)
 		await.For(t, 10*time.Second, "the countdown to show "+s.want, func() bool { return p.shownTimeLeft() == s.want })
 		var got string
-		ui(func() { got = p.timeLeft.Text })
+		ui(func() { got = p.panel.timeLeft.Text })
 		if got != s.want {
 			t.Errorf("label = %q, want %q", got, s.want)
 		}

@@ -1,21 +1,21 @@
 package app
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 )
 
-// maxShownInput caps how much of a tool's input a popup renders. A Write of a large file
-// would otherwise freeze the window while the label lays out megabytes of text; the popup
-// says how much it left out, so the person can deny when they cannot see it all.
+// maxShownInput caps how much text the details window of a timeline row renders: a label of
+// megabytes would freeze it; it says how much it left out. (A request's view has its own
+// bound, approvals.MaxShown.)
 const maxShownInput = 64 << 10
 
 // Messages a deny carries. The broker prefixes them with who denied, so each reads as the
@@ -28,19 +28,14 @@ const (
 	timeLeftExpired = "Time is up: the request is being denied"
 )
 
-// requestView is what a popup shows of a request, worked out once when it opens.
+// requestView is what a popup and the run window show of a request, worked out once when
+// it arrives: the request's one view (approvals.View, as the page and the terminal show
+// it) and the run it comes from.
 type requestView struct {
-	title       string // the window title: the tool, the run and its task
-	heading     string // which run wants which tool
-	task        string // "Task: …" or "Question: …", the run's; empty when unknown
-	checkout    string // "Checkout: <path>"
-	description string // a Bash call's own description; empty for other tools
-	caption     string // what input is: the command, or the tool's input
-	input       string // the command, or the input as indented JSON, shown in monospace
-	note        string // what segwi noticed about the request; empty for most
-	// change is an Edit, Write or NotebookEdit call's change, shown as a diff (input
-	// then holds the JSON, behind a toggle); nil for other calls.
-	change *changeView
+	approvals.View
+	title    string // the window title: the tool, the run and its task
+	task     string // "Task: …" or "Question: …", the run's; empty when unknown
+	checkout string // "Checkout: <path>"
 }
 
 // viewOf works out what a popup shows for req. Every text is passed through
@@ -48,8 +43,8 @@ type requestView struct {
 func viewOf(req approvals.Request) requestView {
 	run := req.Run.Describe()
 	v := requestView{
+		View:     req.View(),
 		title:    fmt.Sprintf("Approve %s? · %s", req.Tool(), run),
-		heading:  fmt.Sprintf("The %s wants to use %s", run, req.Tool()),
 		checkout: "Checkout: " + orDefault(req.Run.Checkout, "(unknown)"),
 	}
 	if req.Run.Prompt != "" {
@@ -57,51 +52,62 @@ func viewOf(req approvals.Request) requestView {
 		v.task = taskText(runs.Kind(req.Run.Kind), req.Run.Prompt)
 		v.title += " · " + visible.FirstLine(req.Run.Prompt, 40)
 	}
-	if cmd, desc, ok := req.Command(); ok {
-		v.caption = "Command:"
-		v.input = cmd
-		// Cut: Fyne takes seconds to wrap a label of thousands of characters, and the
-		// description is Claude Code's word on the command, not what runs.
-		v.description = cutRunes(strings.TrimSpace(desc), 400)
-	} else {
-		v.caption = "Input:"
-		v.input = indentInput(req.Input)
-		if v.change = changeOf(req); v.change != nil {
-			v.caption = breakLines(v.change.summary, inputColumns) // a path may be long
-		}
-	}
-	v.input = breakLines(capText(visible.Escape(v.input), maxShownInput), inputColumns)
-	v.note = req.Note
-	for _, text := range []*string{&v.title, &v.heading, &v.task, &v.checkout, &v.description, &v.note} {
+	for _, text := range []*string{&v.title, &v.task, &v.checkout} {
 		*text = visible.Escape(*text)
 	}
 	return v
 }
 
-// indentInput returns input as indented JSON, or as it came when it is not JSON.
-func indentInput(input json.RawMessage) string {
-	if len(bytes.TrimSpace(input)) == 0 {
-		return "(no input)"
+// mainLines are the lines of v's main text: its command, its change (each line marked
+// and coloured: removed in the theme's error colour, added in its success colour), or its
+// JSON; then what it leaves out, when anything.
+func (v requestView) mainLines() []wrapLine {
+	var lines []wrapLine
+	switch v.Shape {
+	case approvals.ShapeCommand:
+		lines = textLines(v.Command)
+	case approvals.ShapeChange:
+		for _, l := range v.Change {
+			line := wrapLine{mark: l.Op + " ", text: l.Text}
+			switch l.Op {
+			case approvals.OpRemoved:
+				line.color = theme.ColorNameError
+			case approvals.OpAdded:
+				line.color = theme.ColorNameSuccess
+			case approvals.OpHeading:
+				line = wrapLine{mark: "@@ ", text: l.Text + " @@", color: theme.ColorNamePrimary}
+			}
+			lines = append(lines, line)
+		}
+		if len(v.Change) == 0 {
+			lines = append(lines, wrapLine{text: "(no text)", color: saidColor})
+		}
+	default:
+		lines = textLines(v.JSON)
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, input, "", "  "); err != nil {
-		return string(input)
+	if v.Cut != "" {
+		lines = append(lines, wrapLine{text: "… " + v.Cut, color: saidColor})
 	}
-	return buf.String()
+	return lines
 }
 
-// inputColumns is where a popup breaks a long line of input: about the width of its view
-// in monospace. Fyne's own wrapping of a label takes seconds for a line of a thousand
-// characters (and minutes past 4,000), so the popup breaks lines itself and the view
-// scrolls both ways.
-const inputColumns = 72
+// jsonLines are the lines of v's JSON, and what it leaves out.
+func (v requestView) jsonLines() []wrapLine {
+	lines := textLines(v.JSON)
+	if v.JSONCut != "" {
+		lines = append(lines, wrapLine{text: "… " + v.JSONCut, color: saidColor})
+	}
+	return lines
+}
 
-// wrapMark ends a piece of a line broken by breakLines. A wrapMark in the text itself is
-// shown as an escape, so that a break reads only as a break.
-const (
-	wrapMark        = "↩"
-	wrapMarkEscaped = `\u21a9`
-)
+// textLines are the lines of s, plain.
+func textLines(s string) []wrapLine {
+	var lines []wrapLine
+	for l := range strings.SplitSeq(s, "\n") {
+		lines = append(lines, wrapLine{text: l})
+	}
+	return lines
+}
 
 // breakLines breaks each line of s longer than cols runes into pieces of cols runes, each
 // but the last ending in wrapMark.

@@ -1,10 +1,14 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/segwi/segwi/approvals"
 )
@@ -40,7 +44,7 @@ func TestViewOf(t *testing.T) {
 		input    string
 		caption  string
 		heading  string
-		desc     string
+		unread   string
 		checkout string
 	}{
 		{
@@ -51,20 +55,21 @@ func TestViewOf(t *testing.T) {
 				Input:    json.RawMessage(`{"command":"make test\nmake lint"}`),
 			},
 			input:    "make test\nmake lint",
-			caption:  "Command:",
+			caption:  "Command",
 			heading:  "The ask run in web wants to use Bash",
 			checkout: "Checkout: /src/web/",
 		},
 		{
-			name: "a Bash input without a command is shown as JSON",
+			name: "a Bash input without a command is shown as JSON, saying why",
 			req: approvals.Request{
 				Run:      approvals.RunInfo{Kind: "build", Checkout: "/src/web"},
 				ToolName: "Bash",
 				Input:    json.RawMessage(`{"description":"odd"}`),
 			},
 			input:    "{\n  \"description\": \"odd\"\n}",
-			caption:  "Input:",
+			caption:  "Input",
 			heading:  "The build run in web wants to use Bash",
+			unread:   `Shown as JSON, whole: its input is not exactly what the tool takes (it has no "command"), so segwi does not read it as the tool would.`,
 			checkout: "Checkout: /src/web",
 		},
 		{
@@ -74,7 +79,7 @@ func TestViewOf(t *testing.T) {
 				Input:    json.RawMessage(`not json`),
 			},
 			input:    "not json",
-			caption:  "Input:",
+			caption:  "Input",
 			heading:  "The run wants to use mcp__db__query",
 			checkout: "Checkout: (unknown)",
 		},
@@ -86,7 +91,7 @@ func TestViewOf(t *testing.T) {
 				Input:    json.RawMessage(`{"url":"https://example.com/x","prompt":"read"}`),
 			},
 			input:    "{\n  \"url\": \"https://example.com/x\",\n  \"prompt\": \"read\"\n}",
-			caption:  "Input:",
+			caption:  "Input",
 			heading:  "The build run in web wants to use WebFetch",
 			checkout: "Checkout: /src/web",
 		},
@@ -94,11 +99,15 @@ func TestViewOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := viewOf(tt.req)
+			var main []string
+			for _, l := range v.mainLines() {
+				main = append(main, l.mark+l.text)
+			}
 			for _, f := range []struct{ field, got, want string }{
-				{"input", v.input, tt.input},
-				{"caption", v.caption, tt.caption},
-				{"heading", v.heading, tt.heading},
-				{"description", v.description, tt.desc},
+				{"input", strings.Join(main, "\n"), tt.input},
+				{"caption", v.Caption, tt.caption},
+				{"heading", v.Heading, tt.heading},
+				{"unread", v.Unread, tt.unread},
 				{"checkout", v.checkout, tt.checkout},
 			} {
 				if f.got != f.want {
@@ -120,15 +129,19 @@ func TestViewShowsHiddenCharactersEscaped(t *testing.T) {
 		Note:     "Not checked\u2067.",
 	})
 	other := viewOf(approvals.Request{ToolName: "mcp__db\u2066", Input: json.RawMessage(`{"sql":"drop\u202e"}`)})
+	edit := viewOf(approvals.Request{ToolName: "Edit", Run: approvals.RunInfo{Checkout: "/src/web"},
+		Input: json.RawMessage(`{"file_path":"/src/web/a\u202e.txt","old_string":"ok","new_string":"ok\rrm -rf ~"}`)})
 	for _, f := range []struct{ field, got, want string }{
-		{"input", bash.input, `ls \u202e# ~ fr- mr\u202c\x1b[8m`},
-		{"description", bash.description, `List\u200f\x0d files`},
+		{"input", bash.Command, `ls \u202e# ~ fr- mr\u202c\x1b[8m`},
+		{"description", bash.Description, `List\u200f\x0d files`},
 		{"checkout", bash.checkout, `Checkout: /src/we\u202eb`},
-		{"heading", bash.heading, `The build run in we\u202eb wants to use Bash`},
+		{"heading", bash.Heading, `The build run in we\u202eb wants to use Bash`},
 		{"title", bash.title, `Approve Bash? · build run in we\u202eb`},
-		{"note", bash.note, `Not checked\u2067.`},
-		{"another tool's name", other.heading, `The run wants to use mcp__db\u2066`},
-		{"another tool's input", other.input, "{\n  \"sql\": \"drop\\u202e\"\n}"},
+		{"note", bash.Note, `Not checked\u2067.`},
+		{"another tool's name", other.Heading, `The run wants to use mcp__db\u2066`},
+		{"another tool's input", other.JSON, "{\n  \"sql\": \"drop\\u202e\"\n}"},
+		{"a change's path", edit.Caption, `Edit a\u202e.txt`},
+		{"a change's line", edit.Change[len(edit.Change)-1].Text, `ok\x0drm -rf ~`},
 	} {
 		if f.got != f.want {
 			t.Errorf("%s = %q, want %q", f.field, f.got, f.want)
@@ -136,24 +149,51 @@ func TestViewShowsHiddenCharactersEscaped(t *testing.T) {
 	}
 }
 
+// A command past what a popup shows (approvals.MaxShown) ends its text with what it left
+// out, in words.
 func TestLongInputIsCappedAndSaysSo(t *testing.T) {
-	long := strings.Repeat("é", maxShownInput) // two bytes a rune: twice the cap
-	req := approvals.Request{ToolName: "Bash", Input: popupJSON(t, map[string]string{"command": long})}
-
-	got := strings.ReplaceAll(viewOf(req).input, wrapMark+"\n", "") // without the breaks of its long line
-
-	shown, note, ok := strings.Cut(got, "\n… (")
-	if !ok {
-		t.Fatalf("capped input has no note of what was left out; ends %q", got[len(got)-40:])
-	}
-	if len(shown) != maxShownInput || !strings.HasPrefix(long, shown) {
-		t.Errorf("shown %d bytes of the command, want its first %d", len(shown), maxShownInput)
-	}
-	if want := "65536 more bytes not shown)"; note != want {
-		t.Errorf("note = %q, want %q", note, want)
+	long := strings.Repeat("é", approvals.MaxShown) // two bytes a rune: twice the cap
+	lines := viewOf(approvals.Request{ToolName: "Bash", Input: popupJSON(t, map[string]string{"command": long})}).mainLines()
+	last := lines[len(lines)-1]
+	if want := "… 65536 more bytes of the command are not shown: deny it if you cannot judge it"; last.text != want || last.color != saidColor {
+		t.Errorf("the last line is %q (in %q), want %q in %q", last.text, last.color, want, saidColor)
 	}
 	if short := capText("ls", maxShownInput); short != "ls" {
 		t.Errorf("capText changed a short text to %q", short)
+	}
+}
+
+// Texts Claude Code chooses, a path and a command's description, cannot make a popup's
+// labels long enough for Fyne's wrapping to freeze it, nor put the end of a path off the
+// popup's edge: the path is broken to fit the popup at its narrowest, the description cut.
+func TestLongPathsAndDescriptionsStayShortInAPopup(t *testing.T) {
+	h := newPopupHarness(t)
+	path := "/home/ada/src/web/" + strings.Repeat("deep/", 400) + "a.txt"
+	req := writeRequest("w1")
+	req.Run.Checkout = "/home/ada/src/web"
+	req.Input = popupJSON(t, map[string]string{"file_path": path, "content": "x"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, done := h.decide(ctx, req)
+	ui(func() {
+		drv := fyne.CurrentApp().Driver()
+		at := drv.AbsolutePositionForObject(p.panel.caption)
+		right := min(at.X+p.panel.caption.Size().Width, p.win.Canvas().Size().Width)
+		for _, l := range strings.Split(p.panel.caption.Text, "\n") {
+			if w := fyne.MeasureText(l, theme.TextSize(), fyne.TextStyle{Monospace: true}).Width; at.X+w > right {
+				t.Errorf("a caption line %q ends at x %.0f, past the popup's edge at %.0f", l, at.X+w, right)
+			}
+		}
+		if got := strings.ReplaceAll(strings.ReplaceAll(p.panel.caption.Text, wrapMark+"\n", ""), "\n", ""); !strings.Contains(got, strings.TrimPrefix(path, "/home/ada/src/web/")) {
+			t.Errorf("the caption %q does not hold the whole path", got)
+		}
+	})
+	cancel()
+	decideResult(t, done)
+
+	bash, _ := json.Marshal(map[string]string{"command": "ls", "description": strings.Repeat("why ", 2000)})
+	if d := viewOf(approvals.Request{ToolName: "Bash", Input: bash}).Description; len([]rune(d)) > 401 {
+		t.Errorf("a description of %d runes, want it cut at 400", len([]rune(d)))
 	}
 }
 

@@ -21,12 +21,7 @@ type popup struct {
 
 	step        int // its place in the cascade of open popups: 0 where a window opens, 1 a step down and right, ...
 	win         fyne.Window
-	timeLeft    *widget.Label
-	input       *widget.Label
-	inputScroll *container.Scroll
-	diff        *widget.RichText  // an Edit, Write or NotebookEdit call's change; nil for other calls
-	diffScroll  *container.Scroll // nil when diff is
-	showJSON    *widget.Check     // shows the input's JSON instead of the change; nil when diff is
+	panel       *requestPanel
 	denyMessage *widget.Entry
 	allow       *clickButton
 	deny        *clickButton
@@ -34,8 +29,11 @@ type popup struct {
 
 	mu       sync.Mutex
 	settled  bool   // answered or withdrawn; the window is closing or closed
-	timeText string // what timeLeft shows, readable from any goroutine
+	timeText string // what the countdown shows, readable from any goroutine
 }
+
+// popupViewMin is the smallest size of a popup's text view.
+var popupViewMin = fyne.NewSize(560, 180)
 
 // newPopup builds the window for req, showing view (viewOf(req), worked out off Fyne's
 // goroutine), not yet shown, at place step of the cascade. On Fyne's goroutine.
@@ -47,59 +45,7 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 		answers: make(chan approvals.Answer, 1),
 		step:    step,
 	}
-
-	heading := widget.NewLabelWithStyle(p.view.heading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	heading.Wrapping = fyne.TextWrapWord
-	top := container.NewVBox(heading)
-	if p.view.task != "" {
-		task := widget.NewLabel(p.view.task)
-		task.Truncation = fyne.TextTruncateEllipsis
-		top.Add(task)
-	}
-	checkout := widget.NewLabel(p.view.checkout)
-	checkout.Wrapping = fyne.TextWrapBreak
-	top.Add(checkout)
-	p.timeLeft = widget.NewLabel("")
-	if p.view.description != "" {
-		desc := widget.NewLabel("Why: " + p.view.description)
-		desc.Wrapping = fyne.TextWrapWord
-		top.Add(desc)
-	}
-	if p.view.note != "" {
-		note := widget.NewLabelWithStyle(p.view.note, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-		note.Wrapping = fyne.TextWrapWord
-		top.Add(note)
-	}
-	top.Add(p.timeLeft)
-
-	p.input = widget.NewLabelWithStyle(p.view.input, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	p.input.Wrapping = fyne.TextWrapOff // breakLines broke its long lines
-	p.inputScroll = container.NewScroll(p.input)
-	p.inputScroll.SetMinSize(fyne.NewSize(560, 180))
-	center := fyne.CanvasObject(p.inputScroll)
-	caption := widget.NewLabel(p.view.caption)
-	if p.view.change != nil {
-		// The change, coloured, in a view that scrolls both ways (lines are not wrapped, so
-		// that a diff reads as the file does); the JSON behind a toggle.
-		caption.TextStyle.Bold = true
-		p.diff = diffText(p.view.change)
-		p.diffScroll = container.NewScroll(p.diff)
-		p.diffScroll.SetMinSize(fyne.NewSize(560, 180))
-		p.inputScroll.Hide()
-		p.showJSON = widget.NewCheck("Show the input as JSON", func(on bool) {
-			if on {
-				p.diffScroll.Hide()
-				p.inputScroll.Show()
-			} else {
-				p.inputScroll.Hide()
-				p.diffScroll.Show()
-			}
-		})
-		top.Add(container.NewBorder(nil, nil, nil, p.showJSON, caption))
-		center = container.NewStack(p.diffScroll, p.inputScroll)
-	} else {
-		top.Add(caption)
-	}
+	p.panel = newRequestPanel(view, popupViewMin)
 
 	// Enter in this entry submits nothing: OnSubmitted stays nil.
 	p.denyMessage = widget.NewEntry()
@@ -119,10 +65,10 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 	// lands on it.
 	answers := container.NewHBox(layout.NewSpacer(), p.deny, p.allow)
 	stopRow := container.NewHBox(p.denyStop, widget.NewLabel(stopRunText))
-	bottom := container.NewVBox(p.denyMessage, answers, widget.NewSeparator(), stopRow)
+	bottom := container.NewVBox(p.panel.foot, p.denyMessage, answers, widget.NewSeparator(), stopRow)
 
 	p.win = d.app.NewWindow(p.view.title)
-	p.win.SetContent(container.NewBorder(top, bottom, nil, nil, center))
+	p.win.SetContent(container.NewBorder(p.panel.top, bottom, nil, nil, p.panel.center))
 	// The close button denies: see PopupDecider. When the popup closes itself it has
 	// settled first, and this answer is dropped.
 	p.win.SetOnClosed(func() {
@@ -186,7 +132,7 @@ func (p *popup) raise() {
 // showTimeLeft refreshes the countdown to the request's deadline. On Fyne's goroutine.
 func (p *popup) showTimeLeft() {
 	text := timeLeftText(p.req.Deadline, p.decider.clock.Now())
-	p.timeLeft.SetText(text)
+	p.panel.timeLeft.SetText(text)
 	p.mu.Lock()
 	p.timeText = text
 	p.mu.Unlock()

@@ -207,23 +207,10 @@ const (
 	diffNote // segwi's own words: the diff was cut
 )
 
-// diffLine is one line of a diff shown: of a run's changes (a line of git's unified diff)
-// or of an approval's file change (lines kept, removed, added).
+// diffLine is one line of a run's changes shown: a line of git's unified diff.
 type diffLine struct {
 	kind diffKind
 	text string
-}
-
-// mark is the line's sign in a change computed by segwi (an approval's Edit): "-", "+"
-// or " ".
-func (l diffLine) mark() string {
-	switch l.kind {
-	case diffAdded:
-		return "+"
-	case diffDeleted:
-		return "-"
-	}
-	return " "
 }
 
 // importance is the colour of the line: additions green, deletions red, hunks and file

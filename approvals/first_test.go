@@ -34,7 +34,7 @@ type ownDecider func(context.Context, Request) (Answer, error)
 func (f ownDecider) Decide(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
 
 func TestFirstAnswerWins(t *testing.T) {
-	noTerminal := newTerminalDecider(func() (io.ReadWriteCloser, error) { return nil, errors.New("no tty") }, nil)
+	noTerminal := newTerminalDecider(func() (io.ReadWriteCloser, error) { return nil, errors.New("no tty") })
 	req := terminalRequest("Bash", `{"command":"ls"}`)
 
 	t.Run("without a terminal, the page's answer is the answer, not the terminal's deny", func(t *testing.T) {

@@ -70,18 +70,27 @@ func foldCase(s string) string {
 	}, s)
 }
 
-// bashCommand returns the command of a Bash call when its input is exactly what Claude
-// Code's Bash tool takes, as the tool's input schema in Claude Code 2.1.328 has it:
-// "command" (a string, required), "description" (a string), "timeout" (a number),
-// "run_in_background" and "dangerouslyDisableSandbox" (booleans), and no other key.
-// Otherwise it says why not. A call that asks to run outside Claude Code's sandbox is
-// refused too: the person trusted a command, not a way of running it.
-func bashCommand(input json.RawMessage) (string, error) {
+// bashFields is a Bash call's input as Claude Code's Bash tool takes it.
+type bashFields struct {
+	Command     string
+	Description string
+	// Timeout is the "timeout" number as it was written (milliseconds); empty when none.
+	Timeout        string
+	Background     bool // run_in_background
+	DisableSandbox bool // dangerouslyDisableSandbox
+}
+
+// readBash reads a Bash call's input when it is exactly what Claude Code's Bash tool
+// takes, as the tool's input schema in Claude Code 2.1.328 has it: "command" (a string,
+// required), "description" (a string), "timeout" (a number), "run_in_background" and
+// "dangerouslyDisableSandbox" (booleans), and no other key. Otherwise it says why not.
+func readBash(input json.RawMessage) (bashFields, error) {
 	members, err := jsonObject(input)
 	if err != nil {
-		return "", err
+		return bashFields{}, err
 	}
-	var command *string
+	var call bashFields
+	hasCommand := false
 	for _, m := range members {
 		var kind string
 		switch m.key {
@@ -90,31 +99,53 @@ func bashCommand(input json.RawMessage) (string, error) {
 			if m.value[0] != '"' || json.Unmarshal(m.value, &s) != nil {
 				kind = "a string"
 			} else if m.key == "command" {
-				command = &s
+				call.Command, hasCommand = s, true
+			} else {
+				call.Description = s
 			}
 		case "timeout":
-			if c := m.value[0]; c != '-' && (c < '0' || c > '9') {
+			var n json.Number
+			if c := m.value[0]; (c != '-' && (c < '0' || c > '9')) || json.Unmarshal(m.value, &n) != nil {
 				kind = "a number"
+			} else {
+				call.Timeout = n.String()
 			}
 		case "run_in_background", "dangerouslyDisableSandbox":
 			switch string(m.value) {
-			case "true":
-				if m.key == "dangerouslyDisableSandbox" {
-					return "", errors.New("it asks to run outside Claude Code's sandbox (dangerouslyDisableSandbox)")
+			case "true", "false":
+				on := string(m.value) == "true"
+				if m.key == "run_in_background" {
+					call.Background = on
+				} else {
+					call.DisableSandbox = on
 				}
-			case "false":
 			default:
 				kind = "a boolean"
 			}
 		default:
-			return "", fmt.Errorf("it has the key %q, which Claude Code's Bash tool does not take", m.key)
+			return bashFields{}, fmt.Errorf("it has the key %q, which Claude Code's Bash tool does not take", m.key)
 		}
 		if kind != "" {
-			return "", fmt.Errorf("%q is not %s", m.key, kind)
+			return bashFields{}, fmt.Errorf("%q is not %s", m.key, kind)
 		}
 	}
-	if command == nil {
-		return "", errors.New(`it has no "command"`)
+	if !hasCommand {
+		return bashFields{}, errors.New(`it has no "command"`)
 	}
-	return *command, nil
+	return call, nil
+}
+
+// bashCommand returns the command of a Bash call that a trusted command may allow: its
+// input is exactly what Claude Code's Bash tool takes (readBash), and it does not ask to
+// run outside Claude Code's sandbox: the person trusted a command, not a way of running
+// it. Otherwise it says why not.
+func bashCommand(input json.RawMessage) (string, error) {
+	call, err := readBash(input)
+	if err != nil {
+		return "", err
+	}
+	if call.DisableSandbox {
+		return "", errors.New("it asks to run outside Claude Code's sandbox (dangerouslyDisableSandbox)")
+	}
+	return call.Command, nil
 }

@@ -2,9 +2,7 @@ package approvals
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +14,9 @@ import (
 )
 
 // TerminalDecider asks the person at the controlling terminal, for headless `segwi run`.
-// It shows the run, the tool and its full input (control and bidirectional formatting
-// characters escaped, see visible.Escape) and what segwi noticed about it, and asks
+// It shows the run and the request's View: the tool and its exact input, never redacted
+// (control and invisible characters escaped, see visible.Escape), and what segwi noticed
+// about it, and asks
 // "Allow? [y/N]" (or s to deny and stop the run), then asks for an optional reason to
 // pass on with a deny. With no
 // controlling terminal it denies (ByNoTerminal), saying no person was there to ask.
@@ -25,24 +24,23 @@ import (
 // while waiting for its turn or on screen is taken away, and the terminal says so.
 type TerminalDecider struct {
 	openTTY func() (io.ReadWriteCloser, error) // the controlling terminal; a seam for tests
-	redact  func(string) string
 	now     func() time.Time
 	turn    chan struct{} // holds one token while a request is on the terminal
 }
 
-// NewTerminalDecider returns a TerminalDecider that reads and writes /dev/tty and passes
-// everything it prints through redact (nil: print as is).
-func NewTerminalDecider(redact func(string) string) *TerminalDecider {
+// NewTerminalDecider returns a TerminalDecider that reads and writes /dev/tty. What it
+// shows of a request is not redacted: a person approves what they read, and a redactor's
+// mask once hid code that ran (`https://deploy:$(touch PWNED)@host` showed as
+// `https://deploy:[REDACTED]@host`); the View says when an input looks as though it holds
+// a secret instead.
+func NewTerminalDecider() *TerminalDecider {
 	return newTerminalDecider(func() (io.ReadWriteCloser, error) {
 		return os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	}, redact)
+	})
 }
 
-func newTerminalDecider(openTTY func() (io.ReadWriteCloser, error), redact func(string) string) *TerminalDecider {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
-	return &TerminalDecider{openTTY: openTTY, redact: redact, now: time.Now, turn: make(chan struct{}, 1)}
+func newTerminalDecider(openTTY func() (io.ReadWriteCloser, error)) *TerminalDecider {
+	return &TerminalDecider{openTTY: openTTY, now: time.Now, turn: make(chan struct{}, 1)}
 }
 
 // Decide shows req on the terminal and returns the person's answer. It returns when they
@@ -134,42 +132,63 @@ func noTerminalMessage(toolName string) string {
 		"allow such commands ahead of time in approvals.trusted.", toolName)
 }
 
-// show renders req for the person: the run, the tool and its full input.
+// show renders req for the person: the run, then the request's View, whole.
 func (d *TerminalDecider) show(req Request) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nsegwi: run %s (%s in %s) asks to use %s  [request %s]\n",
 		req.Run.ID, req.Run.Kind, req.Run.Checkout, req.ToolName, req.ID)
-	var fields map[string]json.RawMessage
-	var command string
-	if req.ToolName == "Bash" && json.Unmarshal(req.Input, &fields) == nil && json.Unmarshal(fields["command"], &command) == nil {
-		b.WriteString("  command:\n")
-		for line := range strings.SplitSeq(command, "\n") {
-			b.WriteString("    " + line + "\n")
-		}
-		delete(fields, "command")
-		if len(fields) > 0 {
-			rest, _ := json.Marshal(fields)
-			b.WriteString("  other input:\n" + indentJSON(rest, "    ") + "\n")
-		}
-	} else {
-		b.WriteString("  input:\n" + indentJSON(req.Input, "    ") + "\n")
-	}
-	if req.Note != "" {
-		b.WriteString("  " + req.Note + "\n")
-	}
+	b.WriteString(viewText(req.View()))
 	if !req.Deadline.IsZero() {
 		left := req.Deadline.Sub(d.now()).Round(time.Second)
 		fmt.Fprintf(&b, "  Answer within %s, or segwi denies it (saying nobody answered).\n", left)
 	}
-	return visible.Escape(d.redact(b.String()))
+	return visible.Escape(b.String())
 }
 
-func indentJSON(raw json.RawMessage, prefix string) string {
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, prefix, "  "); err != nil {
-		return prefix + string(raw)
+// viewText is v as a terminal shows it: its main text indented under its caption, then
+// what segwi says of it, one line each.
+func viewText(v View) string {
+	var b strings.Builder
+	main := v.JSON
+	switch v.Shape {
+	case ShapeCommand:
+		main = v.Command
+	case ShapeChange:
+		var lines []string
+		for _, l := range v.Change {
+			lines = append(lines, changeLineText(l))
+		}
+		main = strings.Join(lines, "\n")
+		if len(v.Change) == 0 {
+			main = "(no text)"
+		}
 	}
-	return prefix + b.String()
+	b.WriteString("  " + v.Caption + ":\n")
+	for line := range strings.SplitSeq(main, "\n") {
+		b.WriteString("    " + line + "\n")
+	}
+	for _, said := range []struct{ label, text string }{
+		{"", v.Cut},
+		{"description (Claude Code's words, not what runs): ", v.Description},
+		{"runs ", v.Runs},
+		{"⚠ ", v.Secret},
+		{"", v.Unread},
+		{"", v.Note},
+		{"input SHA-256: ", v.SHA256},
+	} {
+		if said.text != "" {
+			b.WriteString("  " + said.label + said.text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// changeLineText is one line of a change as text: its op as a mark, then the line.
+func changeLineText(l ChangeLine) string {
+	if l.Op == OpHeading {
+		return "@@ " + l.Text + " @@"
+	}
+	return l.Op + " " + l.Text
 }
 
 // prompt is one request's conversation with the terminal.

@@ -136,7 +136,7 @@ func TestTerminalDeciderAsksThePerson(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			terms := &ttys{}
-			d := newTerminalDecider(terms.open, nil)
+			d := newTerminalDecider(terms.open)
 			got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"rm -rf build"}`))
 			tty := terms.nth(t, 0)
 			for _, line := range tt.typed {
@@ -166,32 +166,29 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 	tests := []struct {
 		name     string
 		req      Request
-		redact   func(string) string
 		want     []string
 		dontWant []string
 	}{
 		{
-			name: "a Bash call shows the run, the command and the rest of its input",
+			name: "a Bash call shows the run, the command and its description",
 			req:  terminalRequest("Bash", `{"command":"git push --force\ngit status","description":"Push it"}`),
 			want: []string{
 				"run run-42 (build in /home/me/src/web) asks to use Bash  [request req-7]",
-				"  command:\n    git push --force\n    git status\n",
-				`"description": "Push it"`,
+				"  Command:\n    git push --force\n    git status\n",
+				"  description (Claude Code's words, not what runs): Push it\n",
 				"Answer within 10m0s",
 				"\nAllow? [y/N, s = deny and stop the run]\n", // a line of its own, apart from the run's events
 			},
 		},
 		{
-			name: "another tool shows its full input as indented JSON",
-			req:  terminalRequest("Write", `{"file_path":"/etc/hosts","content":"x"}`),
-			want: []string{"asks to use Write", "  input:\n    {\n      \"file_path\": \"/etc/hosts\",\n      \"content\": \"x\"\n    }\n"},
+			name: "a Write shows its file relative to the checkout and its content as lines added",
+			req:  terminalRequest("Write", `{"file_path":"/home/me/src/web/hosts.txt","content":"x\ny"}`),
+			want: []string{"asks to use Write", "  Write hosts.txt: a new file:\n    + x\n    + y\n"},
 		},
 		{
-			name:     "what is shown is redacted",
-			req:      terminalRequest("Bash", `{"command":"curl -H 'Authorization: sk-secret' x"}`),
-			redact:   func(s string) string { return strings.ReplaceAll(s, "sk-secret", "[redacted]") },
-			want:     []string{"curl -H 'Authorization: [redacted]' x"},
-			dontWant: []string{"sk-secret"},
+			name: "another tool shows its full input as indented JSON",
+			req:  terminalRequest("WebFetch", `{"url":"https://example.com"}`),
+			want: []string{"asks to use WebFetch", "  Input:\n    {\n      \"url\": \"https://example.com\"\n    }\n"},
 		},
 		{
 			name:     "control characters are shown escaped, not sent to the terminal",
@@ -202,10 +199,10 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 		{
 			// U+202E shows the rest of the line right to left: "rm -rf ~ #" would read
 			// "# ~ fr- mr" behind an innocent start.
-			name:     "bidirectional overrides and isolates are shown escaped",
-			req:      terminalRequest("Bash", `{"command":"ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c"}`),
-			want:     []string{`ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c`},
-			dontWant: []string{"\u202e", "\u202c", "\u2066", "\u2069", "\u200f", "\u061c"},
+			name:     "bidirectional overrides, isolates and invisible characters are shown escaped",
+			req:      terminalRequest("Bash", `{"command":"ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c \u200b\u2028\ufeff"}`),
+			want:     []string{`ls \u202e# ~ fr- mr\u202c \u2066x\u2069 \u200f\u061c \u200b\u2028\ufeff`},
+			dontWant: []string{"\u202e", "\u202c", "\u2066", "\u2069", "\u200f", "\u061c", "\u200b", "\u2028", "\ufeff"},
 		},
 		{
 			name: "what segwi noticed about the request is shown",
@@ -216,16 +213,16 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 			}(),
 			want: []string{"  Not checked against your trusted commands: too long.\n"},
 		},
+		{
+			name: "an input that is not exactly the tool's shows as JSON, whole, saying why",
+			req:  terminalRequest("Bash", `{"command":"rm -rf x","COMMAND":"git status"}`),
+			want: []string{"  Input:\n    {\n      \"command\": \"rm -rf x\",\n      \"COMMAND\": \"git status\"\n    }\n",
+				`Shown as JSON, whole: its input is not exactly what the tool takes (the keys "command" and "COMMAND" differ only in case)`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			terms := &ttys{}
-			d := newTerminalDecider(terms.open, tt.redact)
-			got := decide(d, context.Background(), tt.req)
-			tty := terms.nth(t, 0)
-			tty.typeLine(t, "y")
-			recv(t, got)
-			out := tty.Output()
+			out := terminalShows(t, tt.req)
 			for _, w := range tt.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("terminal output does not hold %q; got:\n%s", w, out)
@@ -240,9 +237,43 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 	}
 }
 
+// terminalShows puts req before a terminal decider, answers y, and returns what the
+// terminal showed.
+func terminalShows(t *testing.T, req Request) string {
+	t.Helper()
+	terms := &ttys{}
+	d := newTerminalDecider(terms.open)
+	got := decide(d, context.Background(), req)
+	tty := terms.nth(t, 0)
+	tty.typeLine(t, "y")
+	recv(t, got)
+	return tty.Output()
+}
+
+// The terminal prompt passed what it showed through segwi's redactor. A command
+// substitution in a URL's password showed as "https://deploy:[REDACTED]@github.com/...",
+// and a touch inside a block that looked like a private key as "[REDACTED PRIVATE KEY]";
+// answered y, each ran its touch. What a person approves is now shown whole, and the
+// terminal says that it looks as though it holds a secret.
+func TestTheTerminalShowsWhatLooksLikeASecretWhole(t *testing.T) {
+	for _, command := range []string{urlPasswordAttack, pemAttack} {
+		out := terminalShows(t, terminalRequest("Bash", mustJSON(t, map[string]string{"command": command})))
+		var want strings.Builder
+		for line := range strings.SplitSeq(command, "\n") {
+			want.WriteString("    " + line + "\n")
+		}
+		if !strings.Contains(out, want.String()) || strings.Contains(out, "REDACTED") {
+			t.Errorf("the terminal does not show the command whole:\n%s", out)
+		}
+		if !strings.Contains(out, "⚠ "+secretSentence) {
+			t.Errorf("the terminal does not say the input looks as though it holds a secret:\n%s", out)
+		}
+	}
+}
+
 func TestTerminalDeciderWithoutTerminalDenies(t *testing.T) {
 	terms := &ttys{err: errors.New("open /dev/tty: no such device or address")}
-	d := newTerminalDecider(terms.open, nil)
+	d := newTerminalDecider(terms.open)
 	got, err := d.Decide(context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
 	if err != nil {
 		t.Fatalf("Decide: got error %v, want a deny", err)
@@ -258,7 +289,7 @@ func TestTerminalDeciderWithoutTerminalDenies(t *testing.T) {
 
 func TestTerminalDeciderTerminalClosingDenies(t *testing.T) {
 	terms := &ttys{}
-	d := newTerminalDecider(terms.open, nil)
+	d := newTerminalDecider(terms.open)
 	got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
 	terms.nth(t, 0).typing.Close() // the terminal hangs up
 	res := recv(t, got)
@@ -280,7 +311,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			terms := &ttys{}
-			d := newTerminalDecider(terms.open, nil)
+			d := newTerminalDecider(terms.open)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
 			tty := terms.nth(t, 0)
@@ -302,7 +333,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 
 func TestTerminalDeciderAsksOneAtATime(t *testing.T) {
 	terms := &ttys{}
-	d := newTerminalDecider(terms.open, nil)
+	d := newTerminalDecider(terms.open)
 	first := decide(d, context.Background(), terminalRequest("Bash", `{"command":"one"}`))
 	tty := terms.nth(t, 0)
 	await.For(t, 10*time.Second, "the first prompt to be shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
@@ -343,7 +374,7 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 	defer pts.Close()
 	path := pts.Name()
 	// Open the device by path, as NewTerminalDecider opens /dev/tty.
-	d := newTerminalDecider(func() (io.ReadWriteCloser, error) { return os.OpenFile(path, os.O_RDWR, 0) }, nil)
+	d := newTerminalDecider(func() (io.ReadWriteCloser, error) { return os.OpenFile(path, os.O_RDWR, 0) })
 	var screen syncbuf.Buffer // what the decider prints
 	go io.Copy(&screen, ptm)  //nolint:errcheck // ends when the test closes ptm
 	prompts := func() int { return strings.Count(screen.String(), "Allow?") }

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the responses and records of the transcripts under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/: the responses and records of the transcripts, the views")
 
 // TestTranscripts replays the MCP exchanges kept under testdata/transcripts: each is a
 // txtar archive whose setup says how the server is configured and how the person answers,

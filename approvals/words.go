@@ -32,17 +32,17 @@ func (req Request) Tool() string {
 	return req.ToolName
 }
 
-// Command is a Bash call's command and its description, when req is one; ok is false for
-// any other request, and for a Bash input without a command.
+// Command is a Bash call's command and its description, when req is one whose input is
+// exactly what Claude Code's Bash tool takes (see View); ok is false for any other request.
 func (req Request) Command() (command, description string, ok bool) {
-	var bash struct {
-		Command     *string `json:"command"`
-		Description string  `json:"description"`
-	}
-	if req.ToolName != "Bash" || json.Unmarshal(req.Input, &bash) != nil || bash.Command == nil {
+	if req.ToolName != "Bash" {
 		return "", "", false
 	}
-	return *bash.Command, bash.Description, true
+	call, err := readBash(req.Input)
+	if err != nil {
+		return "", "", false
+	}
+	return call.Command, call.Description, true
 }
 
 // Summary is the one line of req that fits in a notification: a Bash call's command, or

@@ -149,9 +149,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 // page); stop returns once the page has stopped.
 func startCore(ctx context.Context, env *Env, res *settings.Result, page bool) (c *core.Core, stop func(), err error) {
 	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) }
-	// The decider needs the core's redactor, and the core the decider: the redactor is
-	// looked up when a request is shown, by which time c is set.
-	var decider approvals.Decider = approvals.NewTerminalDecider(func(text string) string { return c.Redact(text) })
+	var decider approvals.Decider = approvals.NewTerminalDecider()
 	var h *hub.Hub
 	if page && res.Settings.Remote.Enabled {
 		// What the page logs (where it listens, each refusal, each answer) is news, not a
