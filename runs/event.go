@@ -127,13 +127,17 @@ type ApprovalInfo struct {
 	RequestID string    `json:"request"`
 	Deadline  time.Time `json:"deadline,omitzero"`
 	Note      string    `json:"note,omitempty"` // what segwi noticed about the request, e.g. why no trusted command could check it
-	Allow     bool      `json:"allow,omitempty"`
-	Interrupt bool      `json:"interrupt,omitempty"`
-	By        string    `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
-	Who       string    `json:"who,omitempty"`  // for a person's answer from another device: the device and its login
-	Rule      string    `json:"rule,omitempty"` // the trusted prefix that matched
-	Message   string    `json:"message,omitempty"`
-	WaitedMS  int64     `json:"waitedMS,omitempty"`
+	// InputSHA256 is the SHA-256 (hex) of the request's exact input, as Claude Code sent it
+	// and the person saw it, on an approval-request event: the event's Input is redacted,
+	// and this tells, for a text one holds, whether it is what was approved.
+	InputSHA256 string `json:"inputSHA256,omitempty"`
+	Allow       bool   `json:"allow,omitempty"`
+	Interrupt   bool   `json:"interrupt,omitempty"`
+	By          string `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
+	Who         string `json:"who,omitempty"`  // for a person's answer from another device: the device and its login
+	Rule        string `json:"rule,omitempty"` // the trusted prefix that matched
+	Message     string `json:"message,omitempty"`
+	WaitedMS    int64  `json:"waitedMS,omitempty"`
 }
 
 // MarshalJSON writes a as encoding/json does, without HTML escaping. It is there for the

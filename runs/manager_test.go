@@ -2,6 +2,8 @@ package runs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -257,8 +259,9 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 	}
 
 	ar := fa.run(r.ID())
-	ar.RecordApproval(approvals.Record{Request: approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_9",
-		Input: json.RawMessage(`{"command":"echo ` + token + `"}`), Note: "Not checked against your trusted commands: too long."}})
+	exact := approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_9",
+		Input: json.RawMessage(`{"command":"echo ` + token + `"}`), Note: "Not checked against your trusted commands: too long."}
+	ar.RecordApproval(approvals.Record{Request: exact})
 	ar.SetPending(1)
 	if got := r.State(); got != StateWaiting {
 		t.Errorf("with a pending request: %s, want waiting", got)
@@ -282,6 +285,11 @@ func TestApprovalsAreWiredIntoARun(t *testing.T) {
 	if !ok1 || !ok2 || req.ToolUseID != "toolu_9" || req.Approval.Note != "Not checked against your trusted commands: too long." ||
 		ans.Approval.By != "person" || ans.Approval.Who != "phone (alice@example.com)" || ans.Approval.WaitedMS != 1500 {
 		t.Errorf("approval events: request %+v, answer %+v", req, ans)
+	}
+	// The request's input is recorded redacted, with the SHA-256 of what the person saw
+	// beside it: an audit can tell what was approved.
+	if sum := sha256.Sum256(exact.Input); !ok1 || req.Approval.InputSHA256 != hex.EncodeToString(sum[:]) || strings.Contains(string(req.Input), token) {
+		t.Errorf("approval request recorded input %s and SHA-256 %q; want it redacted and the exact input's %x", req.Input, req.Approval.InputSHA256, sum)
 	}
 	if got := states(evs); !slices.Contains(got, StateWaiting) {
 		t.Errorf("states %v lack waiting", got)

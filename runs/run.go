@@ -183,7 +183,8 @@ func (r *Run) closeInputLocked() {
 }
 
 // RecordApproval appends an approval request, or its answer, to the run's record. The
-// approvals server calls it.
+// approvals server calls it. The request's input is recorded redacted, with the SHA-256
+// of its exact bytes beside it.
 func (r *Run) RecordApproval(rec approvals.Record) {
 	red := r.m.red
 	req := rec.Request
@@ -192,7 +193,8 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 		ToolName:  req.ToolName,
 		ToolUseID: req.ToolUseID,
 		Input:     red.Bytes(req.Input),
-		Approval:  &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline, Note: red.String(req.Note)},
+		Approval: &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline, Note: red.String(req.Note),
+			InputSHA256: req.InputSHA256()},
 	}
 	if a := rec.Answer; a != nil {
 		ev.Type = EventApprovalAnswer
