@@ -25,6 +25,9 @@ type hub struct {
 	answers  []control.Answer // as the server handed them over, with By filled in
 	answered map[string]string
 	clients  int
+	// holdGone keeps the hub from telling the page that an answered request is gone, as
+	// when that word is slow to come: the page must mark its own answer at once.
+	holdGone bool
 }
 
 func newHub(t *testing.T) *hub {
@@ -66,6 +69,9 @@ func (h *hub) Handle(_ context.Context, p *control.Peer, cmd control.Body) contr
 	h.waiting = append(h.waiting[:i], h.waiting[i+1:]...)
 	h.answers = append(h.answers, a)
 	h.answered[a.Request] = a.By
+	if h.holdGone {
+		return control.Reply{}
+	}
 	h.publish(control.ApprovalGone{Request: a.Request, Run: req.Run.ID, Why: control.WhyAnswered, Allow: a.Decision == control.Allow, By: a.By})
 	return control.Reply{}
 }
@@ -105,14 +111,18 @@ func (h *hub) ask(r control.Run, tool string, input any, within time.Duration) s
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	return h.put(control.Approval{
+		Run:  control.RunRef{ID: r.ID, Kind: r.Kind, Checkout: r.Checkout, Name: r.Name, Prompt: r.Prompt},
+		Tool: tool, Input: raw, ToolUseID: "toolu_" + r.ID,
+		Asked: time.Now(), Deadline: time.Now().Add(within),
+	})
+}
+
+// put puts a in front of the page, under a request id of the hub's, and returns the id.
+func (h *hub) put(a control.Approval) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	a := control.Approval{
-		Request: fmt.Sprintf("req-%d", len(h.waiting)+len(h.answers)+1),
-		Run:     control.RunRef{ID: r.ID, Kind: r.Kind, Checkout: r.Checkout, Name: r.Name, Prompt: r.Prompt},
-		Tool:    tool, Input: raw, ToolUseID: "toolu_" + r.ID,
-		Asked: time.Now(), Deadline: time.Now().Add(within),
-	}
+	a.Request = fmt.Sprintf("req-%d", len(h.waiting)+len(h.answers)+1)
 	h.waiting = append(h.waiting, a)
 	h.publish(a)
 	return a.Request

@@ -18,6 +18,7 @@ import (
 	"tailscale.com/ipn/ipnstate"
 	"tailscale.com/tailcfg"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/tailnet"
 )
@@ -127,7 +128,7 @@ func TestAStalledReaderIsCutOff(t *testing.T) {
 	// It reads nothing more, while the runs ask for 100 large approvals (6 MiB shown,
 	// more than loopback's buffers hold, fewer than a stream's backlog): its writes stall,
 	// and the stream is cut once one write has waited the limit.
-	big := strings.Repeat("x", maxShownInput)
+	big := strings.Repeat("x", approvals.MaxShown)
 	began := time.Now()
 	for range 100 {
 		s.hub.ask(run, "Bash", map[string]string{"command": big}, time.Minute)
@@ -139,7 +140,7 @@ func TestAStalledReaderIsCutOff(t *testing.T) {
 	if err != nil {
 		t.Errorf("reading what was sent before the cut: %v, want the end of the connection", err)
 	}
-	if n >= 100*int64(maxShownInput) {
+	if n >= 100*int64(approvals.MaxShown) {
 		t.Errorf("the stalled reader got all %d bytes: it was not cut off", n)
 	}
 }

@@ -260,7 +260,7 @@ func TestTheApprovalPageOnARealTailnet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"BUILD", "web", "Fix the flaky login test", "wants to use Edit", "/src/web/login_test.go",
+		for _, want := range []string{"BUILD", "web", "Fix the flaky login test", "wants to use Edit", "Edit login_test.go:",
 			"- time.Sleep(2 * time.Second)", "+ await.For(", "left", "Allow", "Deny and stop the run"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the card lacks %q:\n%s", want, text)

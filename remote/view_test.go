@@ -1,7 +1,11 @@
 package remote
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -19,13 +24,14 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return control.Approval{Request: "req-1", Run: control.RunRef{ID: "r1", Kind: runs.KindBuild, Name: "web", Prompt: "Fix it"},
+		return control.Approval{Request: "req-1", Run: control.RunRef{ID: "r1", Kind: runs.KindBuild, Name: "web", Prompt: "Fix it", Checkout: "/home/ada/web"},
 			Tool: tool, Input: raw, Asked: time.Unix(100, 0), Deadline: time.Unix(700, 0)}
 	}
 	t.Run("a Bash call shows its command and description", func(t *testing.T) {
 		p := pageApprovalOf(approval("Bash", map[string]string{"command": "go test ./...", "description": " Run the tests "}))
 		want := pageApproval{Request: "req-1", Run: "r1", Kind: "build", Name: "web", Prompt: "Fix it", Tool: "Bash",
-			Caption: "Command", Text: "go test ./...", Description: "Run the tests", Asked: time.Unix(100, 0), Deadline: time.Unix(700, 0)}
+			Shape: approvals.ShapeCommand, Caption: "Command", Text: "go test ./...", JSON: "{\n  \"command\": \"go test ./...\",\n  \"description\": \" Run the tests \"\n}",
+			Description: "Run the tests", SHA256: p.SHA256, Asked: time.Unix(100, 0), Deadline: time.Unix(700, 0)}
 		if diff := cmp.Diff(want, p); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -33,20 +39,40 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 	// A command that reads "rm -rf ~/;#" backwards after U+202E would show as a harmless
 	// one: the override must show as an escape, as in the desktop popup.
 	t.Run("a bidirectional override and control characters show as escapes", func(t *testing.T) {
-		p := pageApprovalOf(approval("Bash", map[string]string{"command": "echo safe \u202e#;/~ fr- mr\x1b[2K"}))
-		if want := `echo safe \u202e#;/~ fr- mr\x1b[2K`; p.Text != want {
+		p := pageApprovalOf(approval("Bash", map[string]string{"command": "echo safe \u202e#;/~ fr- mr\x1b[2K\u200b"}))
+		if want := `echo safe \u202e#;/~ fr- mr\x1b[2K\u200b`; p.Text != want {
 			t.Errorf("shown %q, want %q", p.Text, want)
 		}
 		p = pageApprovalOf(approval("Write", map[string]string{"file_path": "/src/a\u2066.go", "content": "x"}))
-		if want := `/src/a\u2066.go`; p.File != want {
+		if want := `/src/a\u2066.go (outside the checkout)`; p.File != want {
 			t.Errorf("file %q, want %q", p.File, want)
 		}
 	})
-	t.Run("an edit shows its old lines removed and its new lines added", func(t *testing.T) {
-		p := pageApprovalOf(approval("Edit", map[string]any{"file_path": "/src/a.go", "old_string": "a\nb", "new_string": "c", "replace_all": true}))
-		want := []diffLine{{"-", "a"}, {"-", "b"}, {"+", "c"}}
-		if diff := cmp.Diff(want, p.Diff); diff != "" || p.File != "/src/a.go" || !strings.Contains(p.Caption, "every place") {
-			t.Errorf("diff (-want +got):\n%s\nfile %q, caption %q", diff, p.File, p.Caption)
+	// The page decoded input loosely where the popup was strict, diffed an edit as all old
+	// lines then all new, and dropped the request's note: it now shows the one view.
+	t.Run("an edit shows its file relative to the checkout and its lines as a diff", func(t *testing.T) {
+		a := approval("Edit", map[string]any{"file_path": "/src/web/a.go", "old_string": "a\nb\nc", "new_string": "a\nX\nc", "replace_all": true})
+		a.Run.Checkout = "/src/web"
+		p := pageApprovalOf(a)
+		want := []approvals.ChangeLine{{Op: " ", Text: "a"}, {Op: "-", Text: "b"}, {Op: "+", Text: "X"}, {Op: " ", Text: "c"}}
+		if diff := cmp.Diff(want, p.Diff); diff != "" || p.File != "a.go" || p.Caption != "Edit a.go, every occurrence" || p.Shape != approvals.ShapeChange {
+			t.Errorf("diff (-want +got):\n%s\nfile %q, caption %q, shape %q", diff, p.File, p.Caption, p.Shape)
+		}
+	})
+	t.Run("an input that is not exactly the tool's shows as JSON, whole, saying why", func(t *testing.T) {
+		a := approval("Edit", nil)
+		a.Input = json.RawMessage(`{"file_path":"/src/web/a.go","old_string":"x","new_string":"y","file_path":"/etc/passwd"}`)
+		p := pageApprovalOf(a)
+		if p.Shape != approvals.ShapeJSON || !strings.Contains(p.Text, "/etc/passwd") || !strings.Contains(p.Unread, `the key "file_path" appears twice`) {
+			t.Errorf("shape %q, text %q, unread %q", p.Shape, p.Text, p.Unread)
+		}
+	})
+	t.Run("a NotebookEdit shows its cell's change, and the request's note shows", func(t *testing.T) {
+		a := approval("NotebookEdit", map[string]string{"notebook_path": "/src/web/lab.ipynb", "cell_id": "c1", "new_source": "print(1)"})
+		a.Run.Checkout, a.Note = "/src/web", "Not checked against your trusted commands: too long."
+		p := pageApprovalOf(a)
+		if p.Caption != "NotebookEdit lab.ipynb: replace cell c1" || len(p.Diff) != 1 || p.Note != a.Note {
+			t.Errorf("caption %q, diff %v, note %q", p.Caption, p.Diff, p.Note)
 		}
 	})
 	t.Run("another tool shows its input as indented JSON", func(t *testing.T) {
@@ -55,10 +81,17 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 			t.Errorf("caption %q, text %q", p.Caption, p.Text)
 		}
 	})
+	t.Run("what looks like a secret shows whole, and the page says so", func(t *testing.T) {
+		command := `git ls-remote https://deploy:$(touch${IFS}PWNED;echo${IFS}x)@github.com/acme/app.git`
+		p := pageApprovalOf(approval("Bash", map[string]string{"command": command}))
+		if p.Text != command || p.Secret == "" {
+			t.Errorf("shown %q, secret %q; want the command whole and a word that it looks like a secret", p.Text, p.Secret)
+		}
+	})
 	t.Run("a large input is cut, and the page says how much is not shown", func(t *testing.T) {
-		p := pageApprovalOf(approval("Write", map[string]string{"file_path": "/src/big.txt", "content": strings.Repeat("é", maxShownInput)}))
-		if len(p.Text)+len(p.File) > maxShownInput || p.Left != 2*maxShownInput-len(p.Text) {
-			t.Errorf("shown %d bytes and left %d of %d", len(p.Text), p.Left, 2*maxShownInput)
+		p := pageApprovalOf(approval("Bash", map[string]string{"command": strings.Repeat("é", approvals.MaxShown)}))
+		if len(p.Text) != approvals.MaxShown || !strings.Contains(p.Cut, "65536 more bytes") {
+			t.Errorf("shown %d bytes, cut %q", len(p.Text), p.Cut)
 		}
 		if !strings.HasSuffix(p.Text, "é") {
 			t.Error("the text is cut inside a character")
@@ -88,4 +121,68 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 			}
 		}
 	})
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from what the tests render")
+
+// The page's requests as the real Claude Code 2.1.328 sends them (coretest.FileToolRequests:
+// an Edit of hello.txt and a Write of a new file, each asked because of a permissions.ask
+// rule), as the page gets them over the control channel: the file relative to the checkout
+// and the change as a diff, as the popup shows them (app's
+// TestThePopupsOfARealClaudeCodeRunShowItsFileChanges). Kept in testdata/page_*.json;
+// `go test ./remote -run TestThePageShowsARealClaudeCodeRunsFileChanges -update` rewrites them.
+func TestThePageShowsARealClaudeCodeRunsFileChanges(t *testing.T) {
+	run := coretest.FileToolRequests(t)
+	for _, tt := range []struct {
+		req    approvals.Request
+		golden string
+		file   string
+	}{
+		{run.Edit, "page_edit_claude.json", "hello.txt"},
+		{run.Write, "page_write_claude.json", "notes/plan.md"},
+	} {
+		t.Run(tt.req.ToolName, func(t *testing.T) {
+			p := pageApprovalOf(pageFixture(tt.req, run))
+			if p.File != tt.file || p.Shape != approvals.ShapeChange || len(p.Diff) == 0 {
+				t.Errorf("file %q, shape %q, %d lines of change; want %s shown as a change", p.File, p.Shape, len(p.Diff), tt.file)
+			}
+			if diff := cmp.Diff(tt.req.View().Change, p.Diff); diff != "" {
+				t.Errorf("the page's change is not the one view's (-view +page):\n%s", diff)
+			}
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(p); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tt.golden)
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// pageFixture is req of run as the page gets it, with the checkout's folder put where the
+// golden files expect it (in the input too, so that the path is still read relative to it),
+// fixed ids and fixed times.
+func pageFixture(req approvals.Request, run coretest.FileTools) control.Approval {
+	const shown = "/home/ada/src/sample"
+	req.Input = json.RawMessage(strings.ReplaceAll(string(req.Input), run.Checkout, shown))
+	req.Run.Checkout, req.Run.ID, req.ID = shown, "run-1", "req-"+req.ToolName
+	req.Asked, req.Deadline = time.Unix(100, 0).UTC(), time.Unix(700, 0).UTC()
+	return control.ApprovalOf(req, "sample", run.Task)
 }

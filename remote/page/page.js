@@ -5,7 +5,8 @@
 "use strict";
 
 const token = document.querySelector('meta[name="segwi-token"]').content;
-const waiting = new Map(); // request id -> {data, el}
+const waiting = new Map(); // request id -> {data, el}: what waits for an answer
+const settled = new Map(); // request id -> el: cards answered or gone, shown a little longer
 const runs = new Map(); // run id -> run
 let clockOffset = 0; // segwi's clock minus this device's, in ms
 
@@ -34,6 +35,10 @@ function fill(el, cls, text) {
   part.hidden = !text;
 }
 
+// The mark of a change's line, as the terminal and the popup show it.
+const marks = { "-": "- ", "+": "+ ", " ": "  " };
+const lineClass = { "-": "del", "+": "add", " ": "kept", "@": "head" };
+
 function card(a) {
   const el = $("approval-card").content.firstElementChild.cloneNode(true);
   el.dataset.request = a.request;
@@ -41,21 +46,32 @@ function card(a) {
   fill(el, "name", a.name);
   fill(el, "task", a.prompt);
   fill(el, "tool", `wants to use ${a.tool}`);
-  fill(el, "caption", a.caption);
-  fill(el, "file", a.file);
-  fill(el, "description", a.description);
-  fill(el, "left", a.left ? `${a.left} more bytes of this input are not shown: deny it if you cannot judge it` : "");
+  fill(el, "secret", a.secret ? `⚠ ${a.secret}` : "");
+  fill(el, "unread", a.unread);
+  fill(el, "note", a.note);
+  fill(el, "runs-how", a.runs ? `Runs ${a.runs}` : "");
+  fill(el, "caption", `${a.caption}:`);
+  fill(el, "description", a.description ? `Why: ${a.description}` : "");
+  fill(el, "cut", a.cut ? `… ${a.cut}` : "");
+  fill(el, "sha", `Input SHA-256: ${a.sha256}`);
   const pre = el.querySelector(".text");
-  if (a.diff && a.diff.length) {
-    for (const line of a.diff) {
+  if (a.shape === "change") {
+    for (const line of a.diff || []) {
       const span = document.createElement("span");
-      span.className = line.op === "+" ? "add" : "del";
-      span.textContent = `${line.op} ${line.text}`;
+      span.className = lineClass[line.op] || "kept";
+      span.textContent = line.op === "@" ? `@@ ${line.text} @@` : `${marks[line.op] || ""}${line.text}`;
       pre.appendChild(span);
     }
+    if (!a.diff || !a.diff.length) pre.textContent = "(no text)";
   } else {
     pre.textContent = a.text || "";
-    pre.hidden = !a.text;
+  }
+  const json = el.querySelector(".as-json");
+  if (a.shape === "json") {
+    json.hidden = true; // the main text is the JSON
+  } else {
+    el.querySelector(".json").textContent = a.json;
+    fill(el, "json-cut", a.jsonCut ? `… ${a.jsonCut}` : "");
   }
   fill(el, "time-left", timeLeft(a.deadline));
 
@@ -78,6 +94,9 @@ function card(a) {
   return el;
 }
 
+// What the page says of an answer it sent, once segwi took it.
+const sentText = { "allow": "Allowed by you, here", "deny": "Denied by you, here", "deny-and-stop": "Denied by you, here; the run stops" };
+
 async function answer(el, request, decision, reason) {
   const outcome = el.querySelector(".outcome");
   for (const b of el.querySelectorAll("button")) b.disabled = true;
@@ -90,8 +109,9 @@ async function answer(el, request, decision, reason) {
       body: JSON.stringify({ request, decision, reason }),
     });
     if (res.ok) {
-      // segwi may have told the page already that the request is answered, and by whom.
-      if (waiting.has(request)) outcome.textContent = "Sent: segwi has your answer.";
+      // Answered: it no longer waits, here and everywhere the page shows it, at once.
+      // segwi tells the page too, and who answered; when that came first, it stands.
+      if (waiting.has(request)) settle(request, sentText[decision]);
       return;
     }
     outcome.textContent = (await res.text()).trim();
@@ -103,33 +123,56 @@ async function answer(el, request, decision, reason) {
 }
 
 function showApproval(a) {
+  if (settled.has(a.request)) return; // answered here already; segwi's list may lag behind
   const old = waiting.get(a.request);
   const el = card(a);
   if (old) old.el.replaceWith(el); else $("approvals").appendChild(el);
   waiting.set(a.request, { data: a, el });
-  $("no-approvals").hidden = waiting.size > 0;
+  showWaiting();
 }
 
-function removeApproval(request, text) {
+// settle marks a request answered (or gone) with text saying how, wherever the page shows
+// it: its card says so and takes no answer, and it leaves the counts and its run's row.
+// The card stays a few seconds, so that the person reads what happened.
+function settle(request, text) {
   const w = waiting.get(request);
-  if (!w) return;
-  waiting.delete(request);
-  const outcome = w.el.querySelector(".outcome");
+  const el = w ? w.el : settled.get(request);
+  if (!el) return;
+  const outcome = el.querySelector(".outcome");
   outcome.classList.remove("trouble");
   outcome.textContent = text;
-  for (const b of w.el.querySelectorAll("button")) b.disabled = true;
-  w.el.classList.add("gone");
-  setTimeout(() => { w.el.remove(); $("no-approvals").hidden = waiting.size > 0; }, 4000);
+  if (!w) return; // settled before: only the words change, to segwi's
+  waiting.delete(request);
+  settled.set(request, el);
+  for (const b of el.querySelectorAll("button")) b.disabled = true;
+  el.querySelector(".deny-form").hidden = true;
+  el.querySelector(".actions").hidden = true;
+  el.classList.add("answered", "gone");
+  setTimeout(() => { el.remove(); settled.delete(request); showWaiting(); }, 4000);
+  showWaiting();
+}
+
+// showWaiting brings up to date what the page says of the requests that wait: the count
+// in the heading and the title, the runs that have some, the word when none does.
+function showWaiting() {
+  $("no-approvals").hidden = waiting.size > 0 || settled.size > 0;
+  $("waiting-count").textContent = waiting.size ? `(${waiting.size})` : "";
+  document.title = waiting.size ? `(${waiting.size}) segwi · approvals` : "segwi · approvals";
+  renderRuns();
 }
 
 function renderRuns() {
   const list = $("runs");
   list.replaceChildren();
+  const waits = new Map(); // run id -> requests of it that wait
+  for (const { data } of waiting.values()) waits.set(data.run, (waits.get(data.run) || 0) + 1);
   const all = [...runs.values()].sort((a, b) => Date.parse(b.created) - Date.parse(a.created)).slice(0, 50);
   for (const r of all) {
     const li = document.createElement("li");
     li.dataset.run = r.id;
-    for (const [cls, text] of [["kind", r.kind], ["name", r.name], ["state " + r.state, r.state + (r.reason ? `: ${r.reason}` : "")], ["prompt", r.prompt]]) {
+    const n = waits.get(r.id) || 0;
+    const waitsText = n ? `⚠ ${n} ${n === 1 ? "approval waits" : "approvals wait"} for you` : "";
+    for (const [cls, text] of [["kind", r.kind], ["name", r.name], ["state " + r.state, r.state + (r.reason ? `: ${r.reason}` : "")], ["waits", waitsText], ["prompt", r.prompt]]) {
       if (!text) continue;
       const span = document.createElement("span");
       span.className = cls;
@@ -152,12 +195,12 @@ function connect() {
   on("run", (r) => { runs.set(r.id, r); renderRuns(); });
   on("approvals", (list) => {
     const now = new Set(list.map((a) => a.request));
-    for (const id of [...waiting.keys()]) if (!now.has(id)) removeApproval(id, "No longer waits.");
+    for (const id of [...waiting.keys()]) if (!now.has(id)) settle(id, "No longer waits.");
     for (const a of list) showApproval(a);
-    $("no-approvals").hidden = waiting.size > 0;
+    showWaiting();
   });
   on("approval", showApproval);
-  on("gone", (g) => removeApproval(g.request, g.text));
+  on("gone", (g) => settle(g.request, g.text));
   es.onerror = () => setStatus("Reconnecting to segwi…", true);
 }
 
