@@ -26,6 +26,7 @@ type desk struct {
 
 	asking sync.Mutex
 	asked  map[string]context.CancelFunc // the popup of each request shown, by request id
+	known  map[string]waitingApproval    // each request shown and its view, by request id, for the run windows
 
 	runWins   map[string]*runWindow
 	history   *historyWindow
@@ -35,7 +36,7 @@ type desk struct {
 
 func newDesk(a fyne.App, t *trayLink, opts WindowOptions) *desk {
 	return &desk{app: a, tray: t, popups: NewPopupDecider(a), opts: opts,
-		asked: map[string]context.CancelFunc{}, runWins: map[string]*runWindow{}}
+		asked: map[string]context.CancelFunc{}, known: map[string]waitingApproval{}, runWins: map[string]*runWindow{}}
 }
 
 // event takes in a snapshot or event from the tray. On the client's reading goroutine:
@@ -150,7 +151,8 @@ func (d *desk) approvals(waiting []control.Approval) {
 }
 
 // ask puts a waiting request in a popup, once, and sends the tray the person's answer
-// when they click one of its buttons (or close it, a deny).
+// when they click one of its buttons (or close it, a deny); the window of its run, when
+// open, shows it too and answers it as well (the first answer wins at the tray).
 func (d *desk) ask(a control.Approval) {
 	d.asking.Lock()
 	if _, ok := d.asked[a.Request]; ok {
@@ -160,6 +162,18 @@ func (d *desk) ask(a control.Approval) {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.asked[a.Request] = cancel
 	d.asking.Unlock()
+	wa := waitingApproval{a, viewOf(a.Broker())} // here, not on Fyne's goroutine: a diff can take a while
+	onUI(func() {
+		d.asking.Lock()
+		_, still := d.asked[a.Request]
+		if still {
+			d.known[a.Request] = wa
+		}
+		d.asking.Unlock()
+		if w := d.runWins[a.Run.ID]; w != nil && still {
+			w.approvalWaits(wa.msg, wa.view)
+		}
+	})
 	go func() {
 		answer, err := d.popups.Decide(ctx, a.Broker())
 		d.asking.Lock()
@@ -173,17 +187,46 @@ func (d *desk) ask(a control.Approval) {
 		defer acancel()
 		if err := d.tray.client.Answer(actx, control.AnswerOf(a.Request, answer, control.ByThisDesktop)); err != nil {
 			log.Printf("segwi: the answer to approval request %s did not reach the tray: %v", a.Request, err)
+			return
 		}
+		d.withdraw(a.Request) // answered: the run's window takes it away too
+
 	}()
 }
 
-// withdraw closes the popup of a request that no longer waits.
+// withdraw closes the popup of a request that no longer waits, and takes it away from the
+// window of its run.
 func (d *desk) withdraw(id string) {
 	d.asking.Lock()
 	cancel := d.asked[id]
 	d.asking.Unlock()
 	if cancel != nil {
 		cancel()
+	}
+	onUI(func() {
+		d.asking.Lock()
+		wa, ok := d.known[id]
+		delete(d.known, id)
+		d.asking.Unlock()
+		if w := d.runWins[wa.msg.Run.ID]; ok && w != nil {
+			w.approvalGone(id)
+		}
+	})
+}
+
+// showWaiting shows in w the requests of its run that wait for the person. On Fyne's
+// goroutine.
+func (d *desk) showWaiting(w *runWindow) {
+	d.asking.Lock()
+	var mine []waitingApproval
+	for _, wa := range d.known {
+		if wa.msg.Run.ID == w.id {
+			mine = append(mine, wa)
+		}
+	}
+	d.asking.Unlock()
+	for _, wa := range mine {
+		w.approvalWaits(wa.msg, wa.view)
 	}
 }
 
@@ -223,7 +266,17 @@ func (d *desk) runDeps() runWindowDeps {
 		showRun:     d.showRun,
 		queuedAhead: d.tray.queuedAhead,
 		onClosed:    func(id string) { delete(d.runWins, id) },
+		approver:    trayApprover{d.tray},
+		answered:    d.withdraw,
 	}
+}
+
+// trayApprover sends the run windows' answers to the tray, as the popups' are sent.
+type trayApprover struct{ tray *trayLink }
+
+// Answer sends a to the tray, which records it as the person's at this desktop.
+func (a trayApprover) Answer(ctx context.Context, ans control.Answer) error {
+	return a.tray.client.Answer(ctx, ans)
 }
 
 // openNewRun opens the new run dialog for kind.
@@ -235,6 +288,7 @@ func (d *desk) openNewRun(kind runs.Kind) {
 func (d *desk) showRun(r liveRun) {
 	w := newRunWindow(d.runDeps(), r, runs.Info{})
 	d.runWins[r.ID()] = w
+	d.showWaiting(w)
 	w.Show()
 }
 

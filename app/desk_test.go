@@ -250,3 +250,60 @@ func TestTheSettingsWindowKeepsTheTokenAndTheFileThroughTheTray(t *testing.T) {
 	}
 	ui(w.win.Close)
 }
+
+// A request of a run whose window is open shows there too, and the run window answers it
+// as its popup would: the tray gets one answer, from this desktop, and the popup closes at
+// once, without waiting for the tray's word. Answered in the popup, it leaves the run
+// window as well.
+func TestTheRunWindowAnswersAnApprovalAndItsPopupCloses(t *testing.T) {
+	info := runs.Info{ID: "20250314-092653-abcdef", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "fix the login",
+		State: runs.StateWaiting, Waiting: runs.WaitApproval, Created: runT0, Start: runT0}
+	h := newDeskHarness(t, func(p *control.Peer) {
+		p.Send(control.SettingsReport{StateDir: t.TempDir()})
+		p.Send(control.Runs{Runs: []control.Run{control.RunOf(info, "web")}})
+	})
+	if rep, err := h.peer.Request(context.Background(), control.Show{Window: control.ShowRun, Run: info.ID}); err != nil || rep.Error != "" {
+		t.Fatalf("Show = %+v, %v", rep, err)
+	}
+	var w *runWindow
+	ui(func() { w = h.d.runWins[info.ID] })
+	shown := func() string {
+		var id string
+		ui(func() {
+			if w.approvals.shown != nil {
+				id = w.approvals.shown.msg.Request
+			}
+		})
+		return id
+	}
+	for _, id := range []string{"req-1", "req-2"} {
+		a := waiting(id)
+		a.Run.ID = info.ID
+		h.server.Publish(a)
+	}
+	popup := h.openPopup(t, "req-1")
+	h.openPopup(t, "req-2")
+	await.For(t, 10*time.Second, "the run window to show req-1", func() bool { return shown() == "req-1" })
+
+	var allow *clickButton
+	ui(func() { allow = w.approvals.allow })
+	test.Tap(allow)
+	if a := command[control.Answer](t, h.hub); a.Request != "req-1" || a.Decision != control.Allow || a.By != control.ByThisDesktop {
+		t.Errorf("the tray got %+v, want req-1 allowed at this desktop", a)
+	}
+	await.For(t, 10*time.Second, "req-1's popup to close and req-2 to show in the run window", func() bool {
+		return !popupWindowIsOpen(popup.win) && h.d.popups.Pending() == 1 && shown() == "req-2"
+	})
+
+	second := h.openPopup(t, "req-2")
+	test.Tap(second.deny)
+	if a := command[control.Answer](t, h.hub); a.Request != "req-2" || a.Decision != control.Deny {
+		t.Errorf("the tray got %+v, want req-2 denied", a)
+	}
+	await.For(t, 10*time.Second, "the run window to take req-2 away", func() bool { return shown() == "" })
+	select {
+	case c := <-h.hub.cmds:
+		t.Errorf("%s reached the tray after both answers; want one answer each", c.MessageType())
+	default:
+	}
+}

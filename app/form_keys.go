@@ -55,3 +55,27 @@ func (e *formEntry) TypedKey(ev *fyne.KeyEvent) {
 	}
 	e.Entry.TypedKey(ev)
 }
+
+// keyEntry is a text field that passes its window's shortcuts on (the run window's chords
+// that answer its approval): a focused Fyne widget gets the keys before its window does,
+// so the field must pass them on itself. Other shortcuts (copy, paste, ...) are the
+// entry's; Enter is left to OnSubmitted.
+type keyEntry struct {
+	widget.Entry
+	shortcut func(fyne.Shortcut) bool // the window's: reports whether it took s
+}
+
+// newKeyEntry returns a one-line field passing shortcuts to shortcut first.
+func newKeyEntry(shortcut func(fyne.Shortcut) bool) *keyEntry {
+	e := &keyEntry{shortcut: shortcut}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut passes s to the window, and to the entry when the window does not take it.
+func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
+	if e.shortcut != nil && e.shortcut(s) {
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}

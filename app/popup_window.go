@@ -45,7 +45,7 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 		answers: make(chan approvals.Answer, 1),
 		step:    step,
 	}
-	p.panel = newRequestPanel(view, popupViewMin)
+	p.panel = newRequestPanel(view, popupViewMin, false)
 
 	// Enter in this entry submits nothing: OnSubmitted stays nil.
 	p.denyMessage = widget.NewEntry()

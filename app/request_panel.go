@@ -28,21 +28,27 @@ type requestPanel struct {
 	foot     fyne.CanvasObject // under the text view: the SHA-256, and the JSON toggle
 }
 
-// newRequestPanel builds the panel of v, its text view at least viewMin in size. On
-// Fyne's goroutine.
-func newRequestPanel(v requestView, viewMin fyne.Size) *requestPanel {
+// newRequestPanel builds the panel of v, its text view at least viewMin in size. A compact
+// panel (the run window's, under a header that names the run already) leaves out the
+// heading and puts the time left beside the caption. On Fyne's goroutine.
+func newRequestPanel(v requestView, viewMin fyne.Size, compact bool) *requestPanel {
 	p := &requestPanel{view: v}
-	heading := widget.NewLabelWithStyle(v.Heading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	heading.Wrapping = fyne.TextWrapWord
-	p.top = container.NewVBox(heading)
+	p.top = container.NewVBox()
+	if !compact {
+		heading := widget.NewLabelWithStyle(v.Heading, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		heading.Wrapping = fyne.TextWrapWord
+		p.top.Add(heading)
+	}
 	if v.task != "" {
 		task := widget.NewLabel(v.task)
 		task.Truncation = fyne.TextTruncateEllipsis
 		p.top.Add(task)
 	}
-	checkout := widget.NewLabel(v.checkout)
-	checkout.Wrapping = fyne.TextWrapBreak
-	p.top.Add(checkout)
+	if v.checkout != "" {
+		checkout := widget.NewLabel(v.checkout)
+		checkout.Wrapping = fyne.TextWrapBreak
+		p.top.Add(checkout)
+	}
 	// What segwi and Claude Code say of the request, each short: a description is cut at
 	// 400 characters, the rest are segwi's own sentences.
 	for _, said := range []struct {
@@ -65,7 +71,9 @@ func newRequestPanel(v requestView, viewMin fyne.Size) *requestPanel {
 		p.top.Add(l)
 	}
 	p.timeLeft = widget.NewLabel("")
-	p.top.Add(p.timeLeft)
+	if !compact {
+		p.top.Add(p.timeLeft)
+	}
 
 	p.main = newWrappedText(v.mainLines(), viewMin)
 	p.center = p.main
@@ -87,9 +95,17 @@ func newRequestPanel(v requestView, viewMin fyne.Size) *requestPanel {
 	}
 	// The caption may hold a long path: broken, in monospace, to fit the panel at its
 	// narrowest, as the text view breaks its lines.
-	p.caption = widget.NewLabelWithStyle(breakCaption(v.Caption+":", viewMin.Width-2*theme.InnerPadding()),
+	caption := v.Caption
+	if compact {
+		caption = v.Tool + " · " + caption // the heading's word, which the compact panel leaves out
+	}
+	p.caption = widget.NewLabelWithStyle(breakCaption(caption+":", viewMin.Width-2*theme.InnerPadding()),
 		fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	p.top.Add(p.caption)
+	if compact {
+		p.top.Add(container.NewBorder(nil, nil, nil, p.timeLeft, p.caption))
+	} else {
+		p.top.Add(p.caption)
+	}
 	p.sha = widget.NewLabelWithStyle("Input SHA-256: "+v.SHA256, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	p.sha.Wrapping = fyne.TextWrapBreak
 	p.sha.SizeName = theme.SizeNameCaptionText

@@ -58,6 +58,8 @@ type runWindowDeps struct {
 	received    func()                               // test hook: an event was taken
 	openURL     func(*url.URL) error                 // opens the checkout's folder
 	onClosed    func(id string)                      // the window was closed
+	approver    approver                             // nil: the window answers no approval
+	answered    func(request string)                 // the window answered request: its popup closes
 }
 
 // runWindow shows one run: a header, its timeline, its raw output, and its controls. Its
@@ -73,7 +75,10 @@ type runWindow struct {
 	tl         timeline
 	changes    *changesTab // nil without deps.changes
 	tabs       *container.AppTabs
-	events     *eventRows // turns events into rows; its own lock
+	center     *fyne.Container  // the tabs, or the approval panel above them
+	split      *container.Split // the approval panel and the tabs, while a request waits; else nil
+	approvals  *approvalPanel   // nil for a past run's record
+	events     *eventRows       // turns events into rows; its own lock
 	raw        []string
 	ahead      int
 
@@ -81,7 +86,7 @@ type runWindow struct {
 	list                              *followList
 	rawList                           *widget.List
 	details                           *detailsWindow // a timeline row in full; nil until one is opened
-	followUp                          *widget.Entry
+	followUp                          *keyEntry
 	send, finish, stop, openDir, push *widget.Button
 	pr, cont                          *widget.Button    // Open pull request…, Continue…
 	prLink                            *widget.Hyperlink // the run's pull request, once opened
@@ -175,7 +180,7 @@ func (w *runWindow) build() {
 
 	w.tabs = tabs
 
-	w.followUp = widget.NewEntry()
+	w.followUp = newKeyEntry(w.typedShortcut)
 	w.followUp.SetPlaceHolder("A follow-up message for the run")
 	w.followUp.OnSubmitted = func(string) { w.sendFollowUp() }
 	w.send = widget.NewButton("Send", w.sendFollowUp)
@@ -213,9 +218,18 @@ func (w *runWindow) build() {
 		w.prLink,
 		w.note,
 	)
+	w.center = container.NewStack(tabs)
+	if w.run != nil {
+		w.approvals = newApprovalPanel(w)
+	}
 	w.win = w.deps.app.NewWindow(w.windowTitle())
-	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, tabs))
-	w.win.Resize(fyne.NewSize(820, 600))
+	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, w.center))
+	// The chords that answer the approval shown, wherever the focus is: a focused entry
+	// passes them on (keyEntry), the window takes them otherwise.
+	for _, s := range []fyne.Shortcut{allowShortcut, denyShortcut, denyStopShortcut} {
+		w.win.Canvas().AddShortcut(s, func(s fyne.Shortcut) { w.typedShortcut(s) })
+	}
+	w.win.Resize(fyne.NewSize(820, 720)) // room for an approval above the timeline
 	w.win.SetOnClosed(func() {
 		if w.closed.Swap(true) {
 			return // closed already

@@ -15,6 +15,9 @@ func (w *runWindow) showHeader() {
 	w.task.SetText(taskLine(w.info))
 	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, orDefault(w.branchText, "(unknown)")))
 	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))
+	if w.approvals != nil {
+		w.approvals.showTimeLeft()
+	}
 }
 
 // taskLine is the header's line about what the run was asked.
@@ -46,7 +49,7 @@ func statusLine(info runs.Info, ahead int, now time.Time) string {
 	} else if info.State == runs.StateWaiting && info.Waiting == runs.WaitReply {
 		state = "⚠ waiting for your reply: its turn is over; send a follow-up, or Finish"
 	} else if info.State == runs.StateWaiting {
-		state = "⚠ waiting for you: answer the approval popup"
+		state = "⚠ waiting for you: answer the approval here or in its popup"
 	}
 	if info.Reason != "" && info.State.Final() {
 		state += ": " + info.Reason

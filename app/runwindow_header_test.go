@@ -17,7 +17,7 @@ func TestTheStatusLineSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 		want string
 	}{
 		{"an approval waits", runs.Info{State: runs.StateWaiting, Waiting: runs.WaitApproval, Start: runT0},
-			"State: ⚠ waiting for you: answer the approval popup · 1m 30s"},
+			"State: ⚠ waiting for you: answer the approval here or in its popup · 1m 30s"},
 		{"its turn is over", runs.Info{State: runs.StateWaiting, Waiting: runs.WaitReply, Start: runT0},
 			"State: ⚠ waiting for your reply: its turn is over; send a follow-up, or Finish · 1m 30s"},
 		{"it works", runs.Info{State: runs.StateRunning, Start: runT0}, "State: running · 1m 30s"},
