@@ -89,8 +89,9 @@ type wrappedRenderer struct{ w *wrappedText }
 
 func (r *wrappedRenderer) Layout(size fyne.Size) {
 	changed := false
-	if r.w.Visible() {
-		// A hidden view (the JSON behind its toggle) is broken when it shows.
+	if r.w.Visible() && size.Width > 0 {
+		// A hidden view (the JSON behind its toggle) is broken when it shows, and a view
+		// not laid out yet when it has a width.
 		changed = r.w.breakFor(r.w.columnsFor(size.Width))
 	}
 	r.w.scroll.Resize(size)

@@ -11,6 +11,9 @@
 // commands, keeps each run's pending requests, puts the rest in front of a Decider until
 // the approval timeout, and records every request and answer on the Run. TerminalDecider
 // is the Decider of headless `segwi run`; the desktop popup lives in the app package.
+//
+// Request.View is what a person is shown of a request, the same wherever they are asked:
+// the popup, the run window, the approval page and the terminal render it and nothing else.
 package approvals
 
 import (
