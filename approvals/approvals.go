@@ -58,6 +58,11 @@ type Run interface {
 	// the run has read the line that announces its call, so it waits for the call to
 	// appear; it returns false when ctx is done first (the broker bounds the wait).
 	ToolCallRunning(ctx context.Context, toolUseID string) bool
+	// Ending reports whether the run is on its way to its end: it was asked to stop, or
+	// its Claude Code exited. A request whose Claude Code hangs up then was cut short by
+	// the run's end; one it hangs up on while the run goes on was withdrawn by Claude
+	// Code's own tool-call timeout. It must not block.
+	Ending() bool
 }
 
 // Request is one call of the approval tool.
@@ -68,7 +73,10 @@ type Request struct {
 	Input     json.RawMessage // the tool's input, as Claude Code sent it
 	ToolUseID string
 	Asked     time.Time
-	Deadline  time.Time // when it is denied for want of an answer
+	// Deadline is when segwi denies it for want of an answer: approvals.timeout after it
+	// was asked, or sooner for a run started under a shorter timeout (see
+	// Registration.ToolTimeout). Every countdown shows it.
+	Deadline time.Time
 	// Note tells the person what segwi noticed about the call, when anything: why the
 	// trusted commands could not check it (too long, a control character, an input that is
 	// not exactly the tool's). Empty for most requests.
@@ -87,7 +95,7 @@ const (
 	ByNoTerminal  Answerer = "no-terminal"  // headless, and no person at a terminal
 	ByLimit       Answerer = "limit"        // too many requests of the run were pending
 	ByFailure     Answerer = "failure"      // the Decider failed, so nobody could be asked
-	ByCancelled   Answerer = "cancelled"    // Claude Code withdrew the request before an answer
+	ByCancelled   Answerer = "cancelled"    // Claude Code stopped waiting (its own tool-call timeout) before an answer
 	ByUnknownCall Answerer = "unknown-call" // it named no tool call the run's Claude Code is making
 	ByInvalid     Answerer = "invalid"      // the request's arguments could be read two ways
 )
@@ -134,7 +142,21 @@ type Decider interface {
 type Registration struct {
 	URL   string // the MCP endpoint, http://127.0.0.1:PORT/mcp
 	Token string // the run's bearer token; valid until the run is unregistered
+	// ToolTimeout is how long the run's Claude Code is to wait for the answer to one call
+	// of the approval tool: the approval timeout in force when the run was registered, plus
+	// ToolTimeoutSlack. MCPConfig tells Claude Code so. A request of the run waits for a
+	// person at most that approval timeout, even once a reload makes it longer, so that
+	// segwi's answer always comes before Claude Code stops waiting.
+	ToolTimeout time.Duration
 }
+
+// ToolTimeoutSlack is how much longer than a request may wait for a person Claude Code is
+// told to wait for the approval tool's answer: segwi's deny at the deadline must reach it
+// before it gives up. Claude Code starts counting when it sends the call, a few
+// milliseconds before segwi does on loopback; a minute also covers a machine so loaded
+// that the call or the answer takes seconds. A larger slack costs nothing while segwi
+// answers; it only lengthens Claude Code's wait when segwi is gone.
+const ToolTimeoutSlack = time.Minute
 
 // ServerName and ToolName make up the tool name Claude Code is given:
 // --permission-prompt-tool mcp__segwi__approve.
@@ -145,18 +167,26 @@ const (
 )
 
 // MCPConfig returns the --mcp-config document that points Claude Code at the server with
-// the run's token. It holds the token: write it only to a 0600 file in the run's folder,
-// and remove that file when Run.Connected is called.
+// the run's token and gives the server's tool calls ToolTimeout. It holds the token: write
+// it only to a 0600 file in the run's folder, and remove that file when Run.Connected is
+// called.
+//
+// Claude Code 2.1.328 gives a call to an HTTP MCP server 60 s unless told otherwise: its
+// fetch gives up after 60 s (raised by MCP_TOOL_TIMEOUT), and a call that gets no answer
+// or progress for 5 minutes is aborted (CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT). A server's own
+// "timeout" (milliseconds) sets both for that server alone, whatever the person's
+// environment says (it overrides MCP_TOOL_TIMEOUT, and raises the idle limit to itself),
+// and leaves their other MCP servers as they configured them.
 func (r Registration) MCPConfig() []byte {
-	doc := map[string]any{
-		"mcpServers": map[string]any{
-			ServerName: map[string]any{
-				"type":    "http",
-				"url":     r.URL,
-				"headers": map[string]string{"Authorization": "Bearer " + r.Token},
-			},
-		},
+	server := map[string]any{
+		"type":    "http",
+		"url":     r.URL,
+		"headers": map[string]string{"Authorization": "Bearer " + r.Token},
 	}
+	if r.ToolTimeout > 0 {
+		server["timeout"] = r.ToolTimeout.Milliseconds()
+	}
+	doc := map[string]any{"mcpServers": map[string]any{ServerName: server}}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		panic(err) // a map of strings always marshals

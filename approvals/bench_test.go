@@ -88,6 +88,9 @@ func (discardRun) Connected()            {}
 // ToolCallRunning says yes: the benchmark's client makes up its tool calls.
 func (discardRun) ToolCallRunning(context.Context, string) bool { return true }
 
+// Ending says no: the benchmark's runs are never stopped.
+func (discardRun) Ending() bool { return false }
+
 func TestTwoHundredRunsWaitAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds 200 loopback connections")

@@ -27,8 +27,9 @@ var (
 	ErrTimedOut = errors.New("approvals: no answer within the approval timeout")
 	// ErrRunEnded: the run ended (or segwi shut down) while the request waited.
 	ErrRunEnded = errors.New("approvals: the run ended")
-	// ErrWithdrawn: Claude Code hung up before an answer.
-	ErrWithdrawn = errors.New("approvals: Claude Code withdrew the request")
+	// ErrWithdrawn: Claude Code hung up before an answer while its run went on: it
+	// stopped waiting, its own tool-call timeout having run out.
+	ErrWithdrawn = errors.New("approvals: Claude Code stopped waiting for the answer")
 )
 
 // A Call is one call of the approval tool, as Claude Code sends it.
@@ -59,10 +60,11 @@ type Broker struct {
 }
 
 type brokerRun struct {
-	info RunInfo
-	run  Run
-	gone context.Context // done once the run is removed
-	end  context.CancelFunc
+	info    RunInfo
+	run     Run
+	maxWait time.Duration   // the approval timeout when it was added: its Claude Code waits that long and a little more
+	gone    context.Context // done once the run is removed
+	end     context.CancelFunc
 
 	mu      sync.Mutex
 	ended   bool
@@ -89,7 +91,8 @@ func NewBroker(decider Decider, maxPending int) *Broker {
 }
 
 // SetPolicy sets the approval timeout (DefaultTimeout when zero or less) and the trusted
-// commands. Requests that already wait keep the deadline they were given.
+// commands. Requests that already wait keep the deadline they were given, and the runs
+// already added keep their bound (see AddRun).
 func (b *Broker) SetPolicy(timeout time.Duration, trusted Trusted) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -101,15 +104,27 @@ func (b *Broker) SetPolicy(timeout time.Duration, trusted Trusted) {
 }
 
 // AddRun makes run known to the broker. It fails if a run with the same id is known.
+//
+// The approval timeout in force now bounds the run's requests for as long as it lives: its
+// Claude Code was told to wait that long (plus ToolTimeoutSlack) for an answer, and cannot
+// be told otherwise once it runs. A later SetPolicy with a shorter timeout applies to its
+// requests; one with a longer timeout does not.
 func (b *Broker) AddRun(info RunInfo, run Run) error {
+	_, err := b.addRun(info, run)
+	return err
+}
+
+// addRun is AddRun, returning the run's bound: the longest any of its requests waits.
+func (b *Broker) addRun(info RunInfo, run Run) (time.Duration, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.runs[info.ID]; ok {
-		return fmt.Errorf("approvals: run %s is already registered", info.ID)
+		return 0, fmt.Errorf("approvals: run %s is already registered", info.ID)
 	}
 	gone, end := context.WithCancel(context.Background())
-	b.runs[info.ID] = &brokerRun{info: info, run: run, gone: gone, end: end, pending: make(map[string]context.CancelCauseFunc)}
-	return nil
+	b.runs[info.ID] = &brokerRun{info: info, run: run, maxWait: b.timeout, gone: gone, end: end,
+		pending: make(map[string]context.CancelCauseFunc)}
+	return b.timeout, nil
 }
 
 // RemoveRun ends a run's requests: each pending one is denied (ByRunEnded) and withdrawn
@@ -138,8 +153,9 @@ func (b *Broker) RemoveRun(runID string) {
 // Ask answers one call of run runID. A call whose arguments could be read two ways is
 // denied at once (ByInvalid), and so is a call whose tool use the run's Claude Code is not
 // making (see Run.ToolCallRunning, waited for at most ToolCallWait). A trusted Bash command
-// is allowed at once; anything else waits for the Decider until it answers, the approval
-// timeout passes, the run is removed, or ctx is done, whichever comes first. Every request and its answer are
+// is allowed at once; anything else waits for the Decider until it answers, the deadline
+// passes (the approval timeout, or the run's shorter bound: see AddRun), the run is
+// removed, or ctx is done (its cause ErrWithdrawn or ErrRunEnded), whichever comes first. Every request and its answer are
 // recorded on the run. Ask always returns an answer: a deny is a result, not an error.
 // When the person chose to deny and stop the run, Ask calls the run's Stop on its own
 // goroutine after recording the answer, so that the answer still reaches Claude Code.
@@ -152,6 +168,7 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 	if br == nil {
 		return runEndedAnswer()
 	}
+	timeout = min(timeout, br.maxWait)
 	br.mu.Lock()
 	if br.ended {
 		br.mu.Unlock()
@@ -187,6 +204,11 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 		answer = notRunningAnswer(ctx, br)
 	default:
 		answer = b.answer(ctx, br, req, verdict, timeout)
+	}
+	if answer.By == ByCancelled {
+		answer.Message = fmt.Sprintf("Claude Code stopped waiting for an answer after %s, before a person answered: "+
+			"its own tool-call timeout ran out (segwi had told it to wait %s). Nobody declined it.",
+			b.now().Sub(asked).Round(time.Second), br.maxWait+ToolTimeoutSlack)
 	}
 	answer.Waited = b.now().Sub(asked)
 	br.run.RecordApproval(Record{Request: req, Answer: &answer})
@@ -330,7 +352,7 @@ func withdrawnAnswer(cause error, timeout time.Duration) Answer {
 	case errors.Is(cause, ErrRunEnded):
 		return runEndedAnswer()
 	default:
-		return Answer{By: ByCancelled, Message: "denied: Claude Code withdrew the request before a person answered"}
+		return Answer{By: ByCancelled, Message: "Claude Code stopped waiting for an answer before a person answered"}
 	}
 }
 

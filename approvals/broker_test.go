@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -335,5 +336,83 @@ func TestBrokerAddRunTwiceFails(t *testing.T) {
 	}
 	if err := b.AddRun(RunInfo{ID: "r1"}, newFakeRun()); err == nil {
 		t.Error("second AddRun of r1: got no error, want one")
+	}
+}
+
+// A run's Claude Code is told at its start how long to wait for an answer, and cannot be
+// told otherwise while it runs: a reload that makes approvals.timeout longer must not give
+// the run's requests a deadline after Claude Code has stopped waiting, while a shorter one
+// applies at once.
+func TestBrokerRequestsWaitNoLongerThanTheirRunsClaudeCode(t *testing.T) {
+	tests := []struct {
+		name     string
+		reloaded time.Duration // approvals.timeout after the run started under 10m
+		want     time.Duration // how long its next request may wait
+	}{
+		{"a longer timeout waits for the runs started after it", time.Hour, 10 * time.Minute},
+		{"a shorter timeout applies at once", 2 * time.Minute, 2 * time.Minute},
+		{"the same timeout changes nothing", 10 * time.Minute, 10 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPerson()
+			b := newTestBroker(t, p, 10*time.Minute)
+			b.AddRun(RunInfo{ID: "r1"}, newFakeRun())
+			b.SetPolicy(tt.reloaded, Trusted{})
+			b.AddRun(RunInfo{ID: "r2"}, newFakeRun())
+
+			ask(b, "r1", bashCall("make test", "toolu_1"))
+			if req := p.nextAsked(t); req.Deadline.Sub(req.Asked) != tt.want {
+				t.Errorf("the run started under 10m: deadline %s after asking, want %s", req.Deadline.Sub(req.Asked), tt.want)
+			}
+			ask(b, "r2", bashCall("make test", "toolu_2"))
+			if req := p.nextAsked(t); req.Deadline.Sub(req.Asked) != tt.reloaded {
+				t.Errorf("the run started after the reload: deadline %s after asking, want %s", req.Deadline.Sub(req.Asked), tt.reloaded)
+			}
+		})
+	}
+}
+
+// The timeout's deny names the wait the request really had, not the longer timeout a
+// reload set meanwhile.
+func TestBrokerTimeoutOfARunStartedUnderAShorterTimeoutNamesIt(t *testing.T) {
+	b := newTestBroker(t, newPerson(), 30*time.Millisecond)
+	b.AddRun(RunInfo{ID: "r1"}, newFakeRun())
+	b.SetPolicy(time.Hour, Trusted{})
+	got := b.Ask(context.Background(), "r1", bashCall("rm -rf build", "toolu_1"))
+	if got.By != ByTimeout || !strings.Contains(got.Message, "within 30ms") {
+		t.Errorf("answer: got %+v, want the timeout's deny after 30ms", got)
+	}
+}
+
+// A request that Claude Code stops waiting for is recorded as withdrawn by Claude Code's
+// own timeout, with the time it waited and the wait segwi asked for: the person did not
+// decline it and was not too slow for segwi.
+func TestBrokerRequestClaudeCodeStoppedWaitingForSaysItsOwnTimeout(t *testing.T) {
+	p := newPerson()
+	b := newTestBroker(t, p, 10*time.Minute)
+	now := time.Now() // the deadline runs on the real clock: it must lie ahead
+	var mu sync.Mutex
+	b.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	run := newFakeRun()
+	b.AddRun(RunInfo{ID: "r1"}, run)
+	ctx, hangUp := context.WithCancelCause(context.Background())
+	answer := make(chan Answer, 1)
+	go func() { answer <- b.Ask(ctx, "r1", bashCall("make test", "toolu_1")) }()
+	p.nextAsked(t)
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	hangUp(ErrWithdrawn)
+
+	got := recv(t, answer)
+	want := Answer{By: ByCancelled, Waited: time.Minute,
+		Message: "Claude Code stopped waiting for an answer after 1m0s, before a person answered: its own tool-call timeout ran out " +
+			"(segwi had told it to wait 11m0s). Nobody declined it."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if a := run.answered(); len(a) != 1 || a[0].Answer.Message != want.Message {
+		t.Errorf("recorded answers: got %+v, want the same", a)
 	}
 }

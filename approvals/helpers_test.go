@@ -65,6 +65,13 @@ func (r *fakeRun) SetPending(n int) {
 	r.pending = append(r.pending, n)
 }
 
+// Ending says yes once Stop was called, as a run being stopped does.
+func (r *fakeRun) Ending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stops > 0
+}
+
 func (r *fakeRun) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -36,7 +36,8 @@ type limits struct {
 }
 
 // defaultLimits are the server's limits. Claude Code sends a request whole at once, on
-// loopback; it then waits up to approvals.timeout for the answer, which no limit cuts.
+// loopback; it then waits for the answer (up to the run's Registration.ToolTimeout), which
+// no limit cuts: no write timeout, and the idle timeout only counts between requests.
 var defaultLimits = limits{header: 10 * time.Second, body: 10 * time.Second, fresh: 64, conns: 1024}
 
 // Config configures a Server.
@@ -145,9 +146,11 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 // URL returns the MCP endpoint, http://127.0.0.1:PORT/mcp.
 func (s *Server) URL() string { return s.url }
 
-// Register gives a run its bearer token. Requests with that token belong to the run until
-// Unregister; the run's requests and answers are recorded on run, and the first of them
-// calls run.Connected.
+// Register gives a run its bearer token, and the tool-call timeout its Claude Code is to be
+// given (Registration.ToolTimeout, which MCPConfig carries). Requests with that token
+// belong to the run until Unregister; the run's requests and answers are recorded on run,
+// and the first of them calls run.Connected. Its requests wait for a person at most the
+// approval timeout in force now, even after a reload makes it longer (see Broker.AddRun).
 func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
 	if info.ID == "" {
 		return Registration{}, errors.New("approvals: register: empty run id")
@@ -158,19 +161,20 @@ func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
 	}
 	token := hex.EncodeToString(secret[:])
 	reg := &registration{info: info, run: run, digest: sha256.Sum256([]byte(token))}
-	reg.mcp = s.newRunServer(info.ID)
+	reg.mcp = s.newRunServer(info.ID, run)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return Registration{}, fmt.Errorf("approvals: register run %s: server closed", info.ID)
 	}
-	if err := s.broker.AddRun(info, run); err != nil {
+	maxWait, err := s.broker.addRun(info, run)
+	if err != nil {
 		return Registration{}, err
 	}
 	s.byToken[reg.digest] = reg
 	s.byRun[info.ID] = reg
-	return Registration{URL: s.url, Token: token}, nil
+	return Registration{URL: s.url, Token: token, ToolTimeout: maxWait + ToolTimeoutSlack}, nil
 }
 
 // Unregister ends a run's registration: its token stops working at once, and its pending
@@ -188,8 +192,9 @@ func (s *Server) Unregister(runID string) {
 }
 
 // SetPolicy applies a reloaded approvals.timeout and approvals.trusted to the requests
-// that arrive from now on. When trusted is not valid it returns an error and keeps the
-// policy in force.
+// that arrive from now on; a longer timeout applies only to the runs registered from now
+// on, whose Claude Code is told to wait that long. When trusted is not valid it returns an
+// error and keeps the policy in force.
 func (s *Server) SetPolicy(timeout time.Duration, trusted []string) error {
 	if timeout < 0 {
 		return fmt.Errorf("approvals: set policy: negative timeout %s", timeout)

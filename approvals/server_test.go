@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -190,6 +191,38 @@ func TestServerRegistration(t *testing.T) {
 	cfg := a.MCPConfig()
 	if !bytes.Contains(cfg, []byte(`"Authorization": "Bearer `+a.Token+`"`)) || !bytes.Contains(cfg, []byte(`"url": "`+s.URL()+`"`)) {
 		t.Errorf("MCPConfig: got %s, want the URL and the bearer token", cfg)
+	}
+}
+
+// Claude Code gives an MCP tool call 60 s unless told otherwise: each run's mcp.json tells
+// it to wait for the approval tool the approval timeout in force at the run's start, plus
+// the slack, and a reload gives the runs registered after it their own.
+func TestServerGivesEachRunsClaudeCodeAToolTimeoutAboveTheApprovalTimeout(t *testing.T) {
+	s := newTestServer(t, Config{Decider: nobody{t}, Timeout: 10 * time.Minute})
+	first, _ := register(t, s, "first")
+	if err := s.SetPolicy(30*time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := register(t, s, "second")
+	for _, tt := range []struct {
+		reg  Registration
+		want time.Duration
+	}{{first, 11 * time.Minute}, {second, 31 * time.Minute}} {
+		if tt.reg.ToolTimeout != tt.want {
+			t.Errorf("ToolTimeout: got %s, want %s", tt.reg.ToolTimeout, tt.want)
+		}
+		var doc struct {
+			MCPServers map[string]struct {
+				Type    string `json:"type"`
+				Timeout int64  `json:"timeout"`
+			} `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(tt.reg.MCPConfig(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.MCPServers[ServerName]; got.Type != "http" || got.Timeout != tt.want.Milliseconds() {
+			t.Errorf("MCPConfig: server %+v, want type http and timeout %d (ms)", got, tt.want.Milliseconds())
+		}
 	}
 }
 

@@ -28,8 +28,8 @@ var approveSchema = json.RawMessage(`{
   "required": ["tool_name", "input"]
 }`)
 
-// newRunServer returns the MCP server that serves the approval tool to one run.
-func (s *Server) newRunServer(runID string) *mcp.Server {
+// newRunServer returns the MCP server that serves the approval tool to run runID.
+func (s *Server) newRunServer(runID string, run Run) *mcp.Server {
 	server := mcp.NewServer(
 		&mcp.Implementation{Name: ServerName, Title: "segwi approvals", Version: "1"},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}},
@@ -41,7 +41,7 @@ func (s *Server) newRunServer(runID string) *mcp.Server {
 		InputSchema: approveSchema,
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
 		call := callOf(req.Params.Arguments, in)
-		ctx, stop := whileCallerWaits(ctx)
+		ctx, stop := whileCallerWaits(ctx, run)
 		defer stop()
 		answer := s.broker.Ask(ctx, runID, call)
 		return &mcp.CallToolResult{
@@ -53,10 +53,18 @@ func (s *Server) newRunServer(runID string) *mcp.Server {
 
 // whileCallerWaits returns a context that is also cancelled when the HTTP request that
 // carried the call ends, so that a call whose caller hung up is withdrawn from the person.
-func whileCallerWaits(ctx context.Context) (context.Context, func()) {
+// Its cause says why Claude Code hung up: ErrRunEnded when run is ending (a stop makes
+// Claude Code abort the call), else ErrWithdrawn (it stopped waiting: its own timeout).
+func whileCallerWaits(ctx context.Context, run Run) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if httpCtx, ok := ctx.Value(requestContextKey{}).(context.Context); ok {
-		stopAfter := context.AfterFunc(httpCtx, func() { cancel(ErrWithdrawn) })
+		stopAfter := context.AfterFunc(httpCtx, func() {
+			if run.Ending() {
+				cancel(ErrRunEnded)
+				return
+			}
+			cancel(ErrWithdrawn)
+		})
 		return ctx, func() { stopAfter(); cancel(nil) }
 	}
 	return ctx, func() { cancel(nil) }

@@ -102,6 +102,32 @@ func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
 	}
 }
 
+// A stop makes Claude Code abort the call it is making, hanging up on segwi: the request
+// is then recorded as cut short by the run's end, not as Claude Code's own timeout.
+func TestApproveCallHungUpOnByAStoppingRunIsRunEnded(t *testing.T) {
+	p := newPerson()
+	s := newTestServer(t, Config{Decider: p})
+	reg, run := register(t, s, "r1")
+	ctx, hangUp := context.WithCancel(context.Background())
+	req := mcpRequest(t, s, reg.Token, strings.NewReader(callApproveBody)).WithContext(ctx)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	p.nextAsked(t)
+	run.Stop()
+	hangUp()
+	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrRunEnded) {
+		t.Errorf("the Decider's context cause: got %v, want ErrRunEnded", w.cause)
+	}
+	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.answered()) == 1 })
+	if a := run.answered()[0].Answer; a.By != ByRunEnded {
+		t.Errorf("recorded answer: got By %s, want run-ended", a.By)
+	}
+}
+
 func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
 	p := newPerson()
 	s := newTestServer(t, Config{Decider: p})

@@ -229,6 +229,15 @@ func (r *Run) SetPending(n int) {
 	r.settleLocked()
 }
 
+// Ending reports whether the run is on its way to its end: a stop was asked (by the
+// person, a limit or segwi quitting) or its process exited. The approvals server asks it
+// when Claude Code hangs up on a request, to tell a stop from Claude Code's own timeout.
+func (r *Run) Ending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.phase != phaseRunning
+}
+
 func (r *Run) touch() { r.lastActivity.Store(time.Now().UnixNano()) }
 
 // setStateLocked moves the run to state s, records it (synced) and publishes it. r.mu is held.

@@ -62,6 +62,30 @@ func TestRunKnowsTheToolCallsClaudeCodeIsMaking(t *testing.T) {
 	}
 }
 
+// When Claude Code hangs up on an approval request, the approvals server asks the run
+// whether it is ending: a stop makes Claude Code abort the call, and is no timeout of its.
+func TestRunSaysWhenItIsEnding(t *testing.T) {
+	fa := &fakeApprovals{t: t, runs: map[string]approvals.Run{}}
+	m, recDir := testManager(t, func(c *Config) { c.Approvals = fa })
+	step := filepath.Join(t.TempDir(), "step")
+	r := start(t, m, Spec{Kind: KindBuild, Prompt: "fake:toolcall=" + step})
+	waitStart(t, recDir, r.ID())
+	ar := fa.run(r.ID())
+	if ar.Ending() {
+		t.Error("a running run says it is ending")
+	}
+	r.Stop()
+	if !ar.Ending() {
+		t.Error("a run asked to stop says it is not ending")
+	}
+	if info := wait(t, r); info.State != StateStopped {
+		t.Errorf("run: got %s (%s), want stopped", info.State, info.Reason)
+	}
+	if !ar.Ending() {
+		t.Error("a run that ended says it is not ending")
+	}
+}
+
 // The run's mcp.json holds its token: it goes once Claude Code has connected, and at the
 // latest when the run ends.
 func TestRunsMCPConfigGoesOnceClaudeCodeConnects(t *testing.T) {

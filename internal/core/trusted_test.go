@@ -41,6 +41,9 @@ func (answeredRun) Connected()     {}
 // ToolCallRunning says yes: this test's client stands in for Claude Code making the call.
 func (answeredRun) ToolCallRunning(context.Context, string) bool { return true }
 
+// Ending says no: this test's run is never stopped.
+func (answeredRun) Ending() bool { return false }
+
 var askedRuns atomic.Int64
 
 // whoAnswers asks the core's approvals server, over MCP as Claude Code does, whether a run

@@ -171,6 +171,9 @@ func (benchRun) Connected()                      {}
 // calls it makes appear.
 func (benchRun) ToolCallRunning(context.Context, string) bool { return true }
 
+// Ending says no: the harness never stops a run while it asks.
+func (benchRun) Ending() bool { return false }
+
 // direct runs Claude Code with the harness as a person would script it (print mode,
 // stream-json in and out, auto mode, the prompt on a stdin pipe that closes after the
 // result), with args added and, with usePTY, stdout and stderr a pty as segwi gives it.
