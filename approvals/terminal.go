@@ -118,7 +118,8 @@ func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, er
 	case errors.Is(cause, ErrRunEnded):
 		why = "the run ended"
 	case errors.Is(cause, ErrWithdrawn):
-		why = "Claude Code stopped waiting for it"
+		why = fmt.Sprintf("Claude Code stopped waiting for it after %s: its own tool-call timeout, not a refusal",
+			d.now().Sub(req.Asked).Round(time.Second))
 	case errors.Is(cause, ErrAnsweredElsewhere):
 		why = "you answered it on the approval page"
 	}

@@ -307,13 +307,17 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 		{"a timeout says nobody answered in time", ErrTimedOut, "nobody answered in time"},
 		{"a run that ended says so", ErrRunEnded, "the run ended"},
 		{"an answer on the approval page says so", ErrAnsweredElsewhere, "you answered it on the approval page"},
+		{"Claude Code's own timeout says so, with the time it waited", ErrWithdrawn,
+			"Claude Code stopped waiting for it after 1m0s: its own tool-call timeout, not a refusal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			terms := &ttys{}
 			d := newTerminalDecider(terms.open)
+			req := terminalRequest("Bash", `{"command":"ls"}`)
+			d.now = func() time.Time { return req.Asked.Add(time.Minute) }
 			ctx, cancel := context.WithCancelCause(context.Background())
-			got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
+			got := decide(d, ctx, req)
 			tty := terms.nth(t, 0)
 			await.For(t, 10*time.Second, "the prompt to be shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
 			cancel(tt.cause)

@@ -91,7 +91,7 @@ const (
 	WhyAnswered  Why = "answered"  // a person answered it (By says who)
 	WhyTimedOut  Why = "timed-out" // nobody answered within approvals.timeout: denied
 	WhyRunEnded  Why = "run-ended" // its run ended: denied
-	WhyWithdrawn Why = "withdrawn" // Claude Code withdrew it, or it could not be asked
+	WhyWithdrawn Why = "withdrawn" // Claude Code stopped waiting for it (its own timeout), or it could not be asked
 	// WhyElsewhere: the person answered it where segwi asked too, outside this channel (the
 	// terminal of a headless segwi run, approvals.ErrAnsweredElsewhere).
 	WhyElsewhere Why = "answered-elsewhere"
@@ -104,6 +104,9 @@ type ApprovalGone struct {
 	Why     Why    `json:"why"`
 	Allow   bool   `json:"allow,omitempty"` // the answer, when Why is WhyAnswered
 	By      string `json:"by,omitempty"`    // who answered, when Why is WhyAnswered
+	// WaitedMS is how long it waited, in milliseconds, when it stopped waiting without an
+	// answer (GoneBecause): a person is told after how long Claude Code gave up.
+	WaitedMS int64 `json:"waitedMS,omitempty"`
 }
 
 // MessageType returns TypeApprovalGone.
@@ -141,10 +144,11 @@ func GoneOf(req approvals.Request, a approvals.Answer, by string) ApprovalGone {
 }
 
 // GoneBecause is the ApprovalGone of a request that stopped waiting before anyone
-// answered it, for the cause its context ended with (approvals.ErrTimedOut,
-// approvals.ErrRunEnded, or anything else: withdrawn).
-func GoneBecause(req approvals.Request, cause error) ApprovalGone {
-	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: WhyWithdrawn}
+// answered it, at now, for the cause its context ended with (approvals.ErrTimedOut,
+// approvals.ErrRunEnded, approvals.ErrAnsweredElsewhere, or anything else: withdrawn, as
+// approvals.ErrWithdrawn is).
+func GoneBecause(req approvals.Request, cause error, now time.Time) ApprovalGone {
+	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: WhyWithdrawn, WaitedMS: now.Sub(req.Asked).Milliseconds()}
 	switch {
 	case errors.Is(cause, approvals.ErrTimedOut):
 		g.Why = WhyTimedOut

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -109,7 +110,11 @@ func pageGoneOf(g control.ApprovalGone) pageGone {
 	case control.WhyElsewhere:
 		text = "Answered at the computer running segwi"
 	default:
-		text = "Claude Code withdrew the request"
+		text = "Claude Code stopped waiting for it (its own timeout); nobody declined it"
+		if g.WaitedMS > 0 {
+			waited := (time.Duration(g.WaitedMS) * time.Millisecond).Round(time.Second)
+			text = fmt.Sprintf("Claude Code stopped waiting for it after %s (its own timeout); nobody declined it", waited)
+		}
 	}
 	return pageGone{Request: g.Request, Run: g.Run, Text: show(text)}
 }

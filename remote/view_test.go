@@ -107,8 +107,14 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 		}
 		// Answered at the terminal of a headless run: the page's question was taken away.
 		req := approvals.Request{ID: "req-1", Run: approvals.RunInfo{ID: "r1"}}
-		if g := pageGoneOf(control.GoneBecause(req, approvals.ErrAnsweredElsewhere)); g.Text != "Answered at the computer running segwi" {
+		if g := pageGoneOf(control.GoneBecause(req, approvals.ErrAnsweredElsewhere, time.Now())); g.Text != "Answered at the computer running segwi" {
 			t.Errorf("answered at the terminal: got %q", g.Text)
+		}
+		// Claude Code hung up: its own timeout ran out, and the page says so, with the wait.
+		req.Asked = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+		g = pageGoneOf(control.GoneBecause(req, approvals.ErrWithdrawn, req.Asked.Add(61*time.Second+400*time.Millisecond)))
+		if want := "Claude Code stopped waiting for it after 1m1s (its own timeout); nobody declined it"; g.Text != want {
+			t.Errorf("withdrawn by Claude Code: got %q, want %q", g.Text, want)
 		}
 	})
 	t.Run("a run shows no command line, process or folder", func(t *testing.T) {

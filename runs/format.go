@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs/push"
 )
@@ -189,6 +190,8 @@ func (n *Narrator) answerWords(e Event) Words {
 	label := "denied"
 	if a.Allow {
 		label = "allowed"
+	} else if a.By == string(approvals.ByCancelled) {
+		label = "withdrawn" // Claude Code stopped waiting: nobody denied it
 	} else if e.ToolUseID != "" {
 		if n.denied == nil || len(n.denied) >= maxRemembered {
 			n.denied = map[string]struct{}{}
@@ -242,7 +245,7 @@ func answeredBy(a *ApprovalInfo) string {
 	case "failure":
 		return "nobody could be asked"
 	case "cancelled":
-		return "Claude Code withdrew it"
+		return "by Claude Code's own timeout"
 	case "unknown-call":
 		return "not a call Claude Code is making"
 	case "invalid":

@@ -22,7 +22,7 @@ type waiter struct {
 // Decide is the hub as the core's approvals.Decider: it hands req to the clients (starting
 // a window process, whose popup shows it, when none runs), notifies the desktop, and waits
 // for a client's Answer. It returns that answer, or ctx's error when ctx ends first (the
-// request timed out, its run ended, Claude Code withdrew it); either way the clients are
+// request timed out, its run ended, Claude Code stopped waiting); either way the clients are
 // told that it no longer waits. A window process that dies meanwhile does not end the
 // wait: the request stays, and the next window process shows it again.
 func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answer, error) {
@@ -46,7 +46,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 			Allow: a.Decision == control.Allow, By: a.By})
 		return a.Approval(), nil
 	case <-ctx.Done():
-		h.forget(w, control.GoneBecause(req, context.Cause(ctx)))
+		h.forget(w, control.GoneBecause(req, context.Cause(ctx), time.Now()))
 		return approvals.Answer{}, ctx.Err()
 	}
 }
