@@ -80,7 +80,8 @@ func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 // its state changes, for a tray that shows the runs and their states, and what a front
 // end notifies the person of. A run waiting for the person's reply is a state change to
 // StateWaiting with StateChange.Waiting WaitReply; a run that ended, one to a final state;
-// an approval that timed out, an EventApprovalAnswer whose Approval.By is "timeout". The
+// an approval that timed out, an EventApprovalAnswer whose Approval.By is "timeout", and
+// one that Claude Code stopped waiting for, whose Approval.By is "cancelled". The
 // channel is closed by cancel. A subscriber that falls 1024 events behind misses some and
 // gets an EventDropped event.
 func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
@@ -96,10 +97,11 @@ func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
 }
 
 // notable says whether e goes to the Manager's subscribers: a state change, or an
-// approval answered by its timeout.
+// approval that timed out or that Claude Code stopped waiting for.
 func notable(e Event) bool {
 	return e.Type == EventState ||
-		e.Type == EventApprovalAnswer && e.Approval != nil && e.Approval.By == string(approvals.ByTimeout)
+		e.Type == EventApprovalAnswer && e.Approval != nil &&
+			(e.Approval.By == string(approvals.ByTimeout) || e.Approval.By == string(approvals.ByCancelled))
 }
 
 // publish hands a run's notable event to the Manager's subscribers.

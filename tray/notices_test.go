@@ -1,46 +1,90 @@
 package tray
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/runs"
 )
 
 func TestNoticesSayWhatHappenedToWhichRun(t *testing.T) {
-	info := runs.Info{ID: "r1", Kind: runs.KindBuild}
+	info := runs.Info{ID: "r1", Kind: runs.KindBuild, Prompt: "Fix the login form\nand its tests"}
 	tests := []struct {
-		name        string
-		e           runs.Event
-		title, body string
+		name    string
+		e       runs.Event
+		body    string
+		lasting bool
 	}{
-		{"a run whose turn is over waits for your reply",
+		{"a run whose turn is over waits for your reply, until withdrawn",
 			runs.Event{Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateWaiting, Waiting: runs.WaitReply}},
-			WaitsForReply, "web · build: Claude Code finished its turn. Reply in the run window, or Finish the run."},
+			"Claude Code finished its turn and waits for your reply. Reply in the run window, or Finish the run.", true},
 		{"a run that ended says how",
 			runs.Event{Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateTimedOut, Reason: "no output for 30m0s (runs.idleTimeout)"}},
-			"segwi: a run timed out", "web · build: timed-out (no output for 30m0s (runs.idleTimeout))"},
+			"The build run timed out: no output for 30m0s (runs.idleTimeout).", false},
 		{"a run that succeeded",
 			runs.Event{Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateSucceeded}},
-			"segwi: a run succeeded", "web · build: succeeded"},
+			"The build run succeeded.", false},
 		{"an approval request that timed out",
 			runs.Event{Type: runs.EventApprovalAnswer, ToolName: "Bash", Approval: &runs.ApprovalInfo{By: "timeout", WaitedMS: 300000}},
-			ApprovalTimedOut, "web · build: Bash was denied after 5m0s without an answer."},
+			"The build run asked to use Bash; nobody answered within 5m0s, so segwi denied it.", false},
+		{"an approval request Claude Code stopped waiting for blames its own timeout",
+			runs.Event{Type: runs.EventApprovalAnswer, ToolName: "Bash", Approval: &runs.ApprovalInfo{By: "cancelled", WaitedMS: 60_012}},
+			"The build run asked to use Bash, and Claude Code stopped waiting for your answer after 1m0s (its own timeout): it went on without the call.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			title, body, ok := Notice(tt.e, info, "web")
-			if !ok || title != tt.title || body != tt.body {
-				t.Errorf("Notice = %q, %q, %v\nwant     %q, %q", title, body, ok, tt.title, tt.body)
+			note, ok := Notice(tt.e, info, "web")
+			if !ok || note.Title != "web · Fix the login form" || note.Body != tt.body || note.Lasting != tt.lasting {
+				t.Errorf("Notice = %+v, %v\nwant title %q, body %q, lasting %v", note, ok, "web · Fix the login form", tt.body, tt.lasting)
 			}
 		})
 	}
 	for _, e := range []runs.Event{
 		{Type: runs.EventState, State: &runs.StateChange{From: runs.StateQueued, To: runs.StateRunning}},
-		{Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateWaiting, Waiting: runs.WaitApproval}}, // the popup's own notification says it
+		{Type: runs.EventState, State: &runs.StateChange{From: runs.StateRunning, To: runs.StateWaiting, Waiting: runs.WaitApproval}}, // the request's own notification says it
 		{Type: runs.EventApprovalAnswer, Approval: &runs.ApprovalInfo{By: "person", Allow: true}},
 	} {
-		if title, _, ok := Notice(e, info, "web"); ok {
-			t.Errorf("Notice of %+v = %q, want none", e, title)
+		if note, ok := Notice(e, info, "web"); ok {
+			t.Errorf("Notice of %+v = %+v, want none", e, note)
 		}
+	}
+}
+
+func TestTheTitleOfANotificationNamesTheRun(t *testing.T) {
+	tests := []struct {
+		name string
+		info runs.Info
+		want string
+	}{
+		{"by its repository and task", runs.Info{Kind: runs.KindBuild, Prompt: "Fix the login form"}, "web · Fix the login form"},
+		{"a long task is cut", runs.Info{Kind: runs.KindAsk, Prompt: "Why does the login form reject every password that has a quote in it, and only on Tuesdays?"},
+			"web · Why does the login form reject every password that has a quo…"},
+		{"a ready run without notes by its kind", runs.Info{Kind: runs.KindReady}, "web · ready run"},
+		{"hidden characters are escaped", runs.Info{Kind: runs.KindBuild, Prompt: "Fix \u202eevil"}, `web · Fix \u202eevil`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RunTitle("web", tt.info); got != tt.want {
+				t.Errorf("RunTitle = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// An approval's notification names the run in its title and says by when to answer: the
+// request's deadline, which every countdown shows; it lasts until the request ends.
+func TestTheNoticeOfAnApprovalSaysWhenToAnswerBy(t *testing.T) {
+	deadline := time.Date(2026, 5, 1, 9, 10, 0, 0, time.Local)
+	req := approvals.Request{
+		Run:      approvals.RunInfo{ID: "r1", Kind: "build", Checkout: "/src/web", Name: "web", Prompt: "Fix the login form"},
+		ToolName: "Bash", Input: json.RawMessage(`{"command":"make test"}`),
+		Asked: deadline.Add(-10 * time.Minute), Deadline: deadline,
+	}
+	note := AskNotice(req)
+	want := Note{Title: "web · Fix the login form", Body: "The build run in web wants to use Bash: make test.\nAnswer by 09:10:00, or segwi denies it.", Lasting: true}
+	if note.Title != want.Title || note.Body != want.Body || !note.Lasting {
+		t.Errorf("AskNotice = %+v\nwant        %+v", note, want)
 	}
 }

@@ -25,10 +25,11 @@ const (
 const OpenLabel = "Open the run window"
 
 // Notifier shows desktop notifications through the session bus's notification daemon,
-// without Fyne. It connects on the first notification, on a connection of its own (the
-// tray item's connection stays the tray's). When there is no bus or no daemon, a
-// notification is dropped and that is logged once, until one gets through again: the
-// tray, the runs and the popups go on without them. Safe for concurrent use.
+// without Fyne, and withdraws them (CloseNotification) once what they announce is over. It
+// connects on the first notification, on a connection of its own (the tray item's
+// connection stays the tray's). When there is no bus or no daemon, a notification is
+// dropped and that is logged once, until one gets through again: the tray, the runs and
+// the popups go on without them. Safe for concurrent use.
 type Notifier struct {
 	logf func(format string, args ...any)
 
@@ -36,58 +37,100 @@ type Notifier struct {
 	conn    *dbus.Conn
 	actions bool              // the daemon supports actions
 	open    map[uint32]func() // the action of each notification shown, by its id
+	shown   map[uint32]bool   // the notifications shown and not closed since, by id: whether each is Lasting
 	failing bool              // the last notification failed, and that was logged
 }
 
 // NewNotifier returns a notifier on the session bus that logs a failure with logf.
 func NewNotifier(logf func(format string, args ...any)) *Notifier {
-	return &Notifier{logf: logf, open: make(map[uint32]func())}
+	return &Notifier{logf: logf, open: make(map[uint32]func()), shown: make(map[uint32]bool)}
 }
 
-// Notify shows a notification with title and body. When open is not nil and the daemon
-// supports actions, the notification offers OpenLabel, and open is called (on a goroutine
-// of its own) when the person clicks it. It returns once the daemon has the notification,
-// or after callTimeout.
-func (n *Notifier) Notify(title, body string, open func()) {
+// Note is one desktop notification.
+type Note struct {
+	Title string // what it is about: the run, by its repository and task
+	Body  string // what happened, and what to do
+	// Open, when not nil, is what a click on the notification does, when the daemon
+	// supports actions: it offers OpenLabel, and Open is called on a goroutine of its own.
+	Open func()
+	// Lasting keeps the notification until it is withdrawn, for something that waits for
+	// the person (an approval, a reply); otherwise the daemon takes it away after its own
+	// timeout.
+	Lasting bool
+}
+
+// Notify shows note. It returns once the daemon has the notification, or after
+// callTimeout, with the func that withdraws it: that asks the daemon to close it
+// (CloseNotification, at most callTimeout), and does nothing once the person has closed
+// it or it expired. It returns nil when the notification was not shown.
+func (n *Notifier) Notify(note Note) (withdraw func()) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if err := n.notify(title, body, open); err != nil {
+	id, err := n.notify(note)
+	if err != nil {
 		if !n.failing {
 			n.logf("segwi: desktop notifications are off: %v", err)
 		}
 		n.failing = true
-		return
+		return nil
 	}
 	n.failing = false
+	n.shown[id] = note.Lasting
+	conn := n.conn
+	return func() { n.withdraw(conn, id) }
 }
 
 // notify is Notify with n.mu held, so that a click's signal for the new id waits until
-// its action is recorded.
-func (n *Notifier) notify(title, body string, open func()) error {
+// its action is recorded. It returns the daemon's id of the notification.
+func (n *Notifier) notify(note Note) (uint32, error) {
 	if err := n.dial(); err != nil {
-		return err
+		return 0, err
 	}
 	var actions []string
-	if open != nil && n.actions {
+	if note.Open != nil && n.actions {
 		actions = []string{"default", OpenLabel}
 	}
 	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("segwi")}
+	expire := int32(-1) // the daemon's own timeout
+	if note.Lasting {
+		expire = 0 // until withdrawn
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	var id uint32
 	call := n.conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".Notify", 0,
-		"segwi", uint32(0), "", title, body, actions, hints, int32(-1))
+		"segwi", uint32(0), "", note.Title, note.Body, actions, hints, expire)
 	if err := call.Store(&id); err != nil {
 		var dbusErr dbus.Error
 		if errors.As(err, &dbusErr) && dbusErr.Name == "org.freedesktop.DBus.Error.ServiceUnknown" {
-			return fmt.Errorf("no notification daemon runs on the session bus (%s is not provided)", notifyName)
+			return 0, fmt.Errorf("no notification daemon runs on the session bus (%s is not provided)", notifyName)
 		}
-		return fmt.Errorf("asking the notification daemon: %w", err)
+		return 0, fmt.Errorf("asking the notification daemon: %w", err)
 	}
 	if len(actions) > 0 {
-		n.open[id] = open
+		n.open[id] = note.Open
 	}
-	return nil
+	return id, nil
+}
+
+// withdraw asks the daemon to close notification id, shown over conn, unless it was
+// closed already. A notification of a connection since closed is gone with it: daemons
+// number their notifications afresh only when they restart, but the id may name another
+// program's notification by then.
+func (n *Notifier) withdraw(conn *dbus.Conn, id uint32) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, shown := n.shown[id]; n.conn != conn || !shown {
+		return
+	}
+	delete(n.shown, id)
+	delete(n.open, id)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	err := conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".CloseNotification", 0, id).Err
+	if err != nil {
+		n.logf("segwi: could not withdraw desktop notification %d: %v", id, err)
+	}
 }
 
 // dial connects once, learns whether the daemon supports actions, and listens for the
@@ -120,8 +163,8 @@ func (n *Notifier) dial() error {
 	return nil
 }
 
-// listen calls the action of each clicked notification and forgets closed ones, until the
-// connection closes.
+// listen calls the action of each clicked notification and forgets closed ones (a click
+// closes one too), until the connection closes.
 func (n *Notifier) listen(signals <-chan *dbus.Signal) {
 	for sig := range signals {
 		if sig.Path != notifyPath || len(sig.Body) < 1 {
@@ -134,6 +177,9 @@ func (n *Notifier) listen(signals <-chan *dbus.Signal) {
 		n.mu.Lock()
 		open := n.open[id]
 		delete(n.open, id)
+		if sig.Name == notifyIface+".NotificationClosed" {
+			delete(n.shown, id)
+		}
 		n.mu.Unlock()
 		if sig.Name == notifyIface+".ActionInvoked" && open != nil {
 			go open()
@@ -141,15 +187,22 @@ func (n *Notifier) listen(signals <-chan *dbus.Signal) {
 	}
 }
 
-// Close closes the notifier's connection; later notifications connect again.
+// Close withdraws the Lasting notifications still shown (what they wait for ends with
+// segwi), then closes the notifier's connection; later notifications connect again.
 func (n *Notifier) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.conn != nil {
+		for id, lasting := range n.shown {
+			if lasting {
+				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+				n.conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".CloseNotification", 0, id) //nolint:errcheck // closing anyway
+				cancel()
+			}
+		}
 		n.conn.Close()
 		n.conn = nil
+		clear(n.shown)
+		clear(n.open)
 	}
 }
-
-// WaitsForYou is the title of the notification of an approval request.
-const WaitsForYou = "segwi: a run waits for you"

@@ -38,26 +38,29 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 	h.mu.Unlock()
 	h.publish(w.msg)
 	h.changed()
-	go h.ask(req)
+	note := &notice{}
+	go h.ask(req, note)
 
 	select {
 	case a := <-w.answer:
+		note.end()
 		h.forget(w, control.ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: control.WhyAnswered,
 			Allow: a.Decision == control.Allow, By: a.By})
 		return a.Approval(), nil
 	case <-ctx.Done():
+		note.end()
 		h.forget(w, control.GoneBecause(req, context.Cause(ctx), time.Now()))
 		return approvals.Answer{}, ctx.Err()
 	}
 }
 
 // ask puts a new request in front of the person: its popup, in the window process (started
-// when none runs), and a desktop notification whose click raises the popups. When no
-// window can open, the log and the notification say so: the request then waits, as any
-// does, until it is answered (a window opened meanwhile, from the menu) or times out and
-// is denied.
-func (h *Hub) ask(req approvals.Request) {
-	body := req.Notice()
+// when none runs), and a desktop notification (note, withdrawn once the request ends) whose
+// click raises the popups. When no window can open, the log and the notification say so:
+// the request then waits, as any does, until it is answered (a window opened meanwhile,
+// from the menu) or times out and is denied.
+func (h *Hub) ask(req approvals.Request, note *notice) {
+	n := tray.AskNotice(req)
 	if err := h.windows.need(); err != nil {
 		h.opts.Log("approval request %s of run %s: no window could open to show it; unless one opens, it is denied when it times out at %s: %v",
 			req.ID, req.Run.ID, req.Deadline.Format(time.TimeOnly), err)
@@ -65,12 +68,13 @@ func (h *Hub) ask(req approvals.Request) {
 		if h.windows.lostProgram() != nil {
 			why = WindowsProgram + " is not installed"
 		}
-		body += fmt.Sprintf("\n\nNo window could open to answer it (%s): unless one opens, segwi denies it when it times out.", why)
+		n.Body += fmt.Sprintf("\n\nNo window could open to answer it (%s): unless one opens, segwi denies it when it times out.", why)
 	}
 	if h.opts.Notify != nil {
-		h.opts.Notify(tray.WaitsForYou, body, func() {
+		n.Open = func() {
 			h.Open(context.Background(), control.Show{Window: control.ShowApprovals})
-		})
+		}
+		note.shown(h.opts.Notify(n))
 	}
 }
 

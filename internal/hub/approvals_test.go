@@ -22,7 +22,6 @@ import (
 	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/tray"
 )
 
 // request is an approval request as the broker hands it to its Decider.
@@ -76,7 +75,10 @@ func TestAnApprovalStartsAWindowProcessAndWaitsForAPersonsAnswer(t *testing.T) {
 		t.Errorf("the tray shows %d approvals waiting, want 1", n)
 	}
 	await.For(t, within, "the notification", func() bool { return len(h.notes.all()) == 1 })
-	if want := tray.WaitsForYou + ": The build run in web wants to use Bash: touch approved.txt"; h.notes.all()[0] != want {
+	// Titled by the run (this one has no task), not by segwi, which the daemon names; the
+	// time to answer by is the request's deadline.
+	deadline := request("1").Deadline.Local().Format("15:04:05")
+	if want := "web · build run: The build run in web wants to use Bash: touch approved.txt.\nAnswer by " + deadline + ", or segwi denies it."; h.notes.all()[0] != want {
 		t.Errorf("notified %q, want %q", h.notes.all()[0], want)
 	}
 	select {
@@ -104,6 +106,7 @@ func TestAnApprovalStartsAWindowProcessAndWaitsForAPersonsAnswer(t *testing.T) {
 	if n := h.hub.Snapshot().Pending; n != 0 {
 		t.Errorf("the tray shows %d approvals waiting once answered, want 0", n)
 	}
+	await.For(t, within, "the notification to be withdrawn once answered", func() bool { return len(h.notes.shown()) == 0 })
 }
 
 // The remote page (issue 14) is a second client of the same messages: it is sent the
@@ -209,6 +212,9 @@ func TestARequestThatStopsWaitingIsTakenAwayFromTheWindows(t *testing.T) {
 			if g := next[control.ApprovalGone](t, w); g.Why != tt.want || g.Request != "3" {
 				t.Errorf("the window process was told %+v, want request 3 %s", g, tt.want)
 			}
+			await.For(t, within, "the request's notification, then its withdrawal", func() bool {
+				return len(h.notes.all()) == 1 && len(h.notes.shown()) == 0
+			})
 		})
 	}
 }

@@ -178,7 +178,7 @@ func TestSettingsAreSavedByTheTrayAndATrustedChangeWaitsForThePerson(t *testing.
 		t.Fatalf("the change adds %q, want rm", change.Added())
 	}
 	await.For(t, within, "the notification", func() bool {
-		return slices.ContainsFunc(h.notes.all(), func(n string) bool { return strings.HasPrefix(n, "segwi: trusted commands changed: ") })
+		return slices.ContainsFunc(h.notes.all(), func(n string) bool { return strings.HasPrefix(n, "Trusted commands changed: ") })
 	})
 	if err := w.client.ApplyTrusted(ctx, *change); err != nil {
 		t.Fatalf("ApplyTrusted: %v", err)
@@ -219,7 +219,7 @@ func TestWarningsAtStartShowInWindows(t *testing.T) {
 		t.Errorf("%d window processes started for three warnings, want 1", n)
 	}
 	await.For(t, within, "the retired keys' notification", func() bool {
-		return slices.Contains(h.notes.all(), "segwi: retired settings: segwi.mcpPermissions in "+h.path+" is retired and ignored: delete it.")
+		return slices.Contains(h.notes.all(), "Retired settings: segwi.mcpPermissions in "+h.path+" is retired and ignored: delete it.")
 	})
 }
 

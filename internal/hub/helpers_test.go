@@ -20,6 +20,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/tray"
 )
 
 // within bounds the waits of these tests for what happens at once.
@@ -218,22 +219,44 @@ func (w *fakeWindow) nextShow(t *testing.T) control.Show {
 	}
 }
 
-// notes records desktop notifications.
+// notes records desktop notifications, and which of them were withdrawn.
 type notes struct {
-	mu  sync.Mutex
-	got []string // "title: body"
+	mu        sync.Mutex
+	got       []string // "title: body"
+	withdrawn []bool
 }
 
-func (n *notes) add(title, body string, _ func()) {
+func (n *notes) add(note tray.Note) (withdraw func()) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.got = append(n.got, title+": "+body)
+	i := len(n.got)
+	n.got = append(n.got, note.Title+": "+note.Body)
+	n.withdrawn = append(n.withdrawn, false)
+	return func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.withdrawn[i] = true
+	}
 }
 
+// all returns every notification shown, withdrawn or not.
 func (n *notes) all() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]string(nil), n.got...)
+}
+
+// shown returns the notifications shown and not withdrawn.
+func (n *notes) shown() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []string
+	for i, s := range n.got {
+		if !n.withdrawn[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // fakeToken is an in-memory keyring.

@@ -47,9 +47,9 @@ type Options struct {
 	// installed, else a *MissingProgramError (Program.Find). The hub looks at start, so
 	// that the tray says at once when no window can open; nil looks only as Spawn does.
 	Find func() error
-	// Notify shows a desktop notification; open, when not nil, is what its action does.
-	// Nil shows none.
-	Notify func(title, body string, open func())
+	// Notify shows a desktop notification and returns what withdraws it (nil when it was
+	// not shown); it may take seconds. Nil shows none.
+	Notify func(tray.Note) (withdraw func())
 	// Log is where the hub writes what goes wrong in its background work; nil writes
 	// nothing.
 	Log func(format string, args ...any)
@@ -84,6 +84,7 @@ type Hub struct {
 
 	mu      sync.Mutex
 	waiting []*waiter                                       // approvals waiting for a person, oldest first
+	replies map[string]*notice                              // each run's "waits for your reply", by run id
 	subs    map[*control.Peer]map[string]context.CancelFunc // run subscriptions by client and run
 	canary  context.CancelFunc                              // the canary under way, if any
 	warned  shownOnce                                       // the unknown keys and failed checks shown
@@ -108,6 +109,7 @@ func New(opts Options) *Hub {
 		changes: make(chan struct{}, 1),
 		ready:   make(chan struct{}),
 		subs:    map[*control.Peer]map[string]context.CancelFunc{},
+		replies: map[string]*notice{},
 	}
 	h.server = control.NewServer(opts.Program, h)
 	h.windows = newWindows(opts.Spawn, opts.Find, h.server, opts.Log, h.windowEnded, h.programMissing)

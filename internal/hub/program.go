@@ -105,7 +105,7 @@ const (
 	NoWindowProblem = "No window can open: " + WindowsProgram + " is not installed"
 	// noWindowTitle is the title of the desktop notification; its body is the
 	// *MissingProgramError, which says where the tray looked and how to install it.
-	noWindowTitle = "segwi: " + WindowsProgram + " is not installed"
+	noWindowTitle = WindowsProgram + " is not installed"
 )
 
 // programMissing tells the person that the window process's program went missing (err,

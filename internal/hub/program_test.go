@@ -52,7 +52,7 @@ func TestWithoutSegwiWindowsTheTraySaysSoAndRequestsTimeOut(t *testing.T) {
 	// At start, before any window is asked for.
 	await.For(t, within, "a notification that segwi-windows is missing", func() bool { return len(h.notes.all()) > 0 })
 	note := h.notes.all()[0]
-	for _, want := range []string{"segwi: segwi-windows is not installed: no window can open", "beside segwi (in ",
+	for _, want := range []string{"segwi-windows is not installed: no window can open", "beside segwi (in ",
 		"on PATH (", later, "scripts/run.sh builds both into bin/", "make user-install"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("the notification %q does not say %q", note, want)
@@ -76,7 +76,7 @@ func TestWithoutSegwiWindowsTheTraySaysSoAndRequestsTimeOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	await.For(t, 2*within, "the request's notification", func() bool { return len(h.notes.all()) > 1 })
-	if asked := h.notes.all()[1]; !strings.HasPrefix(asked, tray.WaitsForYou+": The build run in ") ||
+	if asked := h.notes.all()[1]; !strings.HasPrefix(asked, tray.RunTitle(filepath.Base(checkout), r.Info())+": The build run in ") ||
 		!strings.Contains(asked, "No window could open to answer it (segwi-windows is not installed): unless one opens, segwi denies it when it times out.") {
 		t.Errorf("the request's notification is %q; want it to say no window could open", asked)
 	}

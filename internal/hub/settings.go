@@ -15,9 +15,9 @@ import (
 
 // Titles of the notifications of the settings' warnings.
 const (
-	retiredTitle  = "segwi: retired settings"
-	warningsTitle = "segwi: check your settings"
-	trustedTitle  = "segwi: trusted commands changed"
+	retiredTitle  = "Retired settings"
+	warningsTitle = "Check your settings"
+	trustedTitle  = "Trusted commands changed"
 )
 
 // settingsReport is rep as the window process is sent it.
@@ -100,7 +100,7 @@ func (h *Hub) republish() {
 // notify shows a desktop notification without an action, on a goroutine of its own.
 func (h *Hub) notify(title, body string) {
 	if h.opts.Notify != nil {
-		go h.opts.Notify(title, body, nil)
+		go h.opts.Notify(tray.Note{Title: title, Body: body})
 	}
 }
 

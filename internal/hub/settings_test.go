@@ -41,7 +41,7 @@ func TestSettingsWarningsShowOnceEachAtStartAndOnReload(t *testing.T) {
 		t.Errorf("%d checks shown, want 2 (web is a git checkout):\n%s", len(s.Checks), checks)
 	}
 	await.For(t, within, "the notification", func() bool {
-		return slices.Contains(h.notes.all(), "segwi: check your settings: Something in your settings stops runs, and some keys are ignored: see the window.")
+		return slices.Contains(h.notes.all(), "Check your settings: Something in your settings stops runs, and some keys are ignored: see the window.")
 	})
 
 	// An edit that adds an unknown key shows that key alone; what was shown stays shown.

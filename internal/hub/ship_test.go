@@ -38,10 +38,10 @@ func TestAWindowShipsAndContinuesARunThroughTheTray(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	replyNote := tray.WaitsForReply + ": web · build: Claude Code finished its turn. Reply in the run window, or Finish the run."
+	replyNote := "web · Make made.txt: Claude Code finished its turn and waits for your reply. Reply in the run window, or Finish the run."
 	await.For(t, within, "the tray to say the run waits for your reply", func() bool {
 		s := h.hub.Snapshot()
-		return len(s.Runs) == 1 && s.Runs[0].Waiting == runs.WaitReply && slices.Contains(h.notes.all(), replyNote)
+		return len(s.Runs) == 1 && s.Runs[0].Waiting == runs.WaitReply && slices.Contains(h.notes.shown(), replyNote)
 	})
 	if menu := strings.Join(func() (l []string) {
 		for _, it := range tray.Menu(h.hub.Snapshot()) {
@@ -57,8 +57,8 @@ func TestAWindowShipsAndContinuesARunThroughTheTray(t *testing.T) {
 	if err := w.client.Finish(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	await.For(t, within, "the notification that the run succeeded", func() bool {
-		return slices.Contains(h.notes.all(), "segwi: a run succeeded: web · build: succeeded")
+	await.For(t, within, "the notification that the run succeeded, the one that it waited for your reply withdrawn", func() bool {
+		return slices.Contains(h.notes.all(), "web · Make made.txt: The build run succeeded.") && !slices.Contains(h.notes.shown(), replyNote)
 	})
 
 	c, err := w.client.Commit(ctx, control.Commit{Run: id})

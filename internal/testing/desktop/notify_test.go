@@ -33,8 +33,10 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 		logs := &lines{}
 		n := segwitray.NewNotifier(logs.printf)
 		defer n.Close()
-		n.Notify("segwi: a run waits for you", "web · build: Bash touch approved.txt", func() {})
-		n.Notify("segwi: a run waits for you", "web · build: Bash rm approved.txt", nil)
+		if withdraw := n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "Bash touch approved.txt", Open: func() {}}); withdraw != nil {
+			t.Error("a notification that was not shown can be withdrawn")
+		}
+		n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "Bash rm approved.txt"})
 		got := logs.all()
 		if len(got) != 1 || !strings.Contains(got[0], "no notification daemon runs on the session bus") {
 			t.Errorf("logged %q; want one line saying no notification daemon runs", got)
@@ -46,8 +48,8 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 		logs := &lines{}
 		n := segwitray.NewNotifier(logs.printf)
 		defer n.Close()
-		n.Notify("segwi", "one", nil)
-		n.Notify("segwi", "two", nil)
+		n.Notify(segwitray.Note{Title: "web", Body: "one"})
+		n.Notify(segwitray.Note{Title: "web", Body: "two"})
 		if got := logs.all(); len(got) != 1 || !strings.Contains(got[0], "no session bus") {
 			t.Errorf("logged %q; want one line saying there is no session bus", got)
 		}
@@ -59,7 +61,7 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 		n := segwitray.NewNotifier(logs.printf)
 		defer n.Close()
 		opened := make(chan struct{}, 1)
-		n.Notify("segwi: a run waits for you", "web · build: Bash touch approved.txt", func() { opened <- struct{}{} })
+		n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "Bash touch approved.txt", Open: func() { opened <- struct{}{} }})
 		win := waitForWindow(t, "^Dunst$", 10*time.Second)
 		if shots := os.Getenv("SEGWI_SCREENSHOTS"); shots != "" {
 			screenshot(t, shots, "notification")
@@ -76,6 +78,89 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 			t.Errorf("logged %q with a daemon running", got)
 		}
 	})
+
+	// An approval's notification lasts while the request waits, and goes the moment it
+	// ends: withdrawn, the daemon closes it (reason 3: closed by CloseNotification), not
+	// its own timeout or the person.
+	t.Run("a lasting notification stays until it is withdrawn, then the daemon closes it", func(t *testing.T) {
+		startDunst(t, addr)
+		closed := closedNotifications(t, addr)
+		logs := &lines{}
+		n := segwitray.NewNotifier(logs.printf)
+		defer n.Close()
+		withdraw := n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "The build run in web wants to use Bash: touch approved.txt.", Lasting: true})
+		if withdraw == nil {
+			t.Fatalf("the notification was not shown; logged %q", logs.all())
+		}
+		waitForWindow(t, "^Dunst$", 10*time.Second)
+		withdraw()
+		if reason := closed.next(t); reason != 3 {
+			t.Errorf("the daemon closed the notification for reason %d, want 3 (CloseNotification)", reason)
+		}
+		windowGone(t, "^Dunst$", 10*time.Second)
+		withdraw() // a second time: nothing to close, nothing said
+		if got := logs.all(); len(got) != 0 {
+			t.Errorf("logged %q", got)
+		}
+	})
+
+	t.Run("closing the notifier withdraws the lasting notifications", func(t *testing.T) {
+		startDunst(t, addr)
+		closed := closedNotifications(t, addr)
+		n := segwitray.NewNotifier(t.Logf)
+		n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "Claude Code finished its turn and waits for your reply.", Lasting: true})
+		waitForWindow(t, "^Dunst$", 10*time.Second)
+		n.Close()
+		if reason := closed.next(t); reason != 3 {
+			t.Errorf("the daemon closed the notification for reason %d, want 3 (CloseNotification)", reason)
+		}
+		windowGone(t, "^Dunst$", 10*time.Second)
+	})
+}
+
+// closings are the NotificationClosed signals of a notification daemon: their reasons.
+type closings chan uint32
+
+// closedNotifications watches the bus at addr, as dbus-monitor does, for the notification
+// daemon's NotificationClosed signals (dunst sends each only to the program whose
+// notification it closed), until the test ends.
+func closedNotifications(t *testing.T, addr string) closings {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	rule := "type='signal',interface='org.freedesktop.Notifications',member='NotificationClosed'"
+	if err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0, []string{rule}, uint32(0)).Err; err != nil {
+		t.Fatalf("watching the bus: %v", err)
+	}
+	// From now on the connection only receives what it watches; its call's reply is in.
+	messages := make(chan *dbus.Message, 16)
+	conn.Eavesdrop(messages)
+	out := make(closings, 16)
+	go func() {
+		for msg := range messages {
+			if msg.Type == dbus.TypeSignal && len(msg.Body) == 2 {
+				if reason, ok := msg.Body[1].(uint32); ok {
+					out <- reason
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// next waits for the next notification the daemon closes, and returns why it closed it.
+func (c closings) next(t *testing.T) uint32 {
+	t.Helper()
+	select {
+	case reason := <-c:
+		return reason
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon closed no notification within 10 s")
+		return 0
+	}
 }
 
 // lines collects log lines.
