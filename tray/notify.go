@@ -39,6 +39,7 @@ type Notifier struct {
 	open    map[uint32]func() // the action of each notification shown, by its id
 	shown   map[uint32]bool   // the notifications shown and not closed since, by id: whether each is Lasting
 	failing bool              // the last notification failed, and that was logged
+	closed  bool              // Close was called: nothing more is shown
 }
 
 // NewNotifier returns a notifier on the session bus that logs a failure with logf.
@@ -62,10 +63,14 @@ type Note struct {
 // Notify shows note. It returns once the daemon has the notification, or after
 // callTimeout, with the func that withdraws it: that asks the daemon to close it
 // (CloseNotification, at most callTimeout), and does nothing once the person has closed
-// it or it expired. It returns nil when the notification was not shown.
+// it or it expired. It returns nil when the notification was not shown (no daemon, or
+// the notifier closed).
 func (n *Notifier) Notify(note Note) (withdraw func()) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.closed {
+		return nil
+	}
 	id, err := n.notify(note)
 	if err != nil {
 		if !n.failing {
@@ -188,10 +193,12 @@ func (n *Notifier) listen(signals <-chan *dbus.Signal) {
 }
 
 // Close withdraws the Lasting notifications still shown (what they wait for ends with
-// segwi), then closes the notifier's connection; later notifications connect again.
+// segwi), then closes the notifier's connection. A notification asked for after Close
+// (one on its way as segwi quits) is dropped: it would outlive what it announces.
 func (n *Notifier) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.closed = true
 	if n.conn != nil {
 		for id, lasting := range n.shown {
 			if lasting {

@@ -115,6 +115,10 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 			t.Errorf("the daemon closed the notification for reason %d, want 3 (CloseNotification)", reason)
 		}
 		windowGone(t, "^Dunst$", 10*time.Second)
+		// One still on its way as segwi quits would outlive what it announces.
+		if withdraw := n.Notify(segwitray.Note{Title: "web · Fix the login", Body: "late", Lasting: true}); withdraw != nil {
+			t.Error("a notification was shown after Close")
+		}
 	})
 }
 
