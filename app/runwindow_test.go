@@ -651,3 +651,22 @@ func TestRowsSayADenyOnceAndNoJSON(t *testing.T) {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }
+
+// A request that Claude Code stopped waiting for shows as withdrawn by its own timeout,
+// not as a deny: nobody declined it.
+func TestRowsSayARequestClaudeCodeStoppedWaitingForWasWithdrawn(t *testing.T) {
+	m := &eventRows{}
+	var got []string
+	for _, e := range []runs.Event{
+		{Seq: 1, Type: runs.EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"make test"}`)},
+		{Seq: 2, Type: runs.EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &runs.ApprovalInfo{By: "cancelled", WaitedMS: 60_000}},
+	} {
+		for _, r := range m.rows(e) {
+			got = append(got, r.Mark+"|"+r.Text)
+		}
+	}
+	want := []string{"Tool|Bash: make test", "⌛ Withdrawn|Bash: make test (by Claude Code's own timeout, after 1m0s)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}

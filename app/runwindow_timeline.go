@@ -32,14 +32,15 @@ const droppedRowsF = "… %d earlier rows are not shown here (segwi runs events 
 // marks are the timeline's marks for runs' labels that take a sign or an indent; any other
 // label shows capitalised ("claude" as "Claude").
 var marks = map[string]string{
-	"output":   "  ↳ output",
-	"error":    "  ↳ error",
-	"refused":  "⛔ Refused",
-	"approve?": "⚠ Approve?",
-	"allowed":  "✔ Allowed",
-	"denied":   "✖ Denied",
-	"result":   "■ Result",
-	"missed":   "… Missed",
+	"output":    "  ↳ output",
+	"error":     "  ↳ error",
+	"refused":   "⛔ Refused",
+	"approve?":  "⚠ Approve?",
+	"allowed":   "✔ Allowed",
+	"denied":    "✖ Denied",
+	"withdrawn": "⌛ Withdrawn", // Claude Code stopped waiting: no one denied it
+	"result":    "■ Result",
+	"missed":    "… Missed",
 }
 
 // markOf is the mark of a label.
