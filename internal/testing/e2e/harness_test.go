@@ -3,9 +3,11 @@
 // sealed environment (internal/testing/claudetest), and the tests check what a person would
 // see: what segwi printed, its exit status, the run's record and the checkout.
 //
-// The tests run one after the other (each Claude Code costs about two CPU-seconds). A
-// scripted person answers approvals on a pty that is segwi's controlling terminal, as
-// someone typing at the terminal would.
+// The tests run one after the other (each Claude Code costs about two CPU-seconds), but
+// for those that wait on a person answering late, which spend wall time and no CPU: they
+// run side by side (t.Parallel) once the others are done. A scripted person answers
+// approvals on a pty that is segwi's controlling terminal, as someone typing at the
+// terminal would.
 package e2e
 
 import (

@@ -196,6 +196,19 @@ func (es *EventStream) Await(t *testing.T, within time.Duration, name, match str
 	return found
 }
 
+// Seen returns the data of the first event named name whose data holds match, if the
+// stream carried one so far; it does not wait.
+func (es *EventStream) Seen(name, match string) (string, bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	for _, e := range es.seen {
+		if strings.HasPrefix(e, name+" ") && strings.Contains(e, match) {
+			return strings.TrimPrefix(e, name+" "), true
+		}
+	}
+	return "", false
+}
+
 // describeLocked says what the stream carried, and why it ended if it has.
 func (es *EventStream) describeLocked() error {
 	err := fmt.Errorf("the stream had %d events: %q", len(es.seen), es.seen)
