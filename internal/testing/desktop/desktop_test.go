@@ -235,16 +235,15 @@ type trayProcess struct {
 }
 
 // launchTray starts the segwi binary bin with no arguments (the tray app) in the environment
-// vars plus the test's display and bus, its output going to logPath; it is killed at the
-// end of the test if still running.
+// vars plus the test's display and bus (unless vars names a bus of its own), its output
+// going to logPath; it is killed at the end of the test if still running.
 func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayProcess {
 	t.Helper()
 	p := &trayProcess{cmd: exec.Command(bin), log: logPath, exited: make(chan struct{})}
-	p.cmd.Env = append(vars,
-		"DISPLAY="+os.Getenv("DISPLAY"),
-		"DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
-		"LANG=en_US.UTF-8",
-	)
+	p.cmd.Env = append(vars, "DISPLAY="+os.Getenv("DISPLAY"), "LANG=en_US.UTF-8")
+	if !slices.ContainsFunc(vars, func(kv string) bool { return strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") }) {
+		p.cmd.Env = append(p.cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
