@@ -107,8 +107,8 @@ func (d *desk) open(s control.Show) error {
 		})
 	case control.ShowSettingsWarnings:
 		ShowSettingsWarnings(d.app, d.tray.settings().File, s.Unknown, s.Checks, d.openSettings)
-	case control.ShowTrustedChange:
-		d.trustedChange()
+	case control.ShowGuardedEdit:
+		d.guardedEdit()
 	case control.ShowDamaged:
 		var damaged []runs.Damaged
 		for _, r := range s.Damaged {
@@ -240,14 +240,14 @@ func (d *desk) leave() {
 }
 
 // settingsChanged closes a warning that the new report settles: the settings problems
-// once the file is good, the trusted-change question once no change waits. On Fyne's
+// once the file is good, the guarded-edit question once no edit waits. On Fyne's
 // goroutine.
 func (d *desk) settingsChanged(rep control.SettingsReport) {
 	if rep.Err() == nil {
 		CloseSettingsProblems(d.app)
 	}
-	if ch := rep.TrustedChange; ch == nil || ch.Declined {
-		CloseTrustedChange(d.app)
+	if e := rep.Edit; e == nil || e.Declined {
+		CloseGuardedEdit(d.app)
 	}
 }
 
@@ -352,24 +352,24 @@ func (d *desk) openSettings() {
 	})
 }
 
-// trustedChange asks the person about the change to the trusted commands that waits.
-func (d *desk) trustedChange() {
+// guardedEdit asks the person about the edit of guarded settings that waits.
+func (d *desk) guardedEdit() {
 	rep := d.tray.settings()
-	ch := rep.TrustedChange
-	if ch == nil || ch.Declined {
+	e := rep.Edit
+	if e == nil || e.Declined {
 		return
 	}
-	change := *ch
-	ShowTrustedChange(d.app, rep.File, change, func() {
+	edit := *e
+	ShowGuardedEdit(d.app, rep.File, edit, func() {
 		d.tray.command(func(ctx context.Context) error {
-			err := d.tray.client.ApplyTrusted(ctx, change)
+			err := d.tray.client.ConfirmEdit(ctx, edit)
 			if err != nil {
-				onUI(func() { d.message("segwi: trusted commands", "The new list was not applied: "+err.Error()) })
+				onUI(func() { d.message("segwi: settings", "The new values were not applied: "+err.Error()) })
 			}
 			return err
 		})
 	}, func() {
-		d.tray.command(func(ctx context.Context) error { return d.tray.client.KeepTrusted(ctx, change) })
+		d.tray.command(func(ctx context.Context) error { return d.tray.client.KeepEdit(ctx, edit) })
 	})
 }
 

@@ -78,15 +78,15 @@ func (c *Client) RemoveRetired(ctx context.Context) error {
 	return err
 }
 
-// ApplyTrusted puts the new list of ch in force.
-func (c *Client) ApplyTrusted(ctx context.Context, ch settings.TrustedChange) error {
-	_, err := c.do(ctx, ApplyTrusted{Change: ch})
+// ConfirmEdit puts the new values of e in force and records them as confirmed.
+func (c *Client) ConfirmEdit(ctx context.Context, e settings.GuardedEdit) error {
+	_, err := c.do(ctx, ConfirmEdit{Edit: e})
 	return err
 }
 
-// KeepTrusted keeps the old list of ch in force.
-func (c *Client) KeepTrusted(ctx context.Context, ch settings.TrustedChange) error {
-	_, err := c.do(ctx, KeepTrusted{Change: ch})
+// KeepEdit keeps the old values of e in force.
+func (c *Client) KeepEdit(ctx context.Context, e settings.GuardedEdit) error {
+	_, err := c.do(ctx, KeepEdit{Edit: e})
 	return err
 }
 

@@ -135,23 +135,24 @@ func (CheckPush) MessageType() Type { return TypeCheckPush }
 
 func (c CheckPush) check() error { return needRun(c.Run) }
 
-// ApplyTrusted puts the new list of a trusted-command change in force: the person
-// confirmed it. Its reply is an error when the change no longer waits.
-type ApplyTrusted struct {
-	Change settings.TrustedChange `json:"change"`
+// ConfirmEdit puts the new values of an edit of guarded settings that waits in force, and
+// records them as confirmed: the person confirmed it. Its reply is an error when the edit
+// no longer waits.
+type ConfirmEdit struct {
+	Edit settings.GuardedEdit `json:"edit"`
 }
 
-// MessageType returns TypeApplyTrusted.
-func (ApplyTrusted) MessageType() Type { return TypeApplyTrusted }
+// MessageType returns TypeConfirmEdit.
+func (ConfirmEdit) MessageType() Type { return TypeConfirmEdit }
 
-// KeepTrusted keeps the accepted trusted commands instead of a change's new list: the
-// person said so.
-type KeepTrusted struct {
-	Change settings.TrustedChange `json:"change"`
+// KeepEdit keeps the confirmed values in force instead of an edit's new ones: the person
+// said so.
+type KeepEdit struct {
+	Edit settings.GuardedEdit `json:"edit"`
 }
 
-// MessageType returns TypeKeepTrusted.
-func (KeepTrusted) MessageType() Type { return TypeKeepTrusted }
+// MessageType returns TypeKeepEdit.
+func (KeepEdit) MessageType() Type { return TypeKeepEdit }
 
 // TokenStatus asks whether a GitHub token is in the keyring; the reply says so in
 // TokenSet, never with the token.

@@ -15,7 +15,7 @@
 // The tray sends snapshots and live events: Runs, Run, RunEvents, Approvals, Approval,
 // ApprovalGone, SettingsReport, Notice; and one request, Show, that asks the window process
 // to open a window (a menu item, a warning). A client sends commands: Start, FollowUp,
-// Finish, Stop, CheckPush, Push, Answer, SaveSettings, RemoveRetired, ApplyTrusted, KeepTrusted,
+// Finish, Stop, CheckPush, Push, Answer, SaveSettings, RemoveRetired, ConfirmEdit, KeepEdit,
 // TokenStatus, SetToken, DeleteToken, RunCanary, StopCanary, Quit, Subscribe, Unsubscribe,
 // Changes, Commit, OpenPullRequest, Continue (Client has a typed method for each). Every
 // request carries an id of its sender's and gets one Reply with the same id: ok, or an

@@ -49,8 +49,8 @@ const (
 	TypeSubscribe     Type = "subscribe"
 	TypeUnsubscribe   Type = "unsubscribe"
 	TypeCheckPush     Type = "check-push"
-	TypeApplyTrusted  Type = "apply-trusted"
-	TypeKeepTrusted   Type = "keep-trusted"
+	TypeConfirmEdit   Type = "confirm-edit"
+	TypeKeepEdit      Type = "keep-edit"
 	TypeTokenStatus   Type = "token-status"
 	TypeSetToken      Type = "set-token"
 	TypeDeleteToken   Type = "delete-token"
@@ -140,8 +140,8 @@ var kinds = map[Type]kind{
 	TypeSubscribe:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Subscribe]()},
 	TypeUnsubscribe:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Unsubscribe]()},
 	TypeCheckPush:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckPush]()},
-	TypeApplyTrusted:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[ApplyTrusted]()},
-	TypeKeepTrusted:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[KeepTrusted]()},
+	TypeConfirmEdit:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[ConfirmEdit]()},
+	TypeKeepEdit:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[KeepEdit]()},
 	TypeTokenStatus:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[TokenStatus]()},
 	TypeSetToken:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetToken]()},
 	TypeDeleteToken:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[DeleteToken]()},

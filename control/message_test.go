@@ -37,7 +37,7 @@ func examples() []Body {
 		Tool: "Bash", Input: json.RawMessage(`{"command":"git status && git diff > out.txt"}`), ToolUseID: "toolu_1",
 		Asked: t0, Deadline: t0.Add(10 * time.Minute), Note: "Not checked against your trusted commands: too long.",
 	}
-	change := &settings.TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}, Declined: true}
+	change := &settings.GuardedEdit{Old: settings.Guarded{Trusted: []string{"git status"}}, New: settings.Guarded{Trusted: []string{"git status", "rm"}}, Declined: true}
 	return []Body{
 		Hello{Version: Version, Program: "segwi test tray", Role: RoleWindow},
 		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", TokenSet: true,
@@ -60,10 +60,10 @@ func examples() []Body {
 		SettingsReport{
 			File: "/home/ada/.config/segwi/config.yaml", StateDir: "/home/ada/.local/state/segwi", Found: true,
 			Settings: s, InForce: settings.Default(), Error: "segwi.runs.maxConcurrent: must be between 1 and 64, got 0",
-			TrustedChange: change,
-			Problems:      []settings.Problem{{File: "/home/ada/.config/segwi/config.yaml", Key: "segwi.runs.maxConcurrent", Message: "must be between 1 and 64, got 0"}},
-			Retired:       []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
-			Unknown:       []string{"segwi.runs.idelTimeout"},
+			Edit:     change,
+			Problems: []settings.Problem{{File: "/home/ada/.config/segwi/config.yaml", Key: "segwi.runs.maxConcurrent", Message: "must be between 1 and 64, got 0"}},
+			Retired:  []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
+			Unknown:  []string{"segwi.runs.idelTimeout"},
 		},
 		Notice{Level: Warning, Title: "segwi: retired settings", Text: "segwi.mcpPermissions is ignored", Run: info.ID},
 		Show{Window: ShowNewRun, Kind: runs.KindAsk, Moment: AtStartup,
@@ -81,8 +81,8 @@ func examples() []Body {
 		Subscribe{Run: info.ID},
 		Unsubscribe{Run: info.ID},
 		CheckPush{Run: info.ID},
-		ApplyTrusted{Change: *change},
-		KeepTrusted{Change: *change},
+		ConfirmEdit{Edit: *change},
+		KeepEdit{Edit: *change},
 		TokenStatus{},
 		SetToken{Token: "ghp_example"},
 		DeleteToken{},

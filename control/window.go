@@ -13,15 +13,15 @@ import (
 // to the window process at connect and after each reload. It does not open a window by
 // itself (the tray sends a Show for what the person must see); a window already open
 // follows it: the bad-settings window closes once the file is good again, the
-// trusted-change window once no change waits.
+// window asking about an edit of guarded settings once none waits.
 type SettingsReport struct {
 	File string `json:"file"`
 	// StateDir is the folder of the run records, which the window process reads (never
 	// writes) for the history and the run windows.
 	StateDir string `json:"stateDir"`
 	Found    bool   `json:"found"` // false: the file does not exist
-	// Settings are what the file says, a bad value reset to its default, with the trusted
-	// commands the person accepted: what the settings window shows and saves.
+	// Settings are what the file says, a bad value reset to its default, with the guarded
+	// values the person confirmed: what the settings window shows and saves.
 	Settings settings.Settings `json:"settings"`
 	// InForce are the settings segwi runs with: the file's, the defaults after a bad
 	// start, or the last good ones after a bad edit.
@@ -32,9 +32,9 @@ type SettingsReport struct {
 	Problems []settings.Problem `json:"problems,omitempty"`
 	Retired  []migrate.Retired  `json:"retired,omitempty"` // retired keys, ignored
 	Unknown  []string           `json:"unknown,omitempty"` // keys segwi does not know
-	// TrustedChange is an addition to the trusted commands that waits for the person, or
+	// Edit is an edit of guarded settings that widens them and waits for the person, or
 	// that they declined; nil when there is none.
-	TrustedChange *settings.TrustedChange `json:"trustedChange,omitempty"`
+	Edit *settings.GuardedEdit `json:"edit,omitempty"`
 }
 
 // MessageType returns TypeSettings.
@@ -105,7 +105,7 @@ const (
 	ShowSettingsProblems Window = "settings-problems" // what is wrong with the settings (SettingsReport), at Show.Moment
 	ShowRetired          Window = "retired"           // Show.Retired: retired keys not shown before
 	ShowSettingsWarnings Window = "settings-warnings" // Show.Unknown and Show.Checks not shown before
-	ShowTrustedChange    Window = "trusted-change"    // the change of SettingsReport.TrustedChange
+	ShowGuardedEdit      Window = "guarded-edit"      // the edit of SettingsReport.Edit
 	ShowDamaged          Window = "damaged"           // Show.Damaged: run records segwi could not read
 )
 
@@ -179,7 +179,7 @@ func (s Show) check() error {
 			return errors.New("no damaged records to show")
 		}
 		return nil
-	case ShowHistory, ShowSettings, ShowCanary, ShowApprovals, ShowQuit, ShowTrustedChange:
+	case ShowHistory, ShowSettings, ShowCanary, ShowApprovals, ShowQuit, ShowGuardedEdit:
 		return nil
 	}
 	return fmt.Errorf("unknown window %q", s.Window)

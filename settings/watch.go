@@ -25,8 +25,10 @@ type Change struct {
 	Settings Settings
 }
 
-// Watcher reloads the settings file after each edit. It watches the file's directory
-// rather than the file, so an editor's save by rename, or a file created later, is seen.
+// Watcher reloads the settings file after each edit of it, or of the record of what the
+// person confirmed beside it (ConfirmedPath: segwi config confirm writes it while the tray
+// runs). It watches the file's directory rather than the file, so an editor's save by
+// rename, or a file created later, is seen.
 //
 // It uses fsnotify directly, as viper.WatchConfig does underneath, because WatchConfig
 // cannot be stopped, exits the process when the watch cannot start, stops for good once
@@ -34,6 +36,7 @@ type Change struct {
 // view, not the unknown and retired keys and the checks Load adds.
 type Watcher struct {
 	file     string
+	record   string // ConfirmedPath(file)
 	typ      string // the file's format
 	onChange func(Change)
 	fsw      *fsnotify.Watcher
@@ -41,10 +44,11 @@ type Watcher struct {
 	wg       sync.WaitGroup
 	settle   time.Duration
 
-	mu      sync.Mutex
-	current Settings
-	last    []byte // the contents last loaded, to skip events that changed nothing
-	loaded  bool
+	mu         sync.Mutex
+	current    Settings
+	last       []byte // the contents last loaded, to skip events that changed nothing
+	loaded     bool
+	lastRecord []byte // the record's contents at the last load (nil: none)
 }
 
 // settleTime lets an editor finish a save (truncate, write, rename) before the reload,
@@ -54,7 +58,7 @@ const settleTime = 100 * time.Millisecond
 // Watch starts watching the settings file at path. current are the settings in force now
 // (from an earlier Load); they are what a bad edit keeps. onChange is called on the
 // Watcher's own goroutine, one call at a time, for every edit that changes the file's
-// contents; it must not call Close. The file's directory must exist.
+// contents, or the record's; it must not call Close. The file's directory must exist.
 func Watch(path string, current Settings, onChange func(Change)) (*Watcher, error) {
 	typ, err := format(path)
 	if err != nil {
@@ -66,6 +70,7 @@ func Watch(path string, current Settings, onChange func(Change)) (*Watcher, erro
 	}
 	w := &Watcher{
 		file:     filepath.Clean(path),
+		record:   filepath.Clean(ConfirmedPath(path)),
 		typ:      typ,
 		onChange: onChange,
 		fsw:      fsw,
@@ -81,6 +86,7 @@ func Watch(path string, current Settings, onChange func(Change)) (*Watcher, erro
 	if data, err := readFile(w.file); err == nil {
 		w.last, w.loaded = data, true
 	}
+	w.lastRecord, _ = readFile(w.record)
 	w.wg.Add(1)
 	go w.loop()
 	return w, nil
@@ -119,7 +125,7 @@ func (w *Watcher) loop() {
 			if !ok {
 				return
 			}
-			if filepath.Clean(ev.Name) != w.file || ev.Op == fsnotify.Chmod {
+			if name := filepath.Clean(ev.Name); name != w.file && name != w.record || ev.Op == fsnotify.Chmod {
 				continue
 			}
 			timer.Reset(w.settle)
@@ -134,16 +140,17 @@ func (w *Watcher) loop() {
 	}
 }
 
-// reload loads the file again and reports the outcome, unless its contents are unchanged.
-// It reads the file as Load does, so a named pipe or a device put in its place is refused
-// at once rather than blocking the watch.
+// reload loads the file again and reports the outcome, unless its contents and the
+// record's are unchanged. It reads the file as Load does, so a named pipe or a device put
+// in its place is refused at once rather than blocking the watch.
 func (w *Watcher) reload() {
 	data, readErr := readFile(w.file)
+	record, _ := readFile(w.record)                              // read by whoever takes in the change; only compared here
 	read := readErr == nil || errors.Is(readErr, fs.ErrNotExist) // a missing file reads as empty
-	if read && w.loaded && bytes.Equal(data, w.last) {
+	if read && w.loaded && bytes.Equal(data, w.last) && bytes.Equal(record, w.lastRecord) {
 		return
 	}
-	w.last, w.loaded = data, read
+	w.last, w.loaded, w.lastRecord = data, read, record
 	res, err := loadData(w.file, w.typ, data, readErr)
 	if err == nil {
 		err = res.Err()

@@ -2,7 +2,7 @@
 // app and the commands that run Claude Code (segwi run, segwi canary) alike. New loads the
 // settings (or takes those a command loaded), starts the loopback approvals server and
 // the runs manager, and, when asked, watches the settings file and applies its edits,
-// holding back an addition to the trusted commands until the person confirms it. Close
+// holding back an edit that widens a guarded setting until the person confirms it. Close
 // stops every run in two steps, within the stop grace plus a named slack, then the server.
 //
 // The core knows nothing of widgets: a front end reads it through plain methods (Report,
@@ -65,8 +65,8 @@ type Core struct {
 	server  *approvals.Server
 	watcher *settings.Watcher // nil when not watching
 
-	// policyMu orders the changes of the approvals policy: reloads of the settings file,
-	// saves from the settings window, and the person's answers to a TrustedChange.
+	// policyMu orders the changes of the settings in force: reloads of the settings file,
+	// saves from the settings window, and the person's answers to a GuardedEdit.
 	policyMu sync.Mutex
 	mu       sync.Mutex
 	report   SettingsReport
@@ -96,9 +96,9 @@ func New(cfg Config) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, stateDir: stateDir, onReport: map[*func(SettingsReport)]struct{}{}}
 	if cfg.Settings != nil {
-		c.report = reportOf(cfg.ConfigPath, cfg.Settings, nil)
+		c.report = reportOf(cfg.ConfigPath, cfg.Settings, nil, cfg.Log)
 	} else {
-		c.report = loadReport(cfg.ConfigPath)
+		c.report = loadReport(cfg.ConfigPath, cfg.Log)
 	}
 	if err := c.report.Err; err != nil {
 		cfg.Log("running with the default settings: %v", err)

@@ -6,32 +6,30 @@ import "github.com/segwi/segwi/settings"
 // (the settings window, the warnings): the file, the last load, and what is wrong. Err is
 // nil when the settings in force are the file's; otherwise the settings in force are the
 // defaults (at start-up) or the last good ones (after a bad edit), and Err says why. The
-// trusted commands in force are the file's only once the person accepted them (see
-// TrustedChange).
+// guarded settings in force (settings.Guarded) are the file's only once the person
+// confirmed them (see Edit).
 type SettingsReport struct {
 	File    string
 	Result  *settings.Result // the last load; nil when the file could not be read or parsed
 	Err     error            // a parse error, or the validation problems joined
 	InForce settings.Settings
-	// AcceptedTrusted are the trusted commands the person accepted: the file's at start-up,
-	// then each edit's that added none, each list they confirmed, each one saved from the
-	// settings window. They are in force whenever the file's other settings are.
-	AcceptedTrusted []string
-	// TrustedChange is an edit of the file's trusted commands that adds some and waits
-	// for the person, or that they declined; nil when there is none.
-	TrustedChange *TrustedChange
+	// Confirmed are the guarded values the person confirmed (the record beside the file:
+	// settings.Stand), with what edits narrowed since. They are in force whenever the
+	// file's other settings are.
+	Confirmed settings.Guarded
+	// Edit is an edit of the file's guarded settings that widens them and waits for the
+	// person, or that they declined; nil when there is none.
+	Edit *GuardedEdit
 }
 
-// FileSettings returns what the settings file says, a bad value reset to its default: what
-// the settings window shows and saves. After a bad start the settings in force are the
-// defaults, and saving those would drop the person's repositories and trusted commands.
-// Its trusted commands are the accepted ones: saving the window must not slip in an
-// addition the person has not confirmed.
+// FileSettings returns what the settings file says, a bad value reset to its default, with
+// the guarded values the person confirmed: what the settings window shows and saves. After
+// a bad start the settings in force are the defaults, and saving those would drop the
+// person's repositories and trusted commands. Saving the window must not slip in an edit
+// the person has not confirmed.
 func (r SettingsReport) FileSettings() settings.Settings {
 	if r.Result != nil {
-		s := r.Result.Settings
-		s.Approvals.Trusted = r.AcceptedTrusted
-		return s
+		return r.Confirmed.Put(r.Result.Settings)
 	}
 	return r.InForce
 }
@@ -44,47 +42,66 @@ func (r SettingsReport) Problems() []settings.Problem {
 	return r.Result.Problems
 }
 
-// loadReport loads the settings file; bad settings give the defaults and say why.
-func loadReport(path string) SettingsReport {
+// loadReport loads the settings file; bad settings give the defaults and say why. log
+// gets what went wrong with the record of what the person confirmed.
+func loadReport(path string, log func(string, ...any)) SettingsReport {
 	if path == "" {
-		return SettingsReport{InForce: settings.Default()}
+		d := settings.Default()
+		return SettingsReport{InForce: d, Confirmed: settings.GuardedOf(d)}
 	}
 	res, err := settings.Load(path)
-	return reportOf(path, res, err)
+	return reportOf(path, res, err, log)
 }
 
 // reportOf is the report of a load of the settings file at path that gave res and err
-// (settings.Load's results): bad settings give the defaults and say why.
-func reportOf(path string, res *settings.Result, err error) SettingsReport {
-	rep := SettingsReport{File: path, InForce: settings.Default(), Err: err}
+// (settings.Load's results), after the record of what the person confirmed: bad settings
+// give the defaults and say why. log gets what went wrong with the record.
+func reportOf(path string, res *settings.Result, err error, log func(string, ...any)) SettingsReport {
+	d := settings.Default()
+	rep := SettingsReport{File: path, InForce: d, Confirmed: settings.GuardedOf(d), Err: err}
 	if err != nil || res == nil {
 		return rep
 	}
 	rep.Result, rep.File = res, res.File
-	rep.AcceptedTrusted = res.Settings.Approvals.Trusted
 	if err := res.Err(); err != nil {
 		rep.Err = err
+		// What the settings window shows until the file is good: what was confirmed.
+		rep.Confirmed = settings.GuardedOf(res.Settings)
+		if g, found, err := settings.ReadConfirmed(res.File); found && err == nil {
+			rep.Confirmed = g
+		}
 		return rep
 	}
-	rep.InForce = res.Settings
+	st := settings.Stand(res)
+	if st.Problem != nil {
+		log("%v", st.Problem)
+	}
+	rep.InForce, rep.Confirmed, rep.Edit = st.Settings, st.Confirmed, st.Edit
 	return rep
 }
 
-// apply takes in an edit of the settings file: good settings go to the manager and the
-// server, except trusted commands the person has yet to confirm (see TrustedChange); a
-// bad edit keeps them and is reported. On the Watcher's goroutine.
+// apply takes in an edit of the settings file, or of the record of what the person
+// confirmed: good settings go to the manager and the server, except guarded values the
+// person has yet to confirm (see Edit); a bad edit keeps them and is reported. On the
+// Watcher's goroutine.
 func (c *Core) apply(ch settings.Change) {
 	c.policyMu.Lock()
 	prev := c.Report()
 	rep := SettingsReport{File: c.cfg.ConfigPath, Result: ch.Result, Err: ch.Err, InForce: prev.InForce,
-		AcceptedTrusted: prev.AcceptedTrusted, TrustedChange: prev.TrustedChange}
+		Confirmed: prev.Confirmed, Edit: prev.Edit}
 	if ch.Result != nil {
 		rep.File = ch.Result.File
 	}
-	if ch.Err == nil {
-		s := ch.Settings
-		rep.AcceptedTrusted, rep.TrustedChange = prev.trustedAfterEdit(s.Approvals.Trusted)
-		s.Approvals.Trusted = rep.AcceptedTrusted
+	if ch.Err == nil && ch.Result != nil {
+		st := settings.Stand(ch.Result)
+		if st.Problem != nil {
+			c.cfg.Log("%v", st.Problem)
+		}
+		rep.Confirmed, rep.Edit = st.Confirmed, st.Edit
+		if e, p := rep.Edit, prev.Edit; e != nil && p != nil && p.Declined && p.Same(*e) {
+			rep.Edit = p // the person said no to this very edit: not asked again
+		}
+		s := st.Settings
 		rep.InForce = s
 		c.mgr.SetConfig(runsConfig(s, c.stateDir, c.cfg.Secrets, c.server, c.cfg.Env))
 		if err := c.server.SetPolicy(s.Approvals.Timeout, s.Approvals.Trusted); err != nil {

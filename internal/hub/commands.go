@@ -70,12 +70,12 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		// The watcher reloads the file; the retired keys are gone from the next report.
 		_, err := settings.RemoveRetired(h.core.Report().File)
 		return failed(err)
-	case control.ApplyTrusted:
-		err := h.core.ApplyTrusted(cmd.Change)
+	case control.ConfirmEdit:
+		err := h.core.ConfirmEdit(cmd.Edit)
 		h.republish()
 		return failed(err)
-	case control.KeepTrusted:
-		h.core.KeepTrusted(cmd.Change)
+	case control.KeepEdit:
+		h.core.KeepEdit(cmd.Edit)
 		h.republish()
 		return control.Reply{}
 	case control.TokenStatus:

@@ -140,9 +140,9 @@ func TestTheKeyringIsTheTraysAndTheWindowOnlyLearnsWhetherATokenIsSet(t *testing
 }
 
 // Saving from the settings window writes the tray's file and the window gets the report
-// again; an edit that adds trusted commands waits for the person, who applies it from a
-// window.
-func TestSettingsAreSavedByTheTrayAndATrustedChangeWaitsForThePerson(t *testing.T) {
+// again; an edit from outside that widens guarded settings (a trusted command added, the
+// token's host moved) waits for the person, who confirms it from a window.
+func TestSettingsAreSavedByTheTrayAndAGuardedEditWaitsForThePerson(t *testing.T) {
 	h := newHarness(t, "segwi:\n  approvals:\n    trusted: [git status]\n", options{watch: true})
 	ctx := context.Background()
 	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
@@ -155,6 +155,7 @@ func TestSettingsAreSavedByTheTrayAndATrustedChangeWaitsForThePerson(t *testing.
 
 	s := rep.Settings
 	s.Claude.Model = "opus"
+	s.Remote.Port = 8080 // guarded, but the person wrote it in the window: applies at once
 	if err := w.client.SaveSettings(ctx, s); err != nil {
 		t.Fatalf("SaveSettings: %v", err)
 	}
@@ -162,31 +163,44 @@ func TestSettingsAreSavedByTheTrayAndATrustedChangeWaitsForThePerson(t *testing.
 	if err != nil || saved.Settings.Claude.Model != "opus" {
 		t.Fatalf("the file after Save: %+v, %v", saved, err)
 	}
+	if got := h.core.Settings().Remote.Port; got != 8080 {
+		t.Errorf("port in force after Save %d, want 8080", got)
+	}
 
-	// An edit of the file from outside adds a trusted command.
-	if err := os.WriteFile(h.path, []byte("segwi:\n  claude:\n    model: opus\n  approvals:\n    trusted: [git status, rm]\n"), 0o600); err != nil {
+	// An edit of the file from outside adds a trusted command and moves the token's host.
+	if err := os.WriteFile(h.path, []byte("segwi:\n  claude:\n    model: opus\n  approvals:\n    trusted: [git status, rm]\n"+
+		"  github:\n    apiURL: https://127.0.0.1:9/api/v3\n  remote:\n    port: 8080\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if sh := w.nextShow(t); sh.Window != control.ShowTrustedChange {
-		t.Fatalf("the window process was asked to show %s, want the trusted change", sh.Window)
+	if sh := w.nextShow(t); sh.Window != control.ShowGuardedEdit {
+		t.Fatalf("the window process was asked to show %s, want the guarded edit", sh.Window)
 	}
-	var change *settings.TrustedChange
-	for change == nil {
-		change = next[control.SettingsReport](t, w).TrustedChange
+	var edit *settings.GuardedEdit
+	for edit == nil {
+		edit = next[control.SettingsReport](t, w).Edit
 	}
-	if !slices.Equal(change.Added(), []string{"rm"}) {
-		t.Fatalf("the change adds %q, want rm", change.Added())
+	var keys []string
+	for _, c := range edit.Changes() {
+		keys = append(keys, c.Key)
+	}
+	if want := []string{"segwi.approvals.trusted", "segwi.github.apiURL"}; !slices.Equal(keys, want) {
+		t.Fatalf("the edit changes %q, want %q", keys, want)
+	}
+	if got := h.core.Settings().GitHub.APIURL; got != "https://api.github.com" {
+		t.Errorf("apiURL in force before the person confirmed: %q, want the old one", got)
 	}
 	await.For(t, within, "the notification", func() bool {
-		return slices.ContainsFunc(h.notes.all(), func(n string) bool { return strings.HasPrefix(n, "Trusted commands changed: ") })
+		return slices.ContainsFunc(h.notes.all(), func(n string) bool {
+			return strings.HasPrefix(n, "Settings changed outside segwi: "+h.path+" changed 2 guarded settings")
+		})
 	})
-	if err := w.client.ApplyTrusted(ctx, *change); err != nil {
-		t.Fatalf("ApplyTrusted: %v", err)
+	if err := w.client.ConfirmEdit(ctx, *edit); err != nil {
+		t.Fatalf("ConfirmEdit: %v", err)
 	}
-	for rep := next[control.SettingsReport](t, w); rep.TrustedChange != nil; rep = next[control.SettingsReport](t, w) {
+	for rep := next[control.SettingsReport](t, w); rep.Edit != nil; rep = next[control.SettingsReport](t, w) {
 	}
-	if got := h.core.Settings().Approvals.Trusted; !slices.Equal(got, []string{"git status", "rm"}) {
-		t.Errorf("trusted in force %q, want the new list", got)
+	if got := h.core.Settings(); !slices.Equal(got.Approvals.Trusted, []string{"git status", "rm"}) || got.GitHub.APIURL != "https://127.0.0.1:9/api/v3" {
+		t.Errorf("in force after confirming: trusted %q, apiURL %q; want the new values", got.Approvals.Trusted, got.GitHub.APIURL)
 	}
 }
 

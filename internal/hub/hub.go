@@ -88,6 +88,7 @@ type Hub struct {
 	subs    map[*control.Peer]map[string]context.CancelFunc // run subscriptions by client and run
 	canary  context.CancelFunc                              // the canary under way, if any
 	warned  shownOnce                                       // the unknown keys and failed checks shown
+	asked   *settings.GuardedEdit                           // the edit of guarded settings last put to the person
 }
 
 // New returns a hub with opts. Its Decider is ready for core.New.
@@ -123,7 +124,7 @@ func (h *Hub) Server() *control.Server { return h.server }
 
 // Run follows the core c (built with h as its Decider) until ctx is done: it publishes
 // the runs and the settings as they change, and shows at once what the person must see
-// at start: bad settings, retired keys, a trusted-command change, damaged run records.
+// at start: bad settings, retired keys, an edit of guarded settings that waits, damaged run records.
 // When ctx is done it ends the window process, killing it when it has not ended within a
 // few seconds, and returns once it has. Meanwhile it serves the approval page on the
 // tailnet while segwi.remote.enabled is on (package remote), as a client of its control

@@ -10,6 +10,7 @@ import (
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/remote"
+	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/tray"
 )
 
@@ -17,18 +18,18 @@ import (
 const (
 	retiredTitle  = "Retired settings"
 	warningsTitle = "Check your settings"
-	trustedTitle  = "Trusted commands changed"
+	editTitle     = "Settings changed outside segwi"
 )
 
 // settingsReport is rep as the window process is sent it.
 func (h *Hub) settingsReport(rep core.SettingsReport) control.SettingsReport {
 	out := control.SettingsReport{
-		File:          rep.File,
-		StateDir:      h.core.StateDir(),
-		Settings:      rep.FileSettings(),
-		InForce:       rep.InForce,
-		Problems:      rep.Problems(),
-		TrustedChange: rep.TrustedChange,
+		File:     rep.File,
+		StateDir: h.core.StateDir(),
+		Settings: rep.FileSettings(),
+		InForce:  rep.InForce,
+		Problems: rep.Problems(),
+		Edit:     rep.Edit,
 	}
 	if rep.Err != nil {
 		out.Error = rep.Err.Error()
@@ -42,8 +43,8 @@ func (h *Hub) settingsReport(rep core.SettingsReport) control.SettingsReport {
 // settingsChanged publishes a new settings report and shows what the person must see of
 // it: what is wrong with the file, the retired keys, unknown keys and failed checks
 // (core.Checks: a claude not found, a repository that is not a git checkout) not shown
-// before in this process, and an addition to the trusted commands that waits for them. A window already showing a
-// problem that is gone closes by itself on the report.
+// before in this process, and an edit of guarded settings that waits for them, once each.
+// A window already showing a problem that is gone closes by itself on the report.
 func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when control.Moment) {
 	h.publish(h.settingsReport(rep))
 	h.page.Apply(ctx, h.core.Settings().Remote)
@@ -69,11 +70,33 @@ func (h *Hub) settingsChanged(ctx context.Context, rep core.SettingsReport, when
 		h.notify(warningsTitle, warningsSummary(len(unknown), len(checks)))
 		go h.Open(ctx, control.Show{Window: control.ShowSettingsWarnings, Unknown: unknown, Checks: checks})
 	}
-	if ch := rep.TrustedChange; ch != nil && !ch.Declined {
-		h.notify(trustedTitle, fmt.Sprintf(
-			"The trusted commands in %s changed: segwi keeps the old list until you apply the new one.", rep.File))
-		go h.Open(ctx, control.Show{Window: control.ShowTrustedChange})
+	if e := h.editToAsk(rep.Edit); e != nil {
+		h.notify(editTitle, fmt.Sprintf("%s changed %s outside segwi's settings window: "+
+			"segwi keeps the old values until you confirm the new ones.", rep.File, keyCount(len(e.Changes()))))
+		go h.Open(ctx, control.Show{Window: control.ShowGuardedEdit})
 	}
+}
+
+// editToAsk returns e when it is an edit the person must be asked about: it waits, and is
+// not the one last asked (a reload that changed something else, or the record of what they
+// confirmed being written, asks nothing again).
+func (h *Hub) editToAsk(e *settings.GuardedEdit) *settings.GuardedEdit {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	last := h.asked
+	h.asked = e
+	if e == nil || e.Declined || last != nil && last.Same(*e) {
+		return nil
+	}
+	return e
+}
+
+// keyCount says "1 guarded setting" or "2 guarded settings".
+func keyCount(n int) string {
+	if n == 1 {
+		return "1 guarded setting"
+	}
+	return fmt.Sprintf("%d guarded settings", n)
 }
 
 // pageSnapshot is the approval page on the tailnet as the tray shows it: where it is
@@ -92,7 +115,7 @@ func (h *Hub) pageSnapshot() tray.Page {
 }
 
 // republish sends the settings report again after a command changed it without a reload
-// of the file (the trusted commands applied or kept).
+// of the file (an edit of guarded settings confirmed or kept).
 func (h *Hub) republish() {
 	h.publish(h.settingsReport(h.core.Report()))
 }

@@ -3,8 +3,11 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/internal/testing/mcptest"
+	"github.com/segwi/segwi/settings"
 )
 
 // denyingPerson denies every request put to them, as a person clicking Deny would.
@@ -124,19 +128,26 @@ func TestCoreHoldsANewTrustedCommandUntilThePersonConfirms(t *testing.T) {
 	if got := c.Settings().Approvals.Trusted; !slices.Equal(got, []string{"git status"}) {
 		t.Errorf("trusted commands in force %q, want the old list", got)
 	}
-	want := &core.TrustedChange{Old: []string{"git status"}, New: []string{"git status", "rm"}}
-	if diff := cmp.Diff(want, rep.TrustedChange); diff != "" {
-		t.Fatalf("the change waiting for the person (-want +got):\n%s", diff)
+	if rep.Edit == nil {
+		t.Fatal("no edit waits for the person")
+	}
+	want := []settings.KeyChange{{Key: "segwi.approvals.trusted", Why: "a run's commands that start with one of these run without asking you",
+		Old: []string{"git status"}, New: []string{"git status", "rm"}, List: true, Added: []string{"rm"}}}
+	if diff := cmp.Diff(want, rep.Edit.Changes()); diff != "" {
+		t.Fatalf("the edit waiting for the person (-want +got):\n%s", diff)
 	}
 
-	if err := c.ApplyTrusted(*rep.TrustedChange); err != nil {
-		t.Fatalf("ApplyTrusted: %v", err)
+	if err := c.ConfirmEdit(*rep.Edit); err != nil {
+		t.Fatalf("ConfirmEdit: %v", err)
 	}
 	if by := whoAnswers(t, c, "rm -rf build"); by != approvals.ByTrusted {
 		t.Errorf("after the person confirmed, rm was answered by %s; want the trusted rule", by)
 	}
-	if r := c.Report(); r.TrustedChange != nil || !slices.Equal(r.InForce.Approvals.Trusted, want.New) {
-		t.Errorf("after confirming: change %+v, in force %q; want none and the new list", r.TrustedChange, r.InForce.Approvals.Trusted)
+	if r := c.Report(); r.Edit != nil || !slices.Equal(r.InForce.Approvals.Trusted, want[0].New) {
+		t.Errorf("after confirming: edit %+v, in force %q; want none and the new list", r.Edit, r.InForce.Approvals.Trusted)
+	}
+	if g, _, err := settings.ReadConfirmed(path); err != nil || !slices.Equal(g.Trusted, want[0].New) {
+		t.Errorf("the record of what the person confirmed holds %q (%v), want the new list: the commands read it too", g.Trusted, err)
 	}
 }
 
@@ -145,10 +156,10 @@ func TestCoreKeepsTheOldTrustedCommandsWhenThePersonSaysSo(t *testing.T) {
 	got := watchReports(c)
 	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [git status, rm]\n")
 	rep, n := got.waitAfter(t, 0, "the edit to be loaded")
-	if rep.TrustedChange == nil {
-		t.Fatal("no change waits for the person")
+	if rep.Edit == nil {
+		t.Fatal("no edit waits for the person")
 	}
-	c.KeepTrusted(*rep.TrustedChange)
+	c.KeepEdit(*rep.Edit)
 	if by := whoAnswers(t, c, "rm -rf build"); by != approvals.ByPerson {
 		t.Errorf("after keeping the old list, rm was answered by %s; want it asked of the person", by)
 	}
@@ -159,8 +170,8 @@ func TestCoreKeepsTheOldTrustedCommandsWhenThePersonSaysSo(t *testing.T) {
 	if c.Settings().Claude.Model != "opus" {
 		t.Errorf("the second edit was not applied: model %q", c.Settings().Claude.Model)
 	}
-	if rep.TrustedChange == nil || !rep.TrustedChange.Declined {
-		t.Errorf("after a second edit the change is %+v, want the refused one, still refused", rep.TrustedChange)
+	if rep.Edit == nil || !rep.Edit.Declined {
+		t.Errorf("after a second edit the edit is %+v, want the refused one, still refused", rep.Edit)
 	}
 	if got := c.Settings().Approvals.Trusted; !slices.Equal(got, []string{"git status"}) {
 		t.Errorf("trusted commands in force %q, want the old list", got)
@@ -173,8 +184,8 @@ func TestCoreAppliesARemovedTrustedCommandAtOnce(t *testing.T) {
 	got := watchReports(c)
 	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [go test]\n")
 	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
-	if rep.TrustedChange != nil {
-		t.Errorf("a removal waits for the person: %+v", rep.TrustedChange)
+	if rep.Edit != nil {
+		t.Errorf("a removal waits for the person: %+v", rep.Edit)
 	}
 	if by := whoAnswers(t, c, "git status"); by != approvals.ByPerson {
 		t.Errorf("git status answered by %s after its removal, want the person", by)
@@ -194,8 +205,8 @@ func TestCoreAppliesTrustedCommandsSavedFromTheSettingsWindowAtOnce(t *testing.T
 		t.Errorf("make test answered by %s after the save, want the trusted rule", by)
 	}
 	rep, _ := got.waitAfter(t, 0, "the saved file to be loaded")
-	if rep.Err != nil || rep.TrustedChange != nil {
-		t.Errorf("reloading the saved file: err %v, change %+v; want neither", rep.Err, rep.TrustedChange)
+	if rep.Err != nil || rep.Edit != nil {
+		t.Errorf("reloading the saved file: err %v, edit %+v; want neither", rep.Err, rep.Edit)
 	}
 }
 
@@ -208,5 +219,90 @@ func TestCoreSettingsWindowShowsTheAcceptedTrustedCommands(t *testing.T) {
 	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
 	if got := rep.FileSettings().Approvals.Trusted; !slices.Equal(got, []string{"git status"}) {
 		t.Errorf("the settings window would show trusted commands %q, want the accepted list", got)
+	}
+}
+
+// The attack that worked: the agent edits the settings file to widen what segwi does, and the
+// tray applied every such edit at once but trusted commands. Each waits now.
+func TestCoreHoldsEachWideningEditUntilThePersonConfirms(t *testing.T) {
+	const base = "segwi:\n  remote:\n    owners: [alice@example.com]\n"
+	tests := []struct {
+		name, edit string
+		inForce    func(settings.Settings) any
+		old, new   any
+	}{
+		{"the token's host", "segwi:\n  github:\n    apiURL: https://127.0.0.1:9/api/v3\n  remote:\n    owners: [alice@example.com]\n",
+			func(s settings.Settings) any { return s.GitHub.APIURL }, "https://api.github.com", "https://127.0.0.1:9/api/v3"},
+		{"the Claude Code binary", "segwi:\n  claude:\n    path: /tmp/evil/claude\n  remote:\n    owners: [alice@example.com]\n",
+			func(s settings.Settings) any { return s.Claude.Path }, "claude", "/tmp/evil/claude"},
+		{"forge tokens for runs", "segwi:\n  runs:\n    passForgeTokens: true\n  remote:\n    owners: [alice@example.com]\n",
+			func(s settings.Settings) any { return s.Runs.PassForgeTokens }, false, true},
+		{"the approval page turned on", "segwi:\n  remote:\n    enabled: true\n    owners: [alice@example.com]\n",
+			func(s settings.Settings) any { return s.Remote.Enabled }, false, true},
+		{"the page's port", "segwi:\n  remote:\n    port: 8080\n    owners: [alice@example.com]\n",
+			func(s settings.Settings) any { return s.Remote.Port }, settings.DefaultRemotePort, 8080},
+		{"an owner added", "segwi:\n  remote:\n    owners: [alice@example.com, eve@example.com]\n",
+			func(s settings.Settings) any { return strings.Join(s.Remote.Owners, " ") }, "alice@example.com", "alice@example.com eve@example.com"},
+		{"tailscaled's socket", "segwi:\n  remote:\n    owners: [alice@example.com]\n    socket: /tmp/fake-tailscaled.sock\n",
+			func(s settings.Settings) any { return s.Remote.Socket }, "", "/tmp/fake-tailscaled.sock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" waits, and applies once confirmed", func(t *testing.T) {
+			c, path := coretest.New(t, base, coretest.Options{Watch: true})
+			got := watchReports(c)
+			coretest.WriteFile(t, path, strings.Replace(tt.edit, "segwi:\n", "segwi:\n  approvals:\n    timeout: 5m\n", 1))
+			rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
+			if c.Settings().Approvals.Timeout != 5*time.Minute {
+				t.Errorf("the rest of the edit was not applied: approvals timeout %s", c.Settings().Approvals.Timeout)
+			}
+			if v := tt.inForce(c.Settings()); v != tt.old {
+				t.Errorf("in force before the person confirmed: %v, want the old %v", v, tt.old)
+			}
+			if rep.Edit == nil || len(rep.Edit.Changes()) != 1 {
+				t.Fatalf("the edit waiting: %+v, want one key", rep.Edit)
+			}
+			if v := tt.inForce(rep.FileSettings()); v != tt.old {
+				t.Errorf("the settings window would show %v, want the confirmed %v", v, tt.old)
+			}
+			if err := c.ConfirmEdit(*rep.Edit); err != nil {
+				t.Fatalf("ConfirmEdit: %v", err)
+			}
+			if v := tt.inForce(c.Settings()); v != tt.new {
+				t.Errorf("in force after the person confirmed: %v, want the new %v", v, tt.new)
+			}
+		})
+	}
+}
+
+func TestCoreAppliesTurningThePageOffAtOnce(t *testing.T) {
+	c, path := coretest.New(t, "segwi:\n  remote:\n    enabled: true\n    port: 8080\n", coretest.Options{Watch: true})
+	got := watchReports(c)
+	coretest.WriteFile(t, path, "segwi:\n  remote:\n    port: 8080\n")
+	rep, _ := got.waitAfter(t, 0, "the edit to be loaded")
+	if rep.Edit != nil || c.Settings().Remote.Enabled {
+		t.Errorf("edit %+v, page on %v; want turning it off applied at once", rep.Edit, c.Settings().Remote.Enabled)
+	}
+}
+
+// An edit made while the tray was not running waits at its next start: the record of what
+// the person confirmed is read, not the file taken as it is.
+func TestCoreStartsWithWhatThePersonConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "segwi", "config.yaml")
+	coretest.WriteFile(t, path, "segwi:\n  approvals:\n    trusted: [git status]\n")
+	if err := settings.WriteConfirmed(path, settings.GuardedOf(settings.Default())); err != nil {
+		t.Fatal(err)
+	}
+	c, err := core.New(core.Config{ConfigPath: path, StateDir: t.TempDir(), Decider: denyingPerson{},
+		Env: []string{"PATH=" + os.Getenv("PATH")}, Secrets: func() []string { return nil }, Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if rep := c.Report(); rep.Edit == nil || len(c.Settings().Approvals.Trusted) != 0 {
+		t.Errorf("at start: edit %+v, trusted in force %q; want the addition waiting", rep.Edit, c.Settings().Approvals.Trusted)
+	}
+	if by := whoAnswers(t, c, "git status"); by != approvals.ByPerson {
+		t.Errorf("git status answered by %s, want the person: its addition was never confirmed", by)
 	}
 }
