@@ -3,6 +3,9 @@ package settings
 import (
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/segwi/segwi/internal/visible"
 )
 
 // Guarded are the values of the settings that widen what a run, or a stranger, can do:
@@ -113,7 +116,9 @@ type GuardedEdit struct {
 // Same reports whether e and o are the same edit, whether declined or not.
 func (e GuardedEdit) Same(o GuardedEdit) bool { return e.Old.Equal(o.Old) && e.New.Equal(o.New) }
 
-// KeyChange is one guarded key an edit changes, as a person reads it.
+// KeyChange is one guarded key an edit changes, as a person reads it: its values are shown
+// with control characters, line breaks and bidirectional formatting characters as escapes
+// (the agent wrote them), so that what the person confirms is what they read.
 type KeyChange struct {
 	Key string // e.g. "segwi.github.apiURL"
 	// Why says what the key lets happen, so that the person knows what they confirm.
@@ -137,7 +142,7 @@ func (e GuardedEdit) Changes() []KeyChange {
 			if v == "" {
 				return []string{empty}
 			}
-			return []string{v}
+			return []string{shown(v)}
 		}
 		out = append(out, KeyChange{Key: key, Why: why, Old: show(old), New: show(new)})
 	}
@@ -145,8 +150,8 @@ func (e GuardedEdit) Changes() []KeyChange {
 		if slices.Equal(old, new) {
 			return
 		}
-		out = append(out, KeyChange{Key: key, Why: why, Old: old, New: new, List: true,
-			Added: missingFrom(new, old), Removed: missingFrom(old, new)})
+		out = append(out, KeyChange{Key: key, Why: why, Old: shownAll(old), New: shownAll(new), List: true,
+			Added: shownAll(missingFrom(new, old)), Removed: shownAll(missingFrom(old, new))})
 	}
 	scalar("segwi.claude.path", "the program segwi starts, as you, for every run", o.ClaudePath, n.ClaudePath, "")
 	scalar("segwi.runs.passForgeTokens", "true hands GH_TOKEN and GITHUB_TOKEN to every run",
@@ -159,6 +164,23 @@ func (e GuardedEdit) Changes() []KeyChange {
 	list("segwi.remote.owners", "the tailnet logins that may answer approvals (none: this machine's owner)", o.RemoteOwners, n.RemoteOwners)
 	scalar("segwi.remote.socket", "the tailscaled that tells segwi who is answering", o.RemoteSocket, n.RemoteSocket,
 		"(empty: the platform's default)")
+	return out
+}
+
+// shown is v as a person may read it on a terminal or in a window: see KeyChange.
+func shown(v string) string {
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(visible.Escape(v))
+}
+
+// shownAll is shown of each entry of list.
+func shownAll(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = shown(v)
+	}
 	return out
 }
 

@@ -27,7 +27,7 @@ func newCanaryCmd(env *Env) *cobra.Command {
 			"Exit status: 0 when every check passed, 1 when one did not, 2 for a wrong command line.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := env.LoadSettings()
+			res, st, err := env.LoadSettings()
 			if err != nil {
 				return err
 			}
@@ -37,12 +37,12 @@ func newCanaryCmd(env *Env) *cobra.Command {
 					return usageErrorf("--checkout %s: %v", checkout, err)
 				}
 			}
-			c, _, err := startCore(cmd.Context(), env, res, false)
+			c, _, err := startCore(cmd.Context(), env, res, st, false)
 			if err != nil {
 				return err
 			}
 			defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
-			opts := canary.FromSettings(c.Manager(), res.Settings, dir)
+			opts := canary.FromSettings(c.Manager(), c.Settings(), dir)
 			var narrator runs.Narrator // called from the one goroutine following the run
 			opts.OnEvent = func(e runs.Event) {
 				if line := narrator.Line(e); line != "" {

@@ -233,7 +233,7 @@ func TestUsageErrorsExit2WithAUsageLine(t *testing.T) {
 		{"an unknown flag", []string{"--frob"}, []string{"segwi: unknown flag: --frob", "usage: segwi [<command>] [flags]"}},
 		{"an unknown flag on a subcommand", []string{"config", "check", "--frob"}, []string{"unknown flag: --frob", "usage: segwi config check [flags]"}},
 		{"--config without a value", []string{"config", "path", "--config"}, []string{"flag needs an argument: --config"}},
-		{"config without a subcommand", []string{"config"}, []string{"segwi config needs a command: check, path", "usage: segwi config <command> [flags]"}},
+		{"config without a subcommand", []string{"config"}, []string{"segwi config needs a command: check, confirm, path", "usage: segwi config <command> [flags]"}},
 		{"an unknown config subcommand", []string{"config", "chek"}, []string{`unknown command "chek" for "segwi config"`, "did you mean check?"}},
 		{"token without a subcommand", []string{"token"}, []string{"segwi token needs a command: delete, set, status"}},
 		{"an argument to token set", []string{"token", "set", "ghp_x"}, []string{`unknown command "ghp_x" for "segwi token set"`, "usage: segwi token set [flags]"}},
@@ -288,7 +288,7 @@ func TestNoSubcommandOpensTheTray(t *testing.T) {
 			Tray: func(ctx context.Context, env *Env) error {
 				opened++
 				for i := 0; i < 2; i++ { // a reload must not warn again
-					res, err := env.LoadSettings()
+					res, _, err := env.LoadSettings()
 					if err != nil {
 						return err
 					}
@@ -318,7 +318,7 @@ func TestNoSubcommandOpensTheTray(t *testing.T) {
 		bad := writeConfig(t, "segwi:\n  runs:\n    maxConcurrent: 0\n")
 		var errOut bytes.Buffer
 		code := run(context.Background(), []string{"--config", bad}, Options{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errOut,
-			Tray: func(_ context.Context, env *Env) error { _, err := env.LoadSettings(); return err }})
+			Tray: func(_ context.Context, env *Env) error { _, _, err := env.LoadSettings(); return err }})
 		if code != 1 || !strings.Contains(errOut.String(), bad+": segwi.runs.maxConcurrent: must be between 1 and 64, got 0") {
 			t.Errorf("got exit %d, stderr %q", code, errOut.String())
 		}

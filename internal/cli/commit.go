@@ -51,11 +51,11 @@ func runCommit(ctx context.Context, env *Env, o commitOptions) error {
 		return err
 	}
 	warnDamaged(env, runs.MarkInterrupted(dir))
-	res, err := env.LoadSettings()
+	_, st, err := env.LoadSettings()
 	if err != nil {
 		return err
 	}
-	c, err := shipper(env, res.Settings, dir).Commit(ctx, o.id, changes.CommitOptions{Message: o.message, Include: o.include})
+	c, err := shipper(env, st.Settings, dir).Commit(ctx, o.id, changes.CommitOptions{Message: o.message, Include: o.include})
 	var refused *changes.RefusedError
 	switch {
 	case errors.Is(err, runs.ErrNotFound):

@@ -26,7 +26,8 @@ func newConfigCmd(env *Env) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "check",
 		Short: "Validate the settings file; list problems, unknown keys, retired keys and warnings",
-		Long: "Validate the settings file and list every problem, unknown key and retired key in it, and\n" +
+		Long: "Validate the settings file and list every problem, unknown key and retired key in it, each\n" +
+			"edit of a guarded setting that waits for your confirmation (segwi config confirm), and\n" +
 			"warn about what would stop a run: a repository path that is not a git checkout, a\n" +
 			"claude.path that finds no Claude Code. With segwi.remote.enabled, also ask tailscaled\n" +
 			"whether the approval page can be served.\n" +
@@ -34,6 +35,7 @@ func newConfigCmd(env *Env) *cobra.Command {
 		Args: args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error { return configCheck(env) },
 	})
+	cmd.AddCommand(newConfirmCmd(env))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "path",
 		Short: "Print the settings file's path (it need not exist)",
@@ -62,7 +64,21 @@ func configCheck(env *Env) error {
 		fmt.Fprintf(out, "error: %v\n", err)
 		return &silentError{ExitError}
 	}
-	warnings := core.Checks(res.Settings)
+	// What is in force: a guarded value whose edit waits for the person is the one they
+	// confirmed, and that is what a run would meet.
+	inForce := res.Settings
+	var waiting []settings.KeyChange
+	if res.Err() == nil {
+		st := settings.Stand(res)
+		if st.Problem != nil {
+			fmt.Fprintf(out, "warning: %v\n", st.Problem)
+		}
+		if st.Edit != nil {
+			waiting = st.Edit.Changes()
+		}
+		inForce = st.Settings
+	}
+	warnings := core.Checks(inForce)
 	if !res.Found {
 		fmt.Fprintf(out, "%s does not exist: segwi uses the defaults\n", path)
 		for _, w := range warnings {
@@ -74,8 +90,12 @@ func configCheck(env *Env) error {
 		fmt.Fprintf(out, "error: %v\n", p)
 	}
 	errs := len(res.Problems)
-	if !checkRemote(out, res) {
+	if !checkRemote(out, res, inForce.Remote) {
 		errs++
+	}
+	for _, c := range waiting {
+		fmt.Fprintf(out, "waits: %s: %s: changed outside segwi's settings window; segwi uses the value you confirmed "+
+			"until you confirm this one (segwi config confirm, or the tray's window)\n", path, changeLine(c))
 	}
 	for _, k := range res.Unknown {
 		fmt.Fprintf(out, "unknown: %s: %s: %s\n", path, k, settings.UnknownHint)
@@ -86,40 +106,41 @@ func configCheck(env *Env) error {
 	for _, w := range warnings {
 		fmt.Fprintf(out, "warning: %v\n", w)
 	}
-	summary(out, path, errs, len(res.Unknown), len(res.Retired), len(warnings))
+	summary(out, path, errs, len(res.Unknown), len(res.Retired), len(waiting), len(warnings))
 	if errs > 0 {
 		return &silentError{ExitError}
 	}
 	return nil
 }
 
-func summary(out io.Writer, path string, errs, unknown, retired, warnings int) {
-	if errs+unknown+retired+warnings == 0 {
+func summary(out io.Writer, path string, errs, unknown, retired, waiting, warnings int) {
+	if errs+unknown+retired+waiting+warnings == 0 {
 		fmt.Fprintf(out, "%s: ok\n", path)
 		return
 	}
 	var parts []string
 	for _, c := range []struct {
-		n    int
-		what string
-	}{{errs, "error"}, {unknown, "unknown key"}, {retired, "retired key"}, {warnings, "warning"}} {
-		if c.n == 0 {
-			continue
+		n         int
+		one, many string
+	}{
+		{errs, "error", "errors"}, {unknown, "unknown key", "unknown keys"}, {retired, "retired key", "retired keys"},
+		{waiting, "setting waiting for your confirmation", "settings waiting for your confirmation"},
+		{warnings, "warning", "warnings"},
+	} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.one)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.many))
 		}
-		s := fmt.Sprintf("%d %s", c.n, c.what)
-		if c.n > 1 {
-			s += "s"
-		}
-		parts = append(parts, s)
 	}
 	fmt.Fprintf(out, "%s: %s\n", path, strings.Join(parts, ", "))
 }
 
-// checkRemote asks tailscaled, when segwi.remote.enabled is on, whether the approval page
-// can be served, and prints what it found: where the page will be, or what is wrong with
-// tailscaled and what to do. It returns false for a problem.
-func checkRemote(out io.Writer, res *settings.Result) bool {
-	r := res.Settings.Remote
+// checkRemote asks tailscaled, when segwi.remote.enabled is on in r (in force for res),
+// whether the approval page can be served, and prints what it found: where the page will
+// be, or what is wrong with tailscaled and what to do. It returns false for a problem.
+func checkRemote(out io.Writer, res *settings.Result, r settings.Remote) bool {
 	if !r.Enabled {
 		return true
 	}

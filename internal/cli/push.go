@@ -71,11 +71,11 @@ func runPush(ctx context.Context, env *Env, o pushOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := env.LoadSettings()
+	_, st, err := env.LoadSettings()
 	if err != nil {
 		return err
 	}
-	ship := shipper(env, res.Settings, dir)
+	ship := shipper(env, st.Settings, dir)
 	a, err := ship.Push(ctx, info.ID)
 	var refused *push.RefusedError
 	switch {

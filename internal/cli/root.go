@@ -40,6 +40,9 @@ type Options struct {
 	// URLs on this machine (127.0.0.1, ::1, localhost). It is for tests, whose loopback
 	// servers have no certificate; segwi's main never sets it.
 	AllowLoopbackHTTP bool
+	// Terminal opens the person's terminal for a question only they may answer (segwi
+	// config confirm); nil opens the controlling terminal, /dev/tty.
+	Terminal func() (io.ReadWriteCloser, error)
 }
 
 // Main runs segwi with args (without the program name) and returns the exit status.
@@ -59,7 +62,7 @@ func Main(args []string, opts Options) int {
 // run is Main without the signal handling.
 func run(ctx context.Context, args []string, opts Options) int {
 	env := &Env{Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Warner: migrate.NewWarner(),
-		AllowLoopbackHTTP: opts.AllowLoopbackHTTP}
+		AllowLoopbackHTTP: opts.AllowLoopbackHTTP, Terminal: opts.Terminal}
 	if env.Stdin == nil {
 		env.Stdin = os.Stdin
 	}

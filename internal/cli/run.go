@@ -70,7 +70,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := env.LoadSettings()
+	res, st, err := env.LoadSettings()
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	c, stopPage, err := startCore(ctx, env, res, true)
+	c, stopPage, err := startCore(ctx, env, res, st, true)
 	if err != nil {
 		return err
 	}
@@ -142,23 +142,24 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 }
 
 // startCore starts segwi's core for a command that runs Claude Code, with the settings res
-// the command loaded: approvals go to the person at the controlling terminal, and what the
-// core finds wrong at start (damaged run records) is a warning on stderr. With page and
-// segwi.remote.enabled, they also go to the approval page on the tailnet, which serves
+// the command loaded and st in force for them: approvals go to the person at the
+// controlling terminal, and what the core finds wrong at start (damaged run records) is a
+// warning on stderr. With page and segwi.remote.enabled (in force: an edit turning it on
+// waits for the person), they also go to the approval page on the tailnet, which serves
 // until ctx is done or stop is called (the first answer wins, from the terminal or the
 // page); stop returns once the page has stopped.
-func startCore(ctx context.Context, env *Env, res *settings.Result, page bool) (c *core.Core, stop func(), err error) {
+func startCore(ctx context.Context, env *Env, res *settings.Result, st settings.Standing, page bool) (c *core.Core, stop func(), err error) {
 	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) }
 	var decider approvals.Decider = approvals.NewTerminalDecider()
 	var h *hub.Hub
-	if page && res.Settings.Remote.Enabled {
+	if page && st.Settings.Remote.Enabled {
 		// What the page logs (where it listens, each refusal, each answer) is news, not a
 		// warning.
 		say := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "segwi: "+format+"\n", args...) }
 		h = hub.New(hub.Options{Program: "segwi run", Log: say})
 		decider = approvals.FirstAnswer(decider, h)
 	}
-	c, err = core.New(core.Config{ConfigPath: res.File, Settings: res, Decider: decider, Log: warn})
+	c, err = core.New(core.Config{ConfigPath: res.File, Settings: res, Standing: &st, Decider: decider, Log: warn})
 	if err != nil || h == nil {
 		return c, func() {}, err
 	}

@@ -39,6 +39,9 @@ type Config struct {
 	// it first, to refuse bad settings. When nil, New loads ConfigPath and, when it is bad,
 	// runs with the defaults and says why in the Report (the tray app does so).
 	Settings *settings.Result
+	// Standing, with Settings, is what is in force for them (settings.Stand), when the
+	// command worked it out already; nil: New does.
+	Standing *settings.Standing
 	// StateDir is where run folders go; empty means settings.StateDir().
 	StateDir string
 	// Decider puts approval requests before the person: popups, or the terminal. One that
@@ -96,7 +99,7 @@ func New(cfg Config) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, stateDir: stateDir, onReport: map[*func(SettingsReport)]struct{}{}}
 	if cfg.Settings != nil {
-		c.report = reportOf(cfg.ConfigPath, cfg.Settings, nil, cfg.Log)
+		c.report = reportOf(cfg.ConfigPath, cfg.Settings, cfg.Standing, cfg.Log)
 	} else {
 		c.report = loadReport(cfg.ConfigPath, cfg.Log)
 	}

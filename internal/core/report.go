@@ -46,20 +46,23 @@ func (r SettingsReport) Problems() []settings.Problem {
 // gets what went wrong with the record of what the person confirmed.
 func loadReport(path string, log func(string, ...any)) SettingsReport {
 	if path == "" {
-		d := settings.Default()
-		return SettingsReport{InForce: d, Confirmed: settings.GuardedOf(d)}
+		return reportOf("", nil, nil, log)
 	}
-	res, err := settings.Load(path)
-	return reportOf(path, res, err, log)
+	res, err := settings.Load(path) // nil res, with err, for a file that cannot be read
+	rep := reportOf(path, res, nil, log)
+	if err != nil {
+		rep.Err = err
+	}
+	return rep
 }
 
-// reportOf is the report of a load of the settings file at path that gave res and err
-// (settings.Load's results), after the record of what the person confirmed: bad settings
-// give the defaults and say why. log gets what went wrong with the record.
-func reportOf(path string, res *settings.Result, err error, log func(string, ...any)) SettingsReport {
+// reportOf is the report of res, a load of the settings file at path, after the record of
+// what the person confirmed (st, when the caller stood it already): bad settings give the
+// defaults and say why; no res gives the defaults. log gets what went wrong with the record.
+func reportOf(path string, res *settings.Result, st *settings.Standing, log func(string, ...any)) SettingsReport {
 	d := settings.Default()
-	rep := SettingsReport{File: path, InForce: d, Confirmed: settings.GuardedOf(d), Err: err}
-	if err != nil || res == nil {
+	rep := SettingsReport{File: path, InForce: d, Confirmed: settings.GuardedOf(d)}
+	if res == nil {
 		return rep
 	}
 	rep.Result, rep.File = res, res.File
@@ -72,9 +75,12 @@ func reportOf(path string, res *settings.Result, err error, log func(string, ...
 		}
 		return rep
 	}
-	st := settings.Stand(res)
-	if st.Problem != nil {
-		log("%v", st.Problem)
+	if st == nil {
+		stood := settings.Stand(res)
+		if stood.Problem != nil {
+			log("%v", stood.Problem)
+		}
+		st = &stood
 	}
 	rep.InForce, rep.Confirmed, rep.Edit = st.Settings, st.Confirmed, st.Edit
 	return rep
