@@ -17,6 +17,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/controltest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
 )
 
 // fakeHub stands in for the tray process's hub at the other end of a real control
@@ -38,7 +39,7 @@ func (h *fakeHub) Connected(p *control.Peer) {
 func (h *fakeHub) Handle(_ context.Context, _ *control.Peer, cmd control.Body) control.Reply {
 	h.cmds <- cmd
 	if _, ok := cmd.(control.TokenStatus); ok {
-		return control.Reply{TokenSet: true}
+		return control.Reply{Token: &token.State{Set: true, APIHost: "api.github.com"}}
 	}
 	return control.Reply{}
 }
@@ -242,7 +243,7 @@ func TestTheSettingsWindowKeepsTheTokenAndTheFileThroughTheTray(t *testing.T) {
 	await.For(t, 10*time.Second, "the token's status", func() bool {
 		var text string
 		ui(func() { text = w.token.status.Text })
-		return text == tokenIsSet
+		return text == "GitHub token: set for api.github.com (kept in the keyring)."
 	})
 	ui(func() { test.Tap(settingsButton(t, w.win, "Save")) })
 	if got := command[control.SaveSettings](t, h.hub); got.Settings.Claude.Model != "opus" {

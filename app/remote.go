@@ -10,6 +10,7 @@ import (
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
 )
 
 // commandTimeout bounds a command the windows send the tray that should be quick: a
@@ -309,6 +310,8 @@ func (t *trayLink) Continue(ctx context.Context, runID, prompt string) (liveRun,
 // window only whether a token is set.
 type trayToken struct{ client *control.Client }
 
-func (k trayToken) Status(ctx context.Context) (bool, error)  { return k.client.TokenStatus(ctx) }
-func (k trayToken) Set(ctx context.Context, tok string) error { return k.client.SetToken(ctx, tok) }
-func (k trayToken) Delete(ctx context.Context) error          { return k.client.DeleteToken(ctx) }
+func (k trayToken) Status(ctx context.Context) (token.State, error) { return k.client.TokenStatus(ctx) }
+func (k trayToken) Set(ctx context.Context, tok, apiURL string) error {
+	return k.client.SetToken(ctx, tok, apiURL)
+}
+func (k trayToken) Delete(ctx context.Context) error { return k.client.DeleteToken(ctx) }

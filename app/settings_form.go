@@ -169,6 +169,15 @@ func (f *settingsForm) removeRepo(row *repoRow) {
 	f.changed()
 }
 
+// apiURLValue is the GitHub API URL in the form, as typed; the default when it is empty, as
+// loading the file would take it.
+func (f *settingsForm) apiURLValue() string {
+	if v := strings.TrimSpace(f.apiURL.Text); v != "" {
+		return v
+	}
+	return settings.Default().GitHub.APIURL
+}
+
 // changed validates the form after an edit and tells the window.
 func (f *settingsForm) changed() {
 	f.validate()

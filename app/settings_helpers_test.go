@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/segwi/segwi/settings/token"
 )
 
 // settingsTestApp is a test app that records notifications and opened URLs; with openErr
@@ -58,24 +59,32 @@ func (a *settingsTestApp) openedURLs() []string {
 type fakeTokenStore struct {
 	mu    sync.Mutex
 	token string
+	host  string // the API host the token was set for
 	err   error
 	sets  []string
 }
 
-func (f *fakeTokenStore) Status(context.Context) (bool, error) {
+func (f *fakeTokenStore) Status(context.Context) (token.State, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.token != "", f.err
+	if f.token == "" {
+		return token.State{}, f.err
+	}
+	return token.State{Set: true, APIHost: f.host}, f.err
 }
 
-func (f *fakeTokenStore) Set(_ context.Context, tok string) error {
+func (f *fakeTokenStore) Set(_ context.Context, tok, apiURL string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return f.err
 	}
+	host, err := token.APIHost(apiURL)
+	if err != nil {
+		return err
+	}
 	f.sets = append(f.sets, tok)
-	f.token = tok
+	f.token, f.host = tok, host
 	return nil
 }
 

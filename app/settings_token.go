@@ -15,12 +15,12 @@ import (
 
 // tokenStore is where the settings window keeps the GitHub token: the tray's keyring
 // (trayToken) in the window process, a fake in tests. It never hands the token back: the
-// window only needs to know whether one is set.
+// window only needs to know whether one is set, and for which host.
 type tokenStore interface {
-	// Status reports whether a token is stored.
-	Status(ctx context.Context) (bool, error)
-	// Set stores tok, replacing any token stored before.
-	Set(ctx context.Context, tok string) error
+	// Status reports whether a token is stored, and for which host.
+	Status(ctx context.Context) (token.State, error)
+	// Set stores tok for the GitHub API at apiURL, replacing any token stored before.
+	Set(ctx context.Context, tok, apiURL string) error
 	// Delete removes the stored token; token.ErrNotFound when there was none.
 	Delete(ctx context.Context) error
 }
@@ -28,16 +28,34 @@ type tokenStore interface {
 // Texts of the token's status line.
 const (
 	tokenChecking = "GitHub token: checking the keyring…"
-	tokenIsSet    = "GitHub token: set (kept in the keyring)"
-	tokenNotSet   = "GitHub token: not set. Paste one above and press Set token; segwi pushes with it."
+	tokenNotSet   = "GitHub token: not set. Paste one above and press Set token; segwi pushes with it, " +
+		"only to the host of the API URL above."
 )
 
+// tokenIsSet is the status line of a token saved for apiHost: the host it is sent to, and,
+// when the API URL in the window (whose host is formHost) names another, that it is not
+// sent there until it is set again.
+func tokenIsSet(st token.State, formHost string) string {
+	text := "GitHub token: set for " + st.APIHost + " (kept in the keyring)."
+	if st.Legacy {
+		text = "GitHub token: set (kept in the keyring), by an older segwi: it counts as set for " + st.APIHost + "."
+	}
+	if formHost != "" && !strings.EqualFold(formHost, st.APIHost) {
+		text += " segwi does not send it to " + formHost + ", the API URL's host: set it again to push there."
+	}
+	return text
+}
+
 // tokenSection is the GitHub token part of the settings window: a password entry whose
-// text goes only to the keyring, Set token and Delete token (on only while a token is
-// set, and asking first), and a status line that says whether a token is set (never the
-// token) or what is wrong with the keyring.
+// text goes only to the keyring, for the host of the API URL in the window, Set token and
+// Delete token (on only while a token is set, and asking first), and a status line that
+// says whether a token is set and for which host (never the token) or what is wrong with
+// the keyring.
 type tokenSection struct {
-	store  tokenStore
+	store tokenStore
+	// apiURL returns the API URL in the window, which Set token saves the token for.
+	apiURL func() string
+	state  token.State     // the keyring's last answer
 	ctx    context.Context // ends when the window closes
 	ui     func(func())    // runs a function on the UI goroutine and waits: fyne.DoAndWait
 	entry  *widget.Entry
@@ -52,12 +70,13 @@ type tokenSection struct {
 }
 
 // newTokenSection builds the section and starts asking the keyring for the token's
-// status. ui runs a function on the UI goroutine and waits for it; nil means uiWait.
-func newTokenSection(ctx context.Context, store tokenStore, ui func(func())) *tokenSection {
+// status. apiURL returns the API URL in the window. ui runs a function on the UI goroutine
+// and waits for it; nil means uiWait.
+func newTokenSection(ctx context.Context, store tokenStore, apiURL func() string, ui func(func())) *tokenSection {
 	if ui == nil {
 		ui = uiWait
 	}
-	t := &tokenSection{store: store, ctx: ctx, ui: ui}
+	t := &tokenSection{store: store, apiURL: apiURL, ctx: ctx, ui: ui}
 	t.entry = widget.NewPasswordEntry()
 	t.entry.SetPlaceHolder("paste a new GitHub token")
 	t.entry.OnChanged = func(string) { t.enable() }
@@ -106,8 +125,8 @@ func (t *tokenSection) askDelete() {
 func (t *tokenSection) refresh() {
 	t.status.SetText(tokenChecking)
 	t.call(func(ctx context.Context) func() {
-		ok, err := t.store.Status(ctx)
-		return func() { t.showStatus(ok, err) }
+		st, err := t.store.Status(ctx)
+		return func() { t.showStatus(st, err) }
 	})
 }
 
@@ -117,15 +136,16 @@ func (t *tokenSection) storeTyped() {
 	if tok == "" {
 		return
 	}
+	apiURL := t.apiURL()
 	t.call(func(ctx context.Context) func() {
-		err := t.store.Set(ctx, tok)
+		err := t.store.Set(ctx, tok, apiURL)
 		if err != nil {
 			return func() { t.status.SetText("The token was not stored: " + err.Error()) }
 		}
-		ok, serr := t.store.Status(ctx)
+		st, serr := t.store.Status(ctx)
 		return func() {
 			t.entry.SetText("")
-			t.showStatus(ok, serr)
+			t.showStatus(st, serr)
 		}
 	})
 }
@@ -137,23 +157,41 @@ func (t *tokenSection) delete() {
 		if err != nil && !errors.Is(err, token.ErrNotFound) {
 			return func() { t.status.SetText("The token was not deleted: " + err.Error()) }
 		}
-		ok, serr := t.store.Status(ctx)
-		return func() { t.showStatus(ok, serr) }
+		st, serr := t.store.Status(ctx)
+		return func() { t.showStatus(st, serr) }
 	})
 }
 
-func (t *tokenSection) showStatus(ok bool, err error) {
-	t.isSet = ok && err == nil
+func (t *tokenSection) showStatus(st token.State, err error) {
+	t.isSet = st.Set && err == nil
+	t.state = st
 	switch {
 	case err != nil && errors.Is(err, token.ErrUnavailable):
 		t.status.SetText(unavailableText(err))
 	case err != nil:
 		t.status.SetText("GitHub token: unknown. " + err.Error())
-	case ok:
-		t.status.SetText(tokenIsSet)
+	case st.Set:
+		t.status.SetText(tokenIsSet(st, t.formHost()))
 	default:
 		t.status.SetText(tokenNotSet)
 	}
+}
+
+// apiURLChanged says again whether the token goes to the API URL in the window, after it
+// changed.
+func (t *tokenSection) apiURLChanged() {
+	if t.isSet && !t.busy {
+		t.status.SetText(tokenIsSet(t.state, t.formHost()))
+	}
+}
+
+// formHost is the host of the API URL in the window, or "" when it is not a URL yet.
+func (t *tokenSection) formHost() string {
+	host, err := token.APIHost(t.apiURL())
+	if err != nil {
+		return ""
+	}
+	return host
 }
 
 // call runs work off the UI goroutine (a keyring call can take up to token.Timeout) and

@@ -100,8 +100,11 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 		w.ui = uiWait
 	}
 	w.form = newSettingsForm(cfg.Path, cfg.Current)
-	w.form.onChange = w.updateSave
-	w.token = newTokenSection(ctx, cfg.Token, cfg.uiDo)
+	w.form.onChange = func() {
+		w.updateSave()
+		w.token.apiURLChanged()
+	}
+	w.token = newTokenSection(ctx, cfg.Token, w.form.apiURLValue, cfg.uiDo)
 	w.token.confirm = w.confirm
 	w.build()
 	w.form.validate()

@@ -515,8 +515,8 @@ func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
 	if tok != secret || len(sets) != 1 {
 		t.Errorf("keyring got %d sets, holding %q; want one set of the typed token", len(sets), tok)
 	}
-	if w.token.status.Text != tokenIsSet {
-		t.Errorf("got status %q, want %q", w.token.status.Text, tokenIsSet)
+	if want := "GitHub token: set for api.github.com (kept in the keyring)."; w.token.status.Text != want {
+		t.Errorf("got status %q, want %q", w.token.status.Text, want)
 	}
 	if w.token.entry.Text != "" {
 		t.Error("the token stays in the field after it was stored")
@@ -550,6 +550,31 @@ func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
 	}
 	if !w.token.del.Disabled() {
 		t.Error("Delete token is on with no token set")
+	}
+}
+
+// The token is saved for the API URL in the window, and goes nowhere else: the status says
+// so when the URL names another host.
+func TestSettingsTokenIsSavedForTheAPIURLShown(t *testing.T) {
+	home := settingsHome(t)
+	store := &fakeTokenStore{}
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(), Token: store,
+	})
+	test.Type(w.token.entry, "ghp_first")
+	test.Tap(w.token.set)
+	w.settle()
+	w.form.apiURL.SetText("https://ghe.example.com/api/v3")
+	want := "GitHub token: set for api.github.com (kept in the keyring). segwi does not send it to ghe.example.com, " +
+		"the API URL's host: set it again to push there."
+	if w.token.status.Text != want {
+		t.Errorf("after the API URL changed: status %q, want %q", w.token.status.Text, want)
+	}
+	test.Type(w.token.entry, "ghp_second")
+	test.Tap(w.token.set)
+	w.settle()
+	if store.host != "ghe.example.com" || w.token.status.Text != "GitHub token: set for ghe.example.com (kept in the keyring)." {
+		t.Errorf("after Set token: saved for %q, status %q; want ghe.example.com", store.host, w.token.status.Text)
 	}
 }
 

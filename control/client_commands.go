@@ -7,6 +7,7 @@ import (
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
 )
 
 // The typed commands of a Client. Each sends one command and returns when the tray has
@@ -90,15 +91,18 @@ func (c *Client) KeepEdit(ctx context.Context, e settings.GuardedEdit) error {
 	return err
 }
 
-// TokenStatus reports whether a GitHub token is in the keyring.
-func (c *Client) TokenStatus(ctx context.Context) (bool, error) {
+// TokenStatus reports whether a GitHub token is in the keyring, and for which host.
+func (c *Client) TokenStatus(ctx context.Context) (token.State, error) {
 	r, err := c.do(ctx, TokenStatus{})
-	return r.TokenSet, err
+	if err != nil || r.Token == nil {
+		return token.State{}, err
+	}
+	return *r.Token, nil
 }
 
-// SetToken stores tok in the keyring.
-func (c *Client) SetToken(ctx context.Context, tok string) error {
-	_, err := c.do(ctx, SetToken{Token: tok})
+// SetToken stores tok in the keyring for the GitHub API at apiURL.
+func (c *Client) SetToken(ctx context.Context, tok, apiURL string) error {
+	_, err := c.do(ctx, SetToken{Token: tok, APIURL: apiURL})
 	return err
 }
 

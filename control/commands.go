@@ -154,17 +154,19 @@ type KeepEdit struct {
 // MessageType returns TypeKeepEdit.
 func (KeepEdit) MessageType() Type { return TypeKeepEdit }
 
-// TokenStatus asks whether a GitHub token is in the keyring; the reply says so in
-// TokenSet, never with the token.
+// TokenStatus asks whether a GitHub token is in the keyring, and for which host; the reply
+// says so in Token, never with the token.
 type TokenStatus struct{}
 
 // MessageType returns TypeTokenStatus.
 func (TokenStatus) MessageType() Type { return TypeTokenStatus }
 
-// SetToken stores a GitHub token in the keyring, replacing any token stored before. The
+// SetToken stores a GitHub token in the keyring for the GitHub API at APIURL (the tray's
+// segwi.github.apiURL in force when empty), replacing any token stored before. The
 // tray process is the one that reads and writes the keyring.
 type SetToken struct {
-	Token string `json:"token"`
+	Token  string `json:"token"`
+	APIURL string `json:"apiURL,omitempty"`
 }
 
 // MessageType returns TypeSetToken.

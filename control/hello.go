@@ -46,10 +46,10 @@ func (e *VersionError) Error() string {
 type Reply struct {
 	Error string `json:"error,omitempty"` // what went wrong, for a person to read
 	// Code names the error when a caller may branch on it (see Failed); empty otherwise.
-	Code     Code   `json:"code,omitempty"`
-	Run      string `json:"run,omitempty"`      // the run a Start started
-	Text     string `json:"text,omitempty"`     // what a Push did, the canary's report, in words
-	TokenSet bool   `json:"tokenSet,omitempty"` // TokenStatus: a GitHub token is in the keyring
+	Code  Code         `json:"code,omitempty"`
+	Run   string       `json:"run,omitempty"`   // the run a Start started
+	Text  string       `json:"text,omitempty"`  // what a Push did, the canary's report, in words
+	Token *token.State `json:"token,omitempty"` // TokenStatus: whether a GitHub token is in the keyring, for which host
 	// Commit is what a Commit committed, and the files it left out.
 	Commit *changes.Committed `json:"commit,omitempty"`
 	// PullRequest is the pull request an OpenPullRequest opened.

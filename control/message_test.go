@@ -16,6 +16,7 @@ import (
 	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
+	"github.com/segwi/segwi/settings/token"
 )
 
 var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
@@ -40,7 +41,7 @@ func examples() []Body {
 	change := &settings.GuardedEdit{Old: settings.Guarded{Trusted: []string{"git status"}}, New: settings.Guarded{Trusted: []string{"git status", "rm"}}, Declined: true}
 	return []Body{
 		Hello{Version: Version, Program: "segwi test tray", Role: RoleWindow},
-		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", TokenSet: true,
+		Reply{Error: "run x: the run is not running", Code: CodeRunNotRunning, Run: "r1", Text: "Pushed", Token: &token.State{Set: true, APIHost: "api.github.com"},
 			Changes: &ChangeSet{Base: changes.Base{Repo: "/home/ada/src/web", Branch: "main", Commit: "0123456789abcdef", Dirty: []string{"notes.txt"}, DirtyCount: 1},
 				Branch: "main", Files: []changes.File{{Path: "web/login.go", Status: changes.Modified, Added: 2, Deleted: 1, Uncommitted: true}},
 				MoreFiles: 3, Commits: []changes.CommitRef{{Hash: "abcdef012345", Subject: "Fix the login"}}, Path: "web/login.go",

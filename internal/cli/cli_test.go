@@ -187,8 +187,10 @@ func TestTokenCommands(t *testing.T) {
 		{"delete with no token says there was none", "", []string{"token", "delete"}, 0, "no GitHub token was stored; nothing to delete\n", ""},
 		{"set refuses an empty stdin", "  \n", []string{"token", "set"}, 1, "", "segwi: no token given: paste it when asked, or pipe it in (segwi token set < token.txt)\n"},
 		{"set refuses two lines", "a\nb\n", []string{"token", "set"}, 1, "", "segwi: the token contains spaces or several lines: give only the token\n"},
-		{"set reads stdin and trims it", "\n  " + secret + "  \n", []string{"token", "set"}, 0, "GitHub token stored in the keyring (service segwi, item github-token)\n", ""},
-		{"status says set without printing the token", "", []string{"token", "status"}, 0, "GitHub token: set, in the keyring (service segwi, item github-token)\n", ""},
+		{"set reads stdin and trims it, for the API in force", "\n  " + secret + "  \n", []string{"token", "set"}, 0,
+			"GitHub token stored in the keyring (service segwi, item github-token), for api.github.com (pushes to github.com) (segwi.github.apiURL https://api.github.com)\n", ""},
+		{"status says set, and for which host, without printing the token", "", []string{"token", "status"}, 0,
+			"GitHub token: set for api.github.com (pushes to github.com), in the keyring (service segwi, item github-token)\n", ""},
 		{"delete removes it", "", []string{"token", "delete"}, 0, "GitHub token deleted from the keyring (service segwi, item github-token)\n", ""},
 		{"status after delete says not set", "", []string{"token", "status"}, 0, "GitHub token: not set; store one with segwi token set\n", ""},
 	}
@@ -203,6 +205,21 @@ func TestTokenCommands(t *testing.T) {
 			}
 		})
 	}
+	t.Run("set saves it for the API URL the person confirmed, not one an edit made since", func(t *testing.T) {
+		cfg := writeConfig(t, "segwi:\n  github:\n    apiURL: https://ghe.example.com/api/v3\n")
+		segwi(t, "", "--config", cfg, "config", "check") // taken as confirmed
+		if err := os.WriteFile(cfg, []byte("segwi:\n  github:\n    apiURL: https://evil.example.com/api/v3\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := segwi(t, secret+"\n", "--config", cfg, "token", "set")
+		if r.code != 0 || !strings.Contains(r.stdout, ", for ghe.example.com (segwi.github.apiURL https://ghe.example.com/api/v3)") ||
+			!strings.Contains(r.stderr, "segwi.github.apiURL: https://ghe.example.com/api/v3 -> https://evil.example.com/api/v3") {
+			t.Errorf("got exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		if st, _ := token.Status(context.Background()); st.APIHost != "ghe.example.com" {
+			t.Errorf("saved for %q, want ghe.example.com", st.APIHost)
+		}
+	})
 	t.Run("the stored token is the trimmed one", func(t *testing.T) {
 		segwi(t, secret+"\n", "token", "set")
 		if got, err := token.Get(context.Background()); got != secret || err != nil {

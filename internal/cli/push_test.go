@@ -115,7 +115,27 @@ func TestPush(t *testing.T) {
 			t.Errorf("recorded %+v, want a no-token refusal", e.Push)
 		}
 	})
-	if err := token.Set(context.Background(), pushToken); err != nil {
+	t.Run("a token saved for another host is refused, saying how to save it for this one", func(t *testing.T) {
+		if err := token.Set(context.Background(), pushToken, "https://api.github.com"); err != nil {
+			t.Fatal(err)
+		}
+		host := strings.TrimPrefix(f.Base, "http://")
+		r := segwi(t, "", "--config", cfg, "push", onBranch)
+		outputs = append(outputs, r.stdout, r.stderr)
+		want := "not pushed: the GitHub token was saved for api.github.com (git: github.com), not for " + host +
+			" (segwi.github.apiURL), and segwi sends it only to the host it was saved for; if " + host +
+			" is yours, save the token again for it: segwi token set, or Set token in segwi's settings window\n"
+		if r.code != 1 || r.stdout != want {
+			t.Errorf("got exit %d, stdout %q, stderr %q; want %q", r.code, r.stdout, r.stderr, want)
+		}
+		if e := lastPush(t, onBranch); e.Push.Outcome != "refused" || e.Push.Reason != "token-host" {
+			t.Errorf("recorded %+v, want a token-host refusal", e.Push)
+		}
+		if got := claudetest.Git(t, f.Bare, "for-each-ref", "refs/heads/segwi/"); got != "" {
+			t.Errorf("the forge got %s", got)
+		}
+	})
+	if err := token.Set(context.Background(), pushToken, f.Base+"/api/v3"); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("the remote's default branch is refused before any network call", func(t *testing.T) {

@@ -27,35 +27,51 @@ func newTokenCmd(env *Env) *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "set",
-		Short: "Store a GitHub token read from stdin (not echoed on a terminal)",
-		Long: "Store a GitHub token in the OS keyring. On a terminal segwi asks for it without echoing\n" +
-			"what you type; otherwise it reads it from stdin, e.g. segwi token set < token.txt.",
+		Short: "Store a GitHub token read from stdin (not echoed on a terminal), for segwi.github.apiURL's host",
+		Long: "Store a GitHub token in the OS keyring, for the host of the GitHub API in force\n" +
+			"(segwi.github.apiURL, as you confirmed it): segwi sends the token to that host only, and\n" +
+			"pushes with it only to its git host (github.com for api.github.com). On a terminal segwi asks\n" +
+			"for it without echoing what you type; otherwise it reads it from stdin, e.g.\n" +
+			"segwi token set < token.txt.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tok, err := readToken(env.Stdin, env.Stderr)
+			_, st, err := env.LoadSettings()
 			if err != nil {
 				return err
 			}
-			if err := token.Set(cmd.Context(), tok); err != nil {
+			apiURL := st.Settings.GitHub.APIURL
+			host, err := token.APIHost(apiURL)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "GitHub token stored in %s\n", where)
+			tok, err := readToken(env.Stdin, env.Stderr, host)
+			if err != nil {
+				return err
+			}
+			if err := token.Set(cmd.Context(), tok, apiURL); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "GitHub token stored in %s, for %s (segwi.github.apiURL %s)\n", where, hostText(host), apiURL)
 			return nil
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
-		Short: "Say whether a GitHub token is stored (never prints it)",
+		Short: "Say whether a GitHub token is stored, and for which host (never prints it)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, err := token.Status(cmd.Context())
+			st, err := token.Status(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if set {
-				fmt.Fprintf(env.Stdout, "GitHub token: set, in %s\n", where)
-			} else {
+			switch {
+			case !st.Set:
 				fmt.Fprintln(env.Stdout, "GitHub token: not set; store one with segwi token set")
+			case st.Legacy:
+				fmt.Fprintf(env.Stdout, "GitHub token: set, in %s, by an older segwi that did not record its host: "+
+					"it counts as set for %s; segwi token set saves it again for the host of segwi.github.apiURL\n", where, hostText(st.APIHost))
+			default:
+				fmt.Fprintf(env.Stdout, "GitHub token: set for %s, in %s\n", hostText(st.APIHost), where)
 			}
 			return nil
 		},
@@ -80,13 +96,21 @@ func newTokenCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-// readToken reads the token: from a terminal without echo, prompting on prompt; from
-// anything else up to EOF. It trims surrounding whitespace and refuses an empty token or
-// one with whitespace inside, which would be a paste gone wrong.
-func readToken(in io.Reader, prompt io.Writer) (string, error) {
+// hostText names a GitHub API host and the git host a token saved for it pushes to.
+func hostText(apiHost string) string {
+	if git := token.GitHost(apiHost); git != apiHost {
+		return fmt.Sprintf("%s (pushes to %s)", apiHost, git)
+	}
+	return apiHost
+}
+
+// readToken reads the token for the API host host: from a terminal without echo,
+// prompting on prompt; from anything else up to EOF. It trims surrounding whitespace and
+// refuses an empty token or one with whitespace inside, which would be a paste gone wrong.
+func readToken(in io.Reader, prompt io.Writer, host string) (string, error) {
 	var raw []byte
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(prompt, "Paste your GitHub token (it will not be shown) and press Enter: ")
+		fmt.Fprintf(prompt, "Paste your GitHub token for %s (it will not be shown) and press Enter: ", hostText(host))
 		b, err := term.ReadPassword(int(f.Fd()))
 		fmt.Fprintln(prompt)
 		if err != nil {

@@ -58,7 +58,7 @@ func TestTokenSetOnATerminalDoesNotEchoTheToken(t *testing.T) {
 	if strings.Contains(string(shown)+out.String()+errOut.String(), secret) {
 		t.Errorf("the token was shown: terminal %q, stdout %q, stderr %q", shown, out.String(), errOut.String())
 	}
-	if !strings.Contains(errOut.String(), "Paste your GitHub token (it will not be shown)") {
+	if !strings.Contains(errOut.String(), "Paste your GitHub token for api.github.com (pushes to github.com) (it will not be shown)") {
 		t.Errorf("got stderr %q, want the prompt", errOut.String())
 	}
 	if got, err := token.Get(context.Background()); got != secret || err != nil {

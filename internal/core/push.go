@@ -1,10 +1,10 @@
 package core
 
 import (
-	"net/url"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
@@ -13,15 +13,15 @@ import (
 )
 
 // PushRequest returns the push request for the run runID in checkout under s: the remote of
-// the repository entry whose path is the checkout (default origin), the keyring's token,
-// the hosts that token may go to, and a Record that appends each attempt to the run's
-// events.jsonl under stateDir, calling recordFailed when it cannot. The caller sets
-// RunActive.
+// the repository entry whose path is the checkout (default origin), the keyring's token
+// when it was saved for the host of s's GitHub API (see tokenFor), the hosts that token may
+// go to, and a Record that appends each attempt to the run's events.jsonl under stateDir,
+// calling recordFailed when it cannot. The caller sets RunActive.
 func PushRequest(s settings.Settings, stateDir, runID, checkout string, recordFailed func(error)) push.Request {
 	return push.Request{
 		Checkout:      checkout,
 		Remote:        remoteFor(s, checkout),
-		Token:         token.Get,
+		Token:         tokenFor(s.GitHub.APIURL),
 		TokenNotFound: token.ErrNotFound,
 		TokenHosts:    tokenHosts(s.GitHub.APIURL),
 		Record: func(a push.Attempt) {
@@ -62,9 +62,26 @@ func samePath(a, b string) bool {
 // tokenHosts returns the hosts the token may go to: github.com for GitHub's own API, the
 // API's host for GitHub Enterprise (https://HOST/api/v3).
 func tokenHosts(apiURL string) []string {
-	u, err := url.Parse(apiURL)
-	if err != nil || u.Host == "" || strings.EqualFold(u.Hostname(), "api.github.com") {
+	host, err := token.APIHost(apiURL)
+	if err != nil {
 		return []string{push.DefaultTokenHost}
 	}
-	return []string{u.Host}
+	return []string{token.GitHost(host)}
+}
+
+// tokenFor reads the keyring's token for a push or a pull request through the GitHub API
+// at apiURL: only when it was saved for that API's host. So the token goes only where the
+// person saved it for: a push checks the remote's host against tokenHosts(apiURL), whose
+// git host is the one a token saved for apiURL's host pushes to. A token saved for
+// another host is refused as push refuses (push.ReasonTokenHost), saying how to save it
+// again.
+func tokenFor(apiURL string) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		tok, err := token.For(ctx, apiURL)
+		var other *token.HostError
+		if errors.As(err, &other) {
+			return "", &push.RefusedError{Reason: push.ReasonTokenHost, Msg: other.Error()}
+		}
+		return tok, err
+	}
 }

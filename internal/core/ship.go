@@ -200,7 +200,7 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		Title:             o.Title,
 		Body:              o.Body,
 		Draft:             o.Draft,
-		Token:             token.Get,
+		Token:             tokenFor(s.Settings.GitHub.APIURL),
 		TokenNotFound:     token.ErrNotFound,
 		AllowLoopbackHTTP: s.AllowLoopbackHTTP,
 	})

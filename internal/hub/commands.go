@@ -79,13 +79,17 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		h.republish()
 		return control.Reply{}
 	case control.TokenStatus:
-		set, err := h.opts.Token.Status(ctx)
+		st, err := h.opts.Token.Status(ctx)
 		if err != nil {
 			return control.Failed(err)
 		}
-		return control.Reply{TokenSet: set}
+		return control.Reply{Token: &st}
 	case control.SetToken:
-		return failed(h.opts.Token.Set(ctx, cmd.Token))
+		apiURL := cmd.APIURL
+		if apiURL == "" {
+			apiURL = h.core.Settings().GitHub.APIURL
+		}
+		return failed(h.opts.Token.Set(ctx, cmd.Token, apiURL))
 	case control.DeleteToken:
 		return failed(h.opts.Token.Delete(ctx))
 	case control.RunCanary:
@@ -178,10 +182,10 @@ func (h *Hub) quit() error {
 // TokenStore is where the tray keeps the GitHub token: the OS keyring (package
 // settings/token) in segwi, a fake in tests. It never hands the token to a client.
 type TokenStore interface {
-	// Status reports whether a token is stored.
-	Status(ctx context.Context) (bool, error)
-	// Set stores tok, replacing any token stored before.
-	Set(ctx context.Context, tok string) error
+	// Status reports whether a token is stored, and for which host.
+	Status(ctx context.Context) (token.State, error)
+	// Set stores tok for the GitHub API at apiURL, replacing any token stored before.
+	Set(ctx context.Context, tok, apiURL string) error
 	// Delete removes the stored token; token.ErrNotFound when there was none.
 	Delete(ctx context.Context) error
 }
@@ -190,6 +194,8 @@ type TokenStore interface {
 // keyring call with a timeout.
 type keyringToken struct{}
 
-func (keyringToken) Status(ctx context.Context) (bool, error)  { return token.Status(ctx) }
-func (keyringToken) Set(ctx context.Context, tok string) error { return token.Set(ctx, tok) }
-func (keyringToken) Delete(ctx context.Context) error          { return token.Delete(ctx) }
+func (keyringToken) Status(ctx context.Context) (token.State, error) { return token.Status(ctx) }
+func (keyringToken) Set(ctx context.Context, tok, apiURL string) error {
+	return token.Set(ctx, tok, apiURL)
+}
+func (keyringToken) Delete(ctx context.Context) error { return token.Delete(ctx) }

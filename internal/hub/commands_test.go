@@ -116,26 +116,33 @@ func TestAWindowStartsARunAndFollowsItToItsEnd(t *testing.T) {
 }
 
 // The token goes to the tray's keyring and never comes back: the window only learns
-// whether one is set, and the keyring's errors keep their meaning across the channel.
+// whether one is set and for which host, and the keyring's errors keep their meaning
+// across the channel. It is saved for the API URL the window names, else the one in force.
 func TestTheKeyringIsTheTraysAndTheWindowOnlyLearnsWhetherATokenIsSet(t *testing.T) {
-	h := newHarness(t, "", options{})
+	h := newHarness(t, "segwi:\n  github:\n    apiURL: https://ghe.example.com/api/v3\n", options{})
 	ctx := context.Background()
 	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
 	w := h.windows.window(t, 1)
-	if set, err := w.client.TokenStatus(ctx); err != nil || set {
-		t.Fatalf("TokenStatus = %v, %v; want none set", set, err)
+	if st, err := w.client.TokenStatus(ctx); err != nil || st.Set {
+		t.Fatalf("TokenStatus = %+v, %v; want none set", st, err)
 	}
 	if err := w.client.DeleteToken(ctx); !errors.Is(err, token.ErrNotFound) {
 		t.Errorf("deleting no token = %v, want token.ErrNotFound", err)
 	}
-	if err := w.client.SetToken(ctx, "ghp_secret"); err != nil {
+	if err := w.client.SetToken(ctx, "ghp_secret", ""); err != nil {
 		t.Fatal(err)
 	}
-	if set, err := w.client.TokenStatus(ctx); err != nil || !set {
-		t.Errorf("TokenStatus after Set = %v, %v; want set", set, err)
+	if st, err := w.client.TokenStatus(ctx); err != nil || st != (token.State{Set: true, APIHost: "ghe.example.com"}) {
+		t.Errorf("TokenStatus after Set = %+v, %v; want set for the API in force", st, err)
 	}
 	if h.token.tok != "ghp_secret" {
 		t.Errorf("the keyring holds %q", h.token.tok)
+	}
+	if err := w.client.SetToken(ctx, "ghp_other", "https://api.github.com"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := w.client.TokenStatus(ctx); st.APIHost != "api.github.com" {
+		t.Errorf("TokenStatus after Set for GitHub = %+v", st)
 	}
 }
 

@@ -261,20 +261,25 @@ func (n *notes) shown() []string {
 
 // fakeToken is an in-memory keyring.
 type fakeToken struct {
-	mu  sync.Mutex
-	tok string
+	mu     sync.Mutex
+	tok    string
+	apiURL string // what tok was set for
 }
 
-func (f *fakeToken) Status(context.Context) (bool, error) {
+func (f *fakeToken) Status(context.Context) (token.State, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.tok != "", nil
+	if f.tok == "" {
+		return token.State{}, nil
+	}
+	host, err := token.APIHost(f.apiURL)
+	return token.State{Set: true, APIHost: host}, err
 }
 
-func (f *fakeToken) Set(_ context.Context, tok string) error {
+func (f *fakeToken) Set(_ context.Context, tok, apiURL string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.tok = tok
+	f.tok, f.apiURL = tok, apiURL
 	return nil
 }
 

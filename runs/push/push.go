@@ -39,7 +39,8 @@ type Request struct {
 	// local check passed. Required by Push; Check does not call it.
 	Token func(ctx context.Context) (string, error)
 	// TokenNotFound is the error Token returns (matched with errors.Is) when no token is
-	// set. Any other error from Token is reported as a keyring that cannot be read.
+	// set. A *RefusedError from Token (segwi's: a token saved for another host) is the
+	// refusal; any other error is reported as a keyring that cannot be read.
 	TokenNotFound error
 	// TokenHosts are the hosts (name, or name:port) the token may be sent to; empty means
 	// github.com. A GitHub Enterprise host is added here from the settings.
@@ -251,13 +252,17 @@ func doPush(ctx context.Context, req Request, a Attempt) (Attempt, error) {
 	return a, err
 }
 
-// readToken calls token and turns its errors into refusals a person can act on.
+// readToken calls token and turns its errors into refusals a person can act on; a
+// refusal of token's own (a token saved for another host) is passed on as it is.
 func readToken(ctx context.Context, token func(context.Context) (string, error), notFound error) (string, error) {
 	if token == nil {
 		return "", errors.New("push: no way to read the GitHub token was given (Request.Token is nil)")
 	}
 	tok, err := token(ctx)
+	var refused *RefusedError
 	switch {
+	case errors.As(err, &refused):
+		return "", refused
 	case err != nil && notFound != nil && errors.Is(err, notFound), err == nil && strings.TrimSpace(tok) == "":
 		return "", refuse(ReasonNoToken, "no GitHub token is set; set one with `segwi token set`, which reads it from standard input, then push again")
 	case err != nil:

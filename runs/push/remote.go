@@ -62,7 +62,7 @@ func checkRemoteURL(name, raw string, allowLoopbackHTTP bool, tokenHosts []strin
 		}
 	}
 	return remoteURL{}, refuse(ReasonTokenHost,
-		"remote %s points at %s, and segwi sends its GitHub token only to %s; if %s is your GitHub Enterprise host, set segwi.github.apiURL to https://%s/api/v3 in segwi's settings (the token then goes there instead), otherwise push this remote yourself (git push %s)",
+		"remote %s points at %s, and segwi sends its GitHub token only to %s; if %s is your GitHub Enterprise host, set segwi.github.apiURL to https://%s/api/v3 in segwi's settings window and save the token again for it (the token then goes there instead), otherwise push this remote yourself (git push %s)",
 		name, stripUserinfo(u), strings.Join(tokenHosts, ", "), u.Hostname(), u.Host, name)
 }
 

@@ -1,6 +1,12 @@
 // Package token keeps the GitHub token segwi pushes with in the OS keyring (on Linux, a
 // Secret Service such as gnome-keyring), under service "segwi" and item "github-token".
 //
+// The token is bound to the host of the GitHub API it was saved for (see Saved): the item
+// holds both, as {"apiHost": HOST, "token": TOKEN}, and For hands the token only for that
+// host. So an edit of segwi.github.apiURL, or of a checkout's remote, cannot send it to
+// another server: the person saves it again for the new host. An item saved before segwi
+// recorded hosts holds the bare token; it counts as saved for GitHub (api.github.com).
+//
 // The token is never written to the settings file or any other file and never printed.
 // There is no plaintext fallback: when no keyring is reachable, every call fails with an
 // error wrapping ErrUnavailable that says what to install or start.
@@ -13,8 +19,10 @@ package token
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,25 +107,147 @@ func sessionBusKnown() bool {
 	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
-// Get returns the stored token, ErrNotFound when there is none, or an error wrapping
-// ErrUnavailable. It returns when the keyring answers, ctx is done, or Timeout passes.
-func Get(ctx context.Context) (string, error) {
+// GitHubAPIHost is the host of GitHub's own API, whose git host is github.com.
+const GitHubAPIHost = "api.github.com"
+
+// Saved is the GitHub token as the keyring holds it.
+type Saved struct {
+	Token string
+	// APIHost is the host of the GitHub API the token was saved for, with its port when
+	// that is not the scheme's default: api.github.com, or a GitHub Enterprise host.
+	APIHost string
+	// Legacy is set for a token saved before segwi recorded the host; it counts as saved
+	// for GitHub (GitHubAPIHost).
+	Legacy bool
+}
+
+// GitHost returns the host git pushes to with the token (see GitHost).
+func (s Saved) GitHost() string { return GitHost(s.APIHost) }
+
+// item is the keyring item's secret.
+type item struct {
+	APIHost string `json:"apiHost"`
+	Token   string `json:"token"`
+}
+
+// decode reads a keyring item's secret: the JSON of item, or a bare token saved before.
+func decode(secret string) Saved {
+	var it item
+	if strings.HasPrefix(secret, "{") && json.Unmarshal([]byte(secret), &it) == nil && it.Token != "" {
+		if it.APIHost == "" {
+			return Saved{Token: it.Token, APIHost: GitHubAPIHost, Legacy: true}
+		}
+		return Saved{Token: it.Token, APIHost: it.APIHost}
+	}
+	return Saved{Token: secret, APIHost: GitHubAPIHost, Legacy: true}
+}
+
+// APIHost returns the host of the GitHub API at apiURL, as a token is saved for it:
+// lowercased, with its port unless the scheme's default.
+func APIHost(apiURL string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(apiURL))
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("%q is not a GitHub API URL: write https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise", apiURL)
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" || port == "443" && u.Scheme == "https" || port == "80" && u.Scheme == "http" {
+		if strings.Contains(host, ":") {
+			return "[" + host + "]", nil
+		}
+		return host, nil
+	}
+	return strings.ToLower(u.Host), nil
+}
+
+// GitHost returns the host git pushes to for the GitHub API host apiHost: github.com for
+// GitHub's own API, the same host for GitHub Enterprise (https://HOST/api/v3).
+func GitHost(apiHost string) string {
+	if strings.EqualFold(apiHost, GitHubAPIHost) {
+		return "github.com"
+	}
+	return apiHost
+}
+
+// HostError is For's refusal of a token saved for another host.
+type HostError struct {
+	SavedFor string // the API host the token was saved for
+	Wanted   string // the API host it was asked for
+	Legacy   bool   // saved before segwi recorded hosts
+}
+
+// Error says which host the token was saved for, and how to save it for the other.
+func (e *HostError) Error() string {
+	saved := "was saved for " + describeHost(e.SavedFor)
+	if e.Legacy {
+		saved = "was saved before segwi recorded hosts, so it counts as saved for " + describeHost(e.SavedFor)
+	}
+	return fmt.Sprintf("the GitHub token %s, not for %s (segwi.github.apiURL), and segwi sends it only to the host it was "+
+		"saved for; if %s is yours, save the token again for it: segwi token set, or Set token in segwi's settings window",
+		saved, describeHost(e.Wanted), e.Wanted)
+}
+
+// describeHost names an API host and the git host that goes with it.
+func describeHost(apiHost string) string {
+	if git := GitHost(apiHost); git != apiHost {
+		return fmt.Sprintf("%s (git: %s)", apiHost, git)
+	}
+	return apiHost
+}
+
+// Read returns the stored token and the host it was saved for, ErrNotFound when there is
+// none, or an error wrapping ErrUnavailable. It returns when the keyring answers, ctx is
+// done, or Timeout passes.
+func Read(ctx context.Context) (Saved, error) {
 	b := backend
-	tok, err := call(ctx, "reading the GitHub token", func() (string, error) { return b.Get(Service, Item) })
+	secret, err := call(ctx, "reading the GitHub token", func() (string, error) { return b.Get(Service, Item) })
+	if err != nil {
+		return Saved{}, err
+	}
+	return decode(secret), nil
+}
+
+// Get returns the stored token, whatever host it was saved for: for what only hides it
+// (redaction), never for sending it (see For). Its errors are Read's.
+func Get(ctx context.Context) (string, error) {
+	s, err := Read(ctx)
+	return s.Token, err
+}
+
+// For returns the stored token when it was saved for the GitHub API at apiURL, else a
+// *HostError; ErrNotFound when none is stored. It returns when the keyring answers, ctx
+// is done, or Timeout passes.
+func For(ctx context.Context, apiURL string) (string, error) {
+	want, err := APIHost(apiURL)
+	if err != nil {
+		return "", fmt.Errorf("reading the GitHub token: %w", err)
+	}
+	s, err := Read(ctx)
 	if err != nil {
 		return "", err
 	}
-	return tok, nil
+	if !strings.EqualFold(s.APIHost, want) {
+		return "", &HostError{SavedFor: s.APIHost, Wanted: want, Legacy: s.Legacy}
+	}
+	return s.Token, nil
 }
 
-// Set stores tok, replacing any token stored before. tok must not be empty. It returns
-// when the keyring answers, ctx is done, or Timeout passes.
-func Set(ctx context.Context, tok string) error {
+// Set stores tok for the GitHub API at apiURL (see Saved), replacing any token stored
+// before. tok must not be empty. It returns when the keyring answers, ctx is done, or
+// Timeout passes.
+func Set(ctx context.Context, tok, apiURL string) error {
 	if tok == "" {
 		return errors.New("storing the GitHub token: the token is empty")
 	}
+	host, err := APIHost(apiURL)
+	if err != nil {
+		return fmt.Errorf("storing the GitHub token: %w", err)
+	}
+	secret, err := json.Marshal(item{APIHost: host, Token: tok})
+	if err != nil {
+		return fmt.Errorf("storing the GitHub token: %w", err)
+	}
 	b := backend
-	_, err := call(ctx, "storing the GitHub token", func() (struct{}, error) { return struct{}{}, b.Set(Service, Item, tok) })
+	_, err = call(ctx, "storing the GitHub token", func() (struct{}, error) { return struct{}{}, b.Set(Service, Item, string(secret)) })
 	return err
 }
 
@@ -129,17 +259,24 @@ func Delete(ctx context.Context) error {
 	return err
 }
 
-// Status reports whether a token is stored, without returning it. It returns when the
-// keyring answers, ctx is done, or Timeout passes.
-func Status(ctx context.Context) (bool, error) {
-	_, err := Get(ctx)
+// State is whether a token is stored, and for which host, without the token.
+type State struct {
+	Set     bool   `json:"set"`
+	APIHost string `json:"apiHost,omitempty"` // see Saved
+	Legacy  bool   `json:"legacy,omitempty"`  // see Saved
+}
+
+// Status reports whether a token is stored and the host it was saved for, without
+// returning it. It returns when the keyring answers, ctx is done, or Timeout passes.
+func Status(ctx context.Context) (State, error) {
+	s, err := Read(ctx)
 	switch {
 	case err == nil:
-		return true, nil
+		return State{Set: true, APIHost: s.APIHost, Legacy: s.Legacy}, nil
 	case errors.Is(err, ErrNotFound):
-		return false, nil
+		return State{}, nil
 	default:
-		return false, err
+		return State{}, err
 	}
 }
 

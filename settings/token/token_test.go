@@ -59,7 +59,7 @@ func TestCallsGiveUpWhenTheKeyringHangs(t *testing.T) {
 
 	cancelled, cancelNow := context.WithCancel(context.Background())
 	cancelNow()
-	if err := Set(cancelled, "tok"); !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+	if err := Set(cancelled, "tok", "https://api.github.com"); !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
 		t.Errorf("cancelled ctx: got %v, want context.Canceled and not ErrUnavailable", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestFailuresSayWhatToDo(t *testing.T) {
 			useStore(t, failingStore{tt.err})
 			for name, err := range map[string]error{
 				"get":    func() error { _, err := Get(context.Background()); return err }(),
-				"set":    Set(context.Background(), "tok"),
+				"set":    Set(context.Background(), "tok", "https://api.github.com"),
 				"delete": Delete(context.Background()),
 				"status": func() error { _, err := Status(context.Background()); return err }(),
 			} {
@@ -97,7 +97,7 @@ func TestFailuresSayWhatToDo(t *testing.T) {
 	}
 	t.Run("other errors pass through without ErrUnavailable", func(t *testing.T) {
 		useStore(t, failingStore{keyring.ErrSetDataTooBig})
-		err := Set(context.Background(), "tok")
+		err := Set(context.Background(), "tok", "https://api.github.com")
 		if !errors.Is(err, keyring.ErrSetDataTooBig) || errors.Is(err, ErrUnavailable) {
 			t.Errorf("got %v, want keyring.ErrSetDataTooBig wrapped, not ErrUnavailable", err)
 		}
@@ -114,6 +114,46 @@ func TestWithTheMockKeyring(t *testing.T) {
 			t.Errorf("got %v, want the mocked error", err)
 		}
 	})
+}
+
+// A token saved before segwi recorded hosts is a bare token in the keyring: it still
+// pushes to GitHub, and nowhere else.
+func TestALegacyTokenCountsAsSavedForGitHub(t *testing.T) {
+	MockInit()
+	ctx := context.Background()
+	if err := keyring.Set(Service, Item, "ghp_saved_before"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := For(ctx, "https://api.github.com"); got != "ghp_saved_before" || err != nil {
+		t.Errorf("For GitHub: got %q, %v; want the token", got, err)
+	}
+	_, err := For(ctx, "https://ghe.example.com/api/v3")
+	if err == nil || !strings.Contains(err.Error(), "was saved before segwi recorded hosts, so it counts as saved for api.github.com") {
+		t.Errorf("For another host: got %v, want a refusal saying why", err)
+	}
+	if st, err := Status(ctx); st != (State{Set: true, APIHost: "api.github.com", Legacy: true}) || err != nil {
+		t.Errorf("Status: got %+v, %v", st, err)
+	}
+}
+
+func TestAPIHost(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://api.github.com":              "api.github.com",
+		"https://API.GitHub.com:443/":         "api.github.com",
+		"https://ghe.example.com/api/v3":      "ghe.example.com",
+		"https://ghe.example.com:8443/api/v3": "ghe.example.com:8443",
+		"http://127.0.0.1:9/api/v3":           "127.0.0.1:9",
+		"https://[::1]/api/v3":                "[::1]",
+	} {
+		if got, err := APIHost(raw); got != want || err != nil {
+			t.Errorf("APIHost(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "api.github.com", "ssh://git@github.com", "https://"} {
+		if got, err := APIHost(bad); err == nil {
+			t.Errorf("APIHost(%q) = %q, want an error", bad, got)
+		}
+	}
 }
 
 // TestWithARealSecretService needs a throwaway Secret Service; see README.md or the brief in
@@ -146,35 +186,57 @@ func runLifecycle(t *testing.T) {
 			if _, err := Get(ctx); !errors.Is(err, ErrNotFound) {
 				t.Errorf("Get: got %v, want ErrNotFound", err)
 			}
-			if set, err := Status(ctx); set || err != nil {
-				t.Errorf("Status: got %v, %v; want false, nil", set, err)
+			if st, err := Status(ctx); st != (State{}) || err != nil {
+				t.Errorf("Status: got %+v, %v; want not set, nil", st, err)
 			}
 			if err := Delete(ctx); !errors.Is(err, ErrNotFound) {
 				t.Errorf("Delete: got %v, want ErrNotFound", err)
 			}
 		}},
-		{"a set token can be read back", func(t *testing.T) {
-			if err := Set(ctx, "ghp_first"); err != nil {
+		{"a set token can be read back, for the host it was saved for", func(t *testing.T) {
+			if err := Set(ctx, "ghp_first", "https://api.github.com"); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := Get(ctx); got != "ghp_first" || err != nil {
 				t.Errorf("Get: got %q, %v; want %q", got, err, "ghp_first")
 			}
-			if set, err := Status(ctx); !set || err != nil {
-				t.Errorf("Status: got %v, %v; want true, nil", set, err)
+			if got, err := For(ctx, "https://API.github.com:443/"); got != "ghp_first" || err != nil {
+				t.Errorf("For its own host: got %q, %v; want %q", got, err, "ghp_first")
+			}
+			if st, err := Status(ctx); st != (State{Set: true, APIHost: "api.github.com"}) || err != nil {
+				t.Errorf("Status: got %+v, %v; want set for api.github.com", st, err)
 			}
 		}},
-		{"setting again replaces the token", func(t *testing.T) {
-			if err := Set(ctx, "ghp_second"); err != nil {
+		{"another host does not get it", func(t *testing.T) {
+			got, err := For(ctx, "https://127.0.0.1:8443/api/v3")
+			var herr *HostError
+			if got != "" || !errors.As(err, &herr) || herr.SavedFor != "api.github.com" || herr.Wanted != "127.0.0.1:8443" {
+				t.Fatalf("For another host: got %q, %v; want a HostError and no token", got, err)
+			}
+			want := "the GitHub token was saved for api.github.com (git: github.com), not for 127.0.0.1:8443 (segwi.github.apiURL), " +
+				"and segwi sends it only to the host it was saved for; if 127.0.0.1:8443 is yours, save the token again for it: " +
+				"segwi token set, or Set token in segwi's settings window"
+			if err.Error() != want {
+				t.Errorf("got %q\nwant %q", err, want)
+			}
+		}},
+		{"setting again replaces the token and its host", func(t *testing.T) {
+			if err := Set(ctx, "ghp_second", "https://ghe.example.com/api/v3"); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := Get(ctx); got != "ghp_second" || err != nil {
-				t.Errorf("Get: got %q, %v; want %q", got, err, "ghp_second")
+			if got, err := For(ctx, "https://ghe.example.com/api/v3"); got != "ghp_second" || err != nil {
+				t.Errorf("For: got %q, %v; want %q", got, err, "ghp_second")
+			}
+			if _, err := For(ctx, "https://api.github.com"); err == nil {
+				t.Error("For GitHub: got the token saved for ghe.example.com")
 			}
 		}},
-		{"an empty token is refused", func(t *testing.T) {
-			if err := Set(ctx, ""); err == nil {
-				t.Error("got nil, want an error")
+		{"an empty token, or no API URL, is refused", func(t *testing.T) {
+			if err := Set(ctx, "", "https://api.github.com"); err == nil {
+				t.Error("empty token: got nil, want an error")
+			}
+			if err := Set(ctx, "ghp_x", "ghe.example.com"); err == nil {
+				t.Error("no URL: got nil, want an error")
 			}
 		}},
 		{"a deleted token is gone", func(t *testing.T) {
