@@ -204,3 +204,20 @@ func TestWatcherReloadsWhenTheRecordChanges(t *testing.T) {
 		t.Errorf("got %+v, %v; want the file loaded again", c.Settings.Runs, c.Err)
 	}
 }
+
+// The agent writes the values a person is asked to confirm: what would act on a terminal,
+// or reorder what they read, is shown as escapes.
+func TestChangesShowWhatTheAgentWroteAsEscapes(t *testing.T) {
+	e := GuardedEdit{Old: GuardedOf(Default()), New: GuardedOf(Default())}
+	e.New.ClaudePath = "/tmp/x\x1b[2K\rclaude"
+	e.New.Trusted = []string{"git status\u202e", "ls\nrm -rf ~"}
+	changes := e.Changes()
+	want := []KeyChange{
+		{Key: "segwi.claude.path", Why: "the program segwi starts, as you, for every run", Old: []string{"claude"}, New: []string{`/tmp/x\x1b[2K\x0dclaude`}},
+		{Key: "segwi.approvals.trusted", Why: "a run's commands that start with one of these run without asking you", List: true,
+			New: []string{`git status\u202e`, `ls\nrm -rf ~`}, Added: []string{`git status\u202e`, `ls\nrm -rf ~`}},
+	}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}

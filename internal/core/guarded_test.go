@@ -306,3 +306,21 @@ func TestCoreStartsWithWhatThePersonConfirmed(t *testing.T) {
 		t.Errorf("git status answered by %s, want the person: its addition was never confirmed", by)
 	}
 }
+
+// segwi config confirm writes the record while the tray runs: the tray takes it in at once.
+func TestCoreTakesInAConfirmationMadeAtTheTerminal(t *testing.T) {
+	c, path := coretest.New(t, "segwi:\n  runs:\n    stopGrace: 2s\n", coretest.Options{Watch: true})
+	got := watchReports(c)
+	coretest.WriteFile(t, path, "segwi:\n  runs:\n    stopGrace: 2s\n    passForgeTokens: true\n")
+	rep, n := got.waitAfter(t, 0, "the edit to be loaded")
+	if rep.Edit == nil || c.Settings().Runs.PassForgeTokens {
+		t.Fatalf("edit %+v, passForgeTokens in force %v; want the edit waiting", rep.Edit, c.Settings().Runs.PassForgeTokens)
+	}
+	if err := settings.WriteConfirmed(path, rep.Edit.New); err != nil { // as segwi config confirm does
+		t.Fatal(err)
+	}
+	rep, _ = got.waitAfter(t, n, "the record to be taken in")
+	if rep.Edit != nil || !c.Settings().Runs.PassForgeTokens {
+		t.Errorf("after the confirmation: edit %+v, passForgeTokens in force %v; want none waiting and true", rep.Edit, c.Settings().Runs.PassForgeTokens)
+	}
+}
