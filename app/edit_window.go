@@ -3,11 +3,13 @@ package app
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/settings"
@@ -16,6 +18,7 @@ import (
 // editWindow asks the person about a settings.GuardedEdit.
 type editWindow struct {
 	win         fyne.Window
+	view        *wrappedText // the changes
 	apply, keep *clickButton
 	// answered is set once the person chose, or the edit no longer waits: closing the
 	// window then means nothing more.
@@ -77,20 +80,11 @@ func showGuardedEdit(a fyne.App, file string, e settings.GuardedEdit, apply, kee
 		"These settings widen what a run, or someone on your tailnet, can do, and a run's agent can write " +
 		"that file, so segwi keeps the old values until you choose.")
 	summary := settingsText(settingCount(len(changes)) + " changed. Apply only what you changed yourself.")
-	box := container.NewVBox()
-	for _, c := range changes {
-		box.Add(settingsHeading(c.Key))
-		why := settingsText(c.Why)
-		why.Importance = widget.LowImportance
-		box.Add(why)
-		box.Add(container.NewGridWithColumns(2,
-			container.NewVBox(settingsText("Old (in force)"), editEntries(c.Old, c.Removed, !c.List, "− ", widget.LowImportance)),
-			container.NewVBox(settingsText("New (in the file)"), editEntries(c.New, c.Added, !c.List, "+ ", widget.DangerImportance)),
-		))
-	}
+	// The values are the agent's to write, as long as it likes: a text view breaks them at
+	// its width, quickly (wrappedText), where a wrapping label could take minutes.
+	ew.view = newWrappedText(editLines(changes), fyne.NewSize(600, 260))
 	ew.win.SetContent(container.NewBorder(intro,
-		container.NewVBox(summary, container.NewHBox(layout.NewSpacer(), ew.keep, ew.apply)), nil, nil,
-		container.NewVScroll(box)))
+		container.NewVBox(summary, container.NewHBox(layout.NewSpacer(), ew.keep, ew.apply)), nil, nil, ew.view))
 	// A label wrapping at words knows its height only once it has its width: lay the
 	// content out a second time, so that the text above the settings does not overlap them.
 	ew.win.Content().Refresh()
@@ -99,23 +93,38 @@ func showGuardedEdit(a fyne.App, file string, e settings.GuardedEdit, apply, kee
 	return ew
 }
 
-// editEntries lists a value's entries, one per line: those in marked (every entry, with
-// all) with mark and importance imp.
-func editEntries(list, marked []string, all bool, mark string, imp widget.Importance) fyne.CanvasObject {
-	box := container.NewVBox()
-	if len(list) == 0 {
-		box.Add(widget.NewLabel("(none)"))
-	}
-	for _, e := range list {
-		l := widget.NewLabelWithStyle("  "+e, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		l.Wrapping = fyne.TextWrapBreak
-		if all || slices.Contains(marked, e) {
-			l.Text = mark + e
-			l.Importance = imp
+// editLines are the lines that show changes: for each setting, its key and what it lets
+// happen, then its old value (in force) and its new one (in the file). A list's entries go
+// on lines of their own, those the edit removes marked − and dimmed, those it adds marked
+// + in the theme's error colour, as is a new value.
+func editLines(changes []settings.KeyChange) []wrapLine {
+	var lines []wrapLine
+	value := func(label string, values, marked []string, mark string, color fyne.ThemeColorName, list bool) {
+		if !list {
+			lines = append(lines, wrapLine{mark: fmt.Sprintf("  %-19s", label+":"), text: strings.Join(values, ""), color: color})
+			return
 		}
-		box.Add(l)
+		lines = append(lines, wrapLine{text: "  " + label + ":", color: saidColor})
+		if len(values) == 0 {
+			lines = append(lines, wrapLine{mark: "      ", text: "(none)", color: saidColor})
+		}
+		for _, v := range values {
+			l := wrapLine{mark: "      ", text: v}
+			if slices.Contains(marked, v) {
+				l.mark, l.color = "    "+mark, color
+			}
+			lines = append(lines, l)
+		}
 	}
-	return box
+	for i, c := range changes {
+		if i > 0 {
+			lines = append(lines, wrapLine{})
+		}
+		lines = append(lines, wrapLine{text: c.Key, color: theme.ColorNamePrimary}, wrapLine{mark: "  ", text: c.Why, color: saidColor})
+		value("old (in force)", c.Old, c.Removed, "− ", theme.ColorNameDisabled, c.List)
+		value("new (in the file)", c.New, c.Added, "+ ", theme.ColorNameError, c.List)
+	}
+	return lines
 }
 
 // settingCount says "1 setting" or "2 settings".

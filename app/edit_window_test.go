@@ -2,7 +2,9 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -44,16 +46,7 @@ func TestGuardedEditWindow(t *testing.T) {
 		a := newSettingsTestApp(t)
 		var n answers
 		ew := n.show(a, e)
-		want := []string{ // the settings first: the text above and below is their border
-			"segwi.approvals.trusted", "a run's commands that start with one of these run without asking you",
-			"Old (in force)", "− git status", "  go test ./...",
-			"New (in the file)", "  go test ./...", "+ rm", "+ curl",
-			"segwi.github.apiURL", "segwi sends the GitHub token to this host",
-			"Old (in force)", "− https://api.github.com",
-			"New (in the file)", "+ https://127.0.0.1:8443/api/v3",
-			"segwi.remote.enabled", "true lets approvals be answered from the tailnet",
-			"Old (in force)", "− false",
-			"New (in the file)", "+ true",
+		want := []string{
 			"Your settings file " + warningsFile + " changed, and not in segwi's settings window. These settings " +
 				"widen what a run, or someone on your tailnet, can do, and a run's agent can write that file, so segwi " +
 				"keeps the old values until you choose.",
@@ -61,6 +54,30 @@ func TestGuardedEditWindow(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, settingsLabels(ew.win.Content())); diff != "" {
 			t.Errorf("texts (-want +got):\n%s", diff)
+		}
+		wantView := strings.Join([]string{
+			"segwi.approvals.trusted",
+			"  a run's commands that start with one of these run without asking you",
+			"  old (in force):",
+			"    − git status",
+			"      go test ./...",
+			"  new (in the file):",
+			"      go test ./...",
+			"    + rm",
+			"    + curl",
+			"",
+			"segwi.github.apiURL",
+			"  segwi sends the GitHub token to this host",
+			"  old (in force):    https://api.github.com",
+			"  new (in the file): https://127.0.0.1:8443/api/v3",
+			"",
+			"segwi.remote.enabled",
+			"  true lets approvals be answered from the tailnet",
+			"  old (in force):    false",
+			"  new (in the file): true",
+		}, "\n")
+		if diff := cmp.Diff(wantView, ew.view.text()); diff != "" {
+			t.Errorf("the changes shown (-want +got):\n%s", diff)
 		}
 		if n := a.notifications(); len(n) != 0 {
 			t.Errorf("the window sent the notifications %v; the tray process sends them", n)
@@ -99,8 +116,9 @@ func TestGuardedEditWindow(t *testing.T) {
 		if again := second.show(a, newer); again.win != ew.win {
 			t.Fatal("a newer edit opened a second window")
 		}
-		if got := settingsLabels(ew.win.Content()); !slices.Contains(got, "+ make") || !slices.Contains(got, "1 setting changed. Apply only what you changed yourself.") {
-			t.Errorf("the window says %q, want the newer edit", got)
+		if got := settingsLabels(ew.win.Content()); !slices.Contains(got, "1 setting changed. Apply only what you changed yourself.") ||
+			!strings.Contains(ew.view.text(), "    + make") {
+			t.Errorf("the window says %q and %q, want the newer edit", got, ew.view.text())
 		}
 		test.Tap(ew.apply)
 		if first != (answers{}) || second != (answers{applied: 1}) {
@@ -115,6 +133,22 @@ func TestGuardedEditWindow(t *testing.T) {
 		CloseGuardedEdit(a)
 		if n != (answers{}) || editWindowOpen(a) {
 			t.Errorf("after CloseGuardedEdit: %+v, window open %v; want no answer and the window closed", n, editWindowOpen(a))
+		}
+	})
+
+	t.Run("the longest values an agent can write show at once", func(t *testing.T) {
+		a := newSettingsTestApp(t)
+		long := settings.GuardedEdit{Old: e.Old, New: e.Old}
+		for i := 0; i < settings.MaxTrusted; i++ {
+			long.New.Trusted = append(long.New.Trusted, strings.Repeat(string(rune('a'+i%26)), settings.MaxTrustedBytes))
+		}
+		long.New.ClaudePath = "/" + strings.Repeat("x", 4000)
+		start := time.Now()
+		var n answers
+		ew := n.show(a, long)
+		test.Tap(ew.keep)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("showing %d trusted commands of %d bytes took %s", settings.MaxTrusted, settings.MaxTrustedBytes, d)
 		}
 	})
 }
