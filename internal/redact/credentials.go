@@ -88,7 +88,7 @@ func valueAfterName(b []byte, nameStart, nameEnd int) (span, bool) {
 	default:
 		return span{}, false
 	}
-	return span{nameStart, i, end, Mask}, true
+	return span{ctx: nameStart, start: i, end: end, mask: Mask}, true
 }
 
 func isBase64Std(c byte) bool { return isAlnum(c) || c == '+' || c == '/' }
@@ -144,10 +144,10 @@ func findURLCredentials(b []byte, spans []span) []span {
 		user := b[from:at]
 		if colon := bytes.IndexByte(user, ':'); colon >= 0 {
 			if pw := from + colon + 1; pw < at {
-				spans = append(spans, span{scheme, pw, at, Mask})
+				spans = append(spans, span{ctx: scheme, start: pw, end: at, mask: Mask})
 			}
 		} else if looksLikeToken(user) {
-			spans = append(spans, span{scheme, from, at, Mask})
+			spans = append(spans, span{ctx: scheme, start: from, end: at, mask: Mask})
 		}
 	}
 }

@@ -24,7 +24,7 @@ func TestStringRemovesTheSecretsAnAttackLeaked(t *testing.T) {
 		// AWS secret access keys, in the forms the AWS tools and SDKs write them.
 		{"an AWS secret key in a credentials file is masked", "aws_secret_access_key = " + awsSecret, "aws_secret_access_key = [REDACTED]"},
 		{"an AWS secret key in the environment is masked", "export AWS_SECRET_ACCESS_KEY=" + awsSecret + " && aws s3 ls", "export AWS_SECRET_ACCESS_KEY=[REDACTED] && aws s3 ls"},
-		{"an AWS secret key in JSON is masked", `{"AccessKeyId": "AKIAIOSFODNN7EXAMPLE", "SecretAccessKey": "` + awsSecret + `"}`, `{"AccessKeyId": "[REDACTED]", "SecretAccessKey": "[REDACTED]"}`},
+		{"an AWS secret key in JSON is masked", `{"AccessKeyId": "` + awsKey + `", "SecretAccessKey": "` + awsSecret + `"}`, `{"AccessKeyId": "[REDACTED]", "SecretAccessKey": "[REDACTED]"}`},
 		{"an AWS secret key in JSON inside a JSON string is masked", `"{\"SecretAccessKey\":\"` + awsSecret + `\"}"`, `"{\"SecretAccessKey\":\"[REDACTED]\"}"`},
 		{"an AWS secret key in YAML is masked", "secretAccessKey: '" + awsSecret + "'", "secretAccessKey: '[REDACTED]'"},
 		{"an AWS secret key given to aws configure is masked", "aws configure set aws_secret_access_key " + awsSecret, "aws configure set aws_secret_access_key [REDACTED]"},

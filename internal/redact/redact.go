@@ -1,25 +1,29 @@
 // Package redact removes secrets from text before segwi writes, shows or publishes it.
 //
 // A Redactor knows two kinds of secret: exact strings it was given (the GitHub token from
-// the keyring, every run's bearer token) and common secret shapes it finds on its own:
-//   - GitHub tokens (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_), Anthropic keys (sk-ant-),
-//     Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-), JSON Web Tokens;
-//   - AWS access key ids (AKIA, ASIA) and AWS secret access keys after their name
-//     (aws_secret_access_key = X, AWS_SECRET_ACCESS_KEY=X, "SecretAccessKey": "X");
-//   - the credentials of an Authorization header or of a bearer token;
-//   - the password in a URL (scheme://user:PASSWORD@host, the user kept) and a token
-//     used as a URL's user (scheme://TOKEN@host);
-//   - PEM private key blocks.
+// the keyring, every run's bearer token) and secret shapes it finds on its own:
+//   - gitleaks' default rules (gitleaks_rules.go, generated from the pinned gitleaks
+//     module): some 220 token and key formats, GitLab, Google, Stripe, OpenAI, npm,
+//     SendGrid, Hugging Face and AWS among them, applied with their keywords, secret
+//     groups, entropy and allowlists, save the few too broad for a live log;
+//   - segwi's own shapes (shapes.go, credentials.go), which gitleaks lacks or has
+//     narrower: GitHub, Anthropic and Slack tokens and JWTs of any length, AWS secret
+//     access keys after their name, the credentials of an Authorization header or of a
+//     bearer token, the password in a URL (scheme://user:PASSWORD@host, the user kept)
+//     and a token used as a URL's user, PEM and PGP private key blocks.
 //
-// Each one found is replaced by Mask. A secret with no recognisable shape or name (a
-// password in prose, an AWS secret key printed alone) is not found.
+// Each one found is replaced by Mask (a private key block by "[REDACTED PRIVATE KEY]").
+// A secret with no recognisable shape or name (a password in prose) is not found.
 //
-// The scan looks for literal anchors with bytes.Index rather than running a regular
-// expression over every byte, so it keeps up with a run's output (hundreds of MB/s).
+// The cost of a scan grows with the text, not with the number of rules: one pass of a
+// keyword automaton (keywords.go) finds where any rule's keywords are, and only those
+// rules run, only there (rules.go). A text holding JSON string escapes or terminal
+// sequences is read with them undone (view.go), so that a token parted by \u001b[31m or
+// a URL written https:\/\/u:pw@host is found, and masked in the text as it was.
 // Redaction keeps JSON valid, including JSON held in a JSON string (\"key\": \"X\"): a
-// replacement never contains a quote or a backslash, no match extends over one, and a
-// match never masks half of an escape sequence. Lines redacts a stream, and cuts a line
-// too long to hold whole where no secret is split (Lines.AppendPiece).
+// replacement never contains a quote or a backslash, and a match never masks half of an
+// escape sequence nor a quote that ends a string. Lines redacts a stream, and cuts a
+// line too long to hold whole where no secret is split (Lines.AppendPiece).
 package redact
 
 import (
@@ -157,36 +161,132 @@ func (r *Redactor) AppendBytes(dst, b []byte) []byte {
 // span is a half-open range of the input to replace with its mask. ctx <= start is
 // where the evidence that made it a secret begins: the word "Bearer" before a token, the
 // key name before an AWS secret key. Text cut between ctx and end would let each part
-// pass as harmless (see Lines.AppendPiece).
+// pass as harmless (see Lines.AppendPiece). rule marks a gitleaks rule's secret, which
+// may run over a quote (see splitAtQuotes).
 type span struct {
 	ctx, start, end int
 	mask            string
+	rule            bool
 }
 
 // masked returns the span [start, end) masked with Mask, its evidence starting at start.
-func masked(start, end int) span { return span{start, start, end, Mask} }
+func masked(start, end int) span { return span{start, start, end, Mask, false} }
+
+// scratch holds what one scan needs, reused through a pool.
+type scratch struct {
+	hits  []hit
+	pairs []ruleHit
+	at    []hit
+	v     view
+	buf   []byte
+}
+
+// ruleHit is a keyword of gitleaks rule rule found in the text.
+type ruleHit struct {
+	rule int32
+	hit
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // find appends the spans of every secret in b to spans.
 func (r *Redactor) find(b []byte, spans []span) []span {
-	for _, s := range *r.secrets.Load() {
+	secrets := *r.secrets.Load()
+	for _, s := range secrets {
 		spans = findAll(b, s, spans)
 	}
-	spans = findGitHub(b, spans)
-	spans = findPrefixed(b, []byte("github_pat_"), len("github"), isTokenWordByte, 20, spans)
-	spans = findPrefixed(b, []byte("sk-ant-"), len("sk"), isKeyByte, 16, spans)
-	spans = findAWS(b, spans)
-	spans = findAWSSecretKeys(b, spans)
-	spans = findAuthorization(b, spans)
-	spans = findBearer(b, spans)
-	spans = findURLCredentials(b, spans)
-	spans = findSlack(b, spans)
-	spans = findJWT(b, spans)
-	spans, _ = findPrivateKeys(b, false, spans)
+	m := shared()
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
+	sc.hits = m.words.scan(b, sc.hits[:0])
+	if len(sc.hits) == 0 {
+		return spans
+	}
+	sc.v.reset(b)
+	if m.readThroughView(b, sc.hits) {
+		sc.v.decode(b)
+		sc.hits = m.words.scan(sc.v.text, sc.hits[:0])
+	}
+	text := sc.v.text
+	from := len(spans)
+	if len(sc.v.segs) > 0 {
+		for _, s := range secrets {
+			spans = findAll(text, s, spans)
+		}
+	}
+	var found uint64 // segwi's finders whose keywords are in the text
+	sc.pairs = sc.pairs[:0]
+	for _, h := range sc.hits {
+		found |= m.findersOf[h.kw]
+		for _, i := range m.rulesOf[h.kw] {
+			sc.pairs = append(sc.pairs, ruleHit{i, h})
+		}
+	}
+	for i, f := range finders {
+		if found&(1<<i) != 0 {
+			spans = f.find(text, spans)
+		}
+	}
+	slices.SortStableFunc(sc.pairs, func(x, y ruleHit) int { return int(x.rule - y.rule) })
+	for i := 0; i < len(sc.pairs); {
+		j := i + 1
+		for j < len(sc.pairs) && sc.pairs[j].rule == sc.pairs[i].rule {
+			j++
+		}
+		sc.at = sc.at[:0]
+		for _, p := range sc.pairs[i:j] {
+			sc.at = append(sc.at, p.hit)
+		}
+		spans = m.rules[sc.pairs[i].rule].find(text, sc.at, &sc.buf, spans)
+		i = j
+	}
+	if len(sc.v.segs) > 0 {
+		for i := from; i < len(spans); i++ {
+			sp := &spans[i]
+			sp.ctx, sp.start, sp.end = sc.v.srcStart(sp.ctx), sc.v.srcStart(sp.start), sc.v.srcEnd(sp.end)
+		}
+	}
 	for i := range spans {
 		spans[i].start = escapeStart(b, spans[i].start)
 		spans[i].end = escapeEnd(b, spans[i].end)
 	}
-	return spans
+	return splitAtQuotes(b, spans)
+}
+
+// splitAtQuotes splits the spans of gitleaks rules at the quotes they cover that are not
+// escaped, keeping each quote: a rule's expression may run over one (".{8,}"), and
+// masking it would break the JSON string it ends.
+func splitAtQuotes(b []byte, spans []span) []span {
+	n := len(spans)
+	for i := 0; i < n; i++ {
+		sp := spans[i]
+		if !sp.rule {
+			continue
+		}
+		for q := sp.start; q < sp.end; q++ {
+			if b[q] != '"' || escapedAt(b, q) {
+				continue
+			}
+			spans[i].end = q
+			if q+1 < sp.end {
+				rest := sp
+				rest.ctx, rest.start = q+1, q+1
+				spans = append(spans, rest)
+				n++
+			}
+			break
+		}
+	}
+	return slices.DeleteFunc(spans, func(sp span) bool { return sp.end <= sp.start })
+}
+
+// escapedAt says whether b[q] follows an odd number of backslashes.
+func escapedAt(b []byte, q int) bool {
+	n := 0
+	for q-n-1 >= 0 && b[q-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 // escapeAt returns the end of the JSON escape (\n, \", \uXXXX) that covers position p

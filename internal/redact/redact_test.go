@@ -10,7 +10,7 @@ const (
 	ghp     = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
 	pat     = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
 	antKey  = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-xyz"
-	awsKey  = "AKIAIOSFODNN7EXAMPLE"
+	awsKey  = "AKIA2E3NLQ7ZSKC5XF4T"
 	runTok  = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"
 	pemBody = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAAAAAAAAA=\n-----END OPENSSH PRIVATE KEY-----"
 )
@@ -36,7 +36,8 @@ func TestStringRemovesSecrets(t *testing.T) {
 		{"a public certificate is left alone", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"},
 		{"a short gh_ word is left alone", "ghp_short and github", "ghp_short and github"},
 		{"text with no secret is returned as it is", "hello, world", "hello, world"},
-		{"an AKIA inside a longer upper-case word is left alone", "XAKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLEX"},
+		{"an AKIA inside a longer upper-case word is left alone", "X" + awsKey + "X", "X" + awsKey + "X"},
+		{"AWS's documented example key id is left alone, as gitleaks allows it", "aws AKIAIOSFODNN7EXAMPLE.", "aws AKIAIOSFODNN7EXAMPLE."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// This file holds the secret shapes a Redactor finds on its own since its start: GitHub
-// tokens, Anthropic keys, AWS access key ids, Authorization headers, bearer tokens and PEM
-// private keys, and the byte classes the finders share. credentials.go holds the shapes
-// added after an attack found them leaking. Redactor.find calls every finder.
+// This file holds segwi's own secret shapes since its start: GitHub tokens, Anthropic
+// keys, Authorization headers, bearer tokens and PEM private keys, and the byte classes
+// the finders share. credentials.go holds the shapes added after an attack found them
+// leaking. Redactor.find calls a finder when its keywords (matcher.go) are in the text.
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
@@ -77,29 +77,6 @@ func findPrefixed(b, prefix []byte, at int, ok func(byte) bool, min int, spans [
 	return spans
 }
 
-// findAWS finds AWS access key ids: AKIA or ASIA and 16 upper-case letters or digits.
-func findAWS(b []byte, spans []span) []span {
-	upper := func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
-	for _, p := range [][]byte{[]byte("AKIA"), []byte("ASIA")} {
-		for off := 0; ; {
-			i := bytes.Index(b[off:], p)
-			if i < 0 {
-				break
-			}
-			start := off + i
-			off = start + 4
-			if start > 0 && upper(b[start-1]) {
-				continue
-			}
-			end := run(b, start+4, upper)
-			if end-start == 20 {
-				spans = append(spans, masked(start, end))
-			}
-		}
-	}
-	return spans
-}
-
 // indexFold calls yield with the index of each match of word in b, its first letter in
 // either case and the rest all lower or all upper case; word must be lower case. It
 // looks for word[at:] (at >= 1), a part of the word with rarer letters, and checks the
@@ -146,7 +123,7 @@ func findAuthorization(b []byte, spans []span) []span {
 				return
 			}
 		}
-		spans = append(spans, span{start, i, end, Mask})
+		spans = append(spans, span{ctx: start, start: i, end: end, mask: Mask})
 	})
 	return spans
 }
@@ -185,7 +162,7 @@ func findBearer(b []byte, spans []span) []span {
 		if bytes.IndexFunc(tok, func(r rune) bool { return r < 'A' || r > 'z' || (r > 'Z' && r < 'a') }) < 0 {
 			return // letters only: a word, not a token
 		}
-		spans = append(spans, span{start, j, end, Mask})
+		spans = append(spans, span{ctx: start, start: j, end: end, mask: Mask})
 	})
 	return spans
 }
@@ -238,14 +215,14 @@ func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
 			if nl := bytes.IndexByte(b[start:limit], '\n'); nl >= 0 {
 				stop = start + nl
 			}
-			spans = append(spans, span{start, start, stop, maskKey})
+			spans = append(spans, span{ctx: start, start: start, end: stop, mask: maskKey})
 			if stop == limit && limit < len(b) {
 				off = limit
 				continue
 			}
 			return spans, true
 		}
-		spans = append(spans, span{start, start, end, maskKey})
+		spans = append(spans, span{ctx: start, start: start, end: end, mask: maskKey})
 		off = end
 	}
 }

@@ -1,0 +1,139 @@
+package redact
+
+import "slices"
+
+// keywords finds every occurrence of a set of keywords in a text, ignoring ASCII case, in
+// one pass whatever the number of keywords: an Aho-Corasick automaton compiled to a DFA
+// whose input is byte classes, the class of an upper-case letter being that of its lower
+// case. It is the prefilter of the rules: a rule runs only where one of its keywords is.
+//
+// It is written here rather than taken from a library because the libraries measured
+// match bytes exactly, so that the text has to be lowered first, in another pass and
+// buffer. Over typical stream-json with these 248 keywords, on the development machine:
+// this automaton 335 to 411 MB/s; coregx/ahocorasick's DFA (FindAllOverlapping), with
+// the lowering, 124 to 221 MB/s; BobuSumisu/aho-corasick (gitleaks' choice), with the
+// lowering, 74 to 128 MB/s, and 2 KiB of transitions per state (2.5 MB for these 1,277
+// states, against 234 KiB here).
+type keywords struct {
+	words   []string
+	class   [256]uint8
+	nclass  uint32
+	next    []uint32  // (state*nclass + class) -> next state*nclass
+	matchAt uint32    // states (times nclass) from this one on end at least one keyword
+	ends    [][]int32 // for state s >= matchAt: the keywords that end there
+}
+
+// hit is an occurrence of keyword kw at text[start:end].
+type hit struct {
+	start, end int
+	kw         int32
+}
+
+// newKeywords compiles the automaton of words, which must be lower case and not empty.
+func newKeywords(words []string) *keywords {
+	k := &keywords{words: words}
+	id := map[byte]uint8{}
+	k.nclass = 1 // class 0: bytes in no keyword
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			if _, ok := id[w[i]]; !ok {
+				id[w[i]] = uint8(k.nclass)
+				k.nclass++
+			}
+		}
+	}
+	for c := range 256 {
+		k.class[c] = id[lower(byte(c))]
+	}
+
+	// The trie, then the failure links breadth first, folded into full transitions.
+	type node struct {
+		child map[uint8]int
+		ends  []int32
+	}
+	nodes := []node{{child: map[uint8]int{}}}
+	for i, w := range words {
+		s := 0
+		for j := 0; j < len(w); j++ {
+			c := k.class[w[j]]
+			n, ok := nodes[s].child[c]
+			if !ok {
+				n = len(nodes)
+				nodes = append(nodes, node{child: map[uint8]int{}})
+				nodes[s].child[c] = n
+			}
+			s = n
+		}
+		nodes[s].ends = append(nodes[s].ends, int32(i))
+	}
+	nc := int(k.nclass)
+	delta := make([]int, len(nodes)*nc)
+	fail := make([]int, len(nodes))
+	order := []int{0}
+	for q := 0; q < len(order); q++ {
+		s := order[q]
+		for c := range nc {
+			n, ok := nodes[s].child[uint8(c)]
+			switch {
+			case ok:
+				if s != 0 {
+					fail[n] = delta[fail[s]*nc+c]
+				}
+				nodes[n].ends = append(nodes[n].ends, nodes[fail[n]].ends...)
+				delta[s*nc+c] = n
+				order = append(order, n)
+			case s != 0:
+				delta[s*nc+c] = delta[fail[s]*nc+c]
+			}
+		}
+	}
+
+	// Number the states that end a keyword last, so that one comparison tells them.
+	renum := make([]int, len(nodes))
+	n := 0
+	for _, ending := range []bool{false, true} {
+		for s := range nodes {
+			if (len(nodes[s].ends) > 0) == ending {
+				renum[s] = n
+				n++
+			}
+		}
+	}
+	k.next = make([]uint32, len(nodes)*nc)
+	k.ends = make([][]int32, len(nodes))
+	first := len(nodes)
+	for s := range nodes {
+		for c := range nc {
+			k.next[renum[s]*nc+c] = uint32(renum[delta[s*nc+c]] * nc)
+		}
+		if len(nodes[s].ends) > 0 {
+			k.ends[renum[s]] = slices.Clone(nodes[s].ends)
+			first = min(first, renum[s])
+		}
+	}
+	k.matchAt = uint32(first * nc)
+	return k
+}
+
+// scan appends every occurrence of a keyword in b to hits, in the order they end.
+func (k *keywords) scan(b []byte, hits []hit) []hit {
+	next, class, matchAt := k.next, &k.class, k.matchAt
+	var s uint32
+	for i, c := range b {
+		s = next[s+uint32(class[c])]
+		if s >= matchAt {
+			for _, w := range k.ends[s/k.nclass] {
+				hits = append(hits, hit{start: i + 1 - len(k.words[w]), end: i + 1, kw: w})
+			}
+		}
+	}
+	return hits
+}
+
+// lower returns c in lower case if it is an ASCII letter.
+func lower(c byte) byte {
+	if c-'A' < 26 {
+		return c + 'a' - 'A'
+	}
+	return c
+}

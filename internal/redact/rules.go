@@ -1,0 +1,597 @@
+package redact
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// This file holds the engine that applies gitleaks' rules (gitleaks_rules.go) to a text:
+// the keyword prefilter finds where a rule's keywords are, and the rule's regular
+// expression runs there only, so that the cost grows with the text and with what it
+// holds, not with the number of rules. Each rule is compiled the first time its keyword
+// shows up.
+//
+// Where a rule runs:
+//   - when every match of its expression starts with one of its keywords (most token
+//     rules: ghp_, glpat-, AIza, sk_live_), it is tried at the keyword only, anchored, and
+//     only after the bytes there passed a gate derived from the expression (the first
+//     bytes of any match: "s." must be followed by 24 letters and digits), so that a
+//     keyword as common as "s." or "ey" costs a few comparisons;
+//   - otherwise (rules keyed on a name, adafruit_key = X), in a window around the keyword
+//     as wide as the longest match the expression allows (unbounded parts capped at
+//     maxWindow bytes), and maxWindow bytes wider when a match need not hold the keyword
+//     (airtable's tokens, keyed on the word "airtable" nearby).
+//
+// A match is a secret as gitleaks says: the rule's secret group (else the first group that
+// matched, else the whole match), with more entropy than the rule asks, and not taken by
+// one of the rule's allowlists. Its secret is masked; the rest of the match (a variable's
+// name, a prefix kept by the rule) stays.
+
+// maxWindow caps the bytes a rule reads on either side of its keyword where its expression
+// is unbounded.
+const maxWindow = 4096
+
+// gateLen is how many leading bytes of a match a gate checks at most.
+const gateLen = 16
+
+// compiledRule is a gitleaks rule ready to run.
+type compiledRule struct {
+	*gitleaksRule
+	once     sync.Once
+	re       *regexp.Regexp // the rule's expression, for a window
+	anchored *regexp.Regexp // ^(?s:.)(?:expression): one byte of context, then a match at the keyword
+	gate     []byteSet      // what each leading byte of a match can be; anchored rules only
+	width    int            // the longest match, in bytes; -1: unbounded
+	near     bool           // a match need not hold a keyword, only be near one
+	allow    []compiledAllow
+	broken   bool // the expression does not compile (never with the pinned rules; see the tests)
+}
+
+type compiledAllow struct {
+	target    string
+	all       bool
+	regexes   []*regexp.Regexp
+	stopwords []string
+}
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) add(c byte)      { s[c>>6] |= 1 << (c & 63) }
+func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
+func (s *byteSet) full() bool      { return s[0]&s[1]&s[2]&s[3] == ^uint64(0) }
+
+func (s *byteSet) union(o byteSet) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+
+// addFold adds c in both cases when it is an ASCII letter.
+func (s *byteSet) addFold(c byte) {
+	s.add(c)
+	if l := lower(c); l >= 'a' && l <= 'z' {
+		s.add(l)
+		s.add(l - 'a' + 'A')
+	}
+}
+
+// addRange adds the bytes of the runes lo to hi.
+func (s *byteSet) addRange(lo, hi int) {
+	if hi > 0x7f { // any byte of a UTF-8 encoding
+		for c := 0x80; c < 0x100; c++ {
+			s.add(byte(c))
+		}
+		hi = 0x7f
+	}
+	for c := lo; c <= hi; c++ {
+		s.add(byte(c))
+	}
+}
+
+// compile readies r. It is called once, the first time one of r's keywords is found.
+func (r *compiledRule) compile() {
+	re, err := syntax.Parse(r.regex, syntax.Perl)
+	if err != nil {
+		r.broken = true
+		return
+	}
+	re = re.Simplify()
+	r.re, err = regexp.Compile(r.regex)
+	if err != nil {
+		r.broken = true
+		return
+	}
+	r.width = maxWidth(re)
+	r.near = !holdsKeyword(re, r.keywords)
+	if startsWithKeyword(re, r.keywords) {
+		r.anchored = regexp.MustCompile(`^(?s:.)(?:` + r.regex + `)`)
+		r.gate = gate(re)
+	}
+	for _, a := range r.gitleaksRule.allow {
+		ca := compiledAllow{target: a.target, all: a.all, stopwords: a.stopwords}
+		for _, x := range a.regexes {
+			if c, err := regexp.Compile(x); err == nil {
+				ca.regexes = append(ca.regexes, c)
+			}
+		}
+		r.allow = append(r.allow, ca)
+	}
+}
+
+// find appends to spans the secrets rule r finds in text at the occurrences of its
+// keywords, at (sorted by start). scratch is a buffer r may use.
+func (r *compiledRule) find(text []byte, at []hit, scratch *[]byte, spans []span) []span {
+	r.once.Do(r.compile)
+	if r.broken {
+		return spans
+	}
+	if r.anchored != nil {
+		last := -1
+		for _, h := range at {
+			if h.start == last {
+				continue
+			}
+			last = h.start
+			spans = r.findAt(text, h.start, scratch, spans)
+		}
+		return spans
+	}
+	reach := r.width + 1
+	if r.width < 0 || reach > maxWindow {
+		reach = maxWindow
+	}
+	if r.near {
+		// gitleaks tries such a rule on a whole file that holds the keyword; on a live
+		// log, on the text up to maxWindow bytes away from it.
+		reach += maxWindow
+	}
+	for i := 0; i < len(at); {
+		from := max(0, at[i].end-reach)
+		to := min(len(text), at[i].start+reach)
+		for i++; i < len(at) && at[i].end-reach <= to; i++ {
+			to = min(len(text), max(to, at[i].start+reach))
+		}
+		// Start where \b reads as it does in the whole text: after a byte that is not a
+		// word's.
+		for stop := max(0, from-64); from > stop && isTokenWordByte(text[from-1]); from-- {
+		}
+		for _, m := range r.re.FindAllSubmatchIndex(text[from:to], -1) {
+			spans = r.secret(text, from, m, spans)
+		}
+	}
+	return spans
+}
+
+// findAt appends the secret of the match that starts at text[p], if there is one.
+func (r *compiledRule) findAt(text []byte, p int, scratch *[]byte, spans []span) []span {
+	for i, set := range r.gate {
+		if p+i >= len(text) || !set.has(text[p+i]) {
+			return spans
+		}
+	}
+	end := len(text)
+	if r.width >= 0 {
+		end = min(end, p+r.width+1)
+	} else {
+		end = min(end, p+maxWindow*4)
+	}
+	// One byte of context before p, so that \b and the like read it: at the start of the
+	// text, a newline stands for it.
+	var in []byte
+	base := p - 1
+	if p > 0 {
+		in = text[p-1 : end]
+	} else {
+		*scratch = append(append((*scratch)[:0], '\n'), text[:end]...)
+		in = *scratch
+	}
+	m := r.anchored.FindSubmatchIndex(in)
+	if m == nil {
+		return spans
+	}
+	m[0] = 1 // the match proper starts after the context byte
+	return r.secret(text, base, m, spans)
+}
+
+// secret appends the secret of match m (indexes into text from base on) unless it has too
+// little entropy or an allowlist takes it.
+func (r *compiledRule) secret(text []byte, base int, m []int, spans []span) []span {
+	start, end := m[0], m[1]
+	if r.secretGroup > 0 && 2*r.secretGroup+1 < len(m) {
+		start, end = m[2*r.secretGroup], m[2*r.secretGroup+1]
+	} else {
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 && m[g+1] > m[g] {
+				start, end = m[g], m[g+1]
+				break
+			}
+		}
+	}
+	if start < 0 || end <= start {
+		return spans
+	}
+	start, end = base+start, base+end
+	match := text[base+m[0] : base+m[1]]
+	secret := text[start:end]
+	if r.entropy > 0 && entropy(secret) <= r.entropy {
+		return spans
+	}
+	for _, a := range r.allow {
+		if a.allows(text, base+m[0], base+m[1], match, secret) {
+			return spans
+		}
+	}
+	return append(spans, span{ctx: base + m[0], start: start, end: end, mask: Mask, rule: true})
+}
+
+func (a *compiledAllow) allows(text []byte, from, to int, match, secret []byte) bool {
+	target := secret
+	switch a.target {
+	case "match":
+		target = match
+	case "line":
+		lo := bytes.LastIndexByte(text[:from], '\n') + 1
+		hi := bytes.IndexByte(text[to:], '\n')
+		if hi < 0 {
+			hi = len(text)
+		} else {
+			hi += to
+		}
+		target = text[lo:hi]
+	}
+	byRegex := false
+	for _, re := range a.regexes {
+		if re.Match(target) {
+			byRegex = true
+			break
+		}
+	}
+	byWord := false
+	if len(a.stopwords) > 0 {
+		low := strings.ToLower(string(secret))
+		for _, w := range a.stopwords {
+			if strings.Contains(low, w) {
+				byWord = true
+				break
+			}
+		}
+	}
+	if a.all {
+		return (len(a.regexes) == 0 || byRegex) && (len(a.stopwords) == 0 || byWord)
+	}
+	return byRegex || byWord
+}
+
+// entropy returns the Shannon entropy of b in bits per byte, as gitleaks computes it.
+func entropy(b []byte) float64 {
+	var n [256]int
+	for _, c := range b {
+		n[c]++
+	}
+	e := 0.0
+	for _, k := range n {
+		if k > 0 {
+			p := float64(k) / float64(len(b))
+			e -= p * math.Log2(p)
+		}
+	}
+	return e
+}
+
+// maxWidth returns the most bytes a match of re can span, or -1 when it is unbounded.
+func maxWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, c := range re.Rune {
+			n += len(string(c))
+		}
+		return n
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		if re.Op == syntax.OpCharClass && len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] < 0x80 {
+			return 1
+		}
+		return 4
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxWidth(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		w := maxWidth(re.Sub[0])
+		if re.Max < 0 || w < 0 {
+			return -1
+		}
+		return w * re.Max
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			w := maxWidth(s)
+			if w < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				n += w
+			} else {
+				n = max(n, w)
+			}
+		}
+		return n
+	}
+	return 0 // empty-width assertions
+}
+
+// maxStrings bounds the strings leading tracks.
+const maxStrings = 256
+
+// startsWithKeyword says whether every match of re starts with one of keywords (lower
+// case), ASCII case ignored: then a match is looked for only where a keyword starts.
+func startsWithKeyword(re *syntax.Regexp, keywords []string) bool {
+	lead, _ := leading(re, []string{""})
+	if len(lead) == 0 {
+		return false
+	}
+	for _, s := range lead {
+		ok := false
+		for _, k := range keywords {
+			if strings.HasPrefix(s, k) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// leading extends each of prefixes (lower case) with what re matches, as far as that is
+// a small set of strings, and says whether it went through all of re. Empty-width
+// assertions add nothing.
+func leading(re *syntax.Regexp, prefixes []string) ([]string, bool) {
+	if set, ok := strings_(re); ok {
+		if out := cross(prefixes, set); out != nil {
+			return out, true
+		}
+		return prefixes, false
+	}
+	switch re.Op {
+	case syntax.OpCapture:
+		return leading(re.Sub[0], prefixes)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			var whole bool
+			if prefixes, whole = leading(s, prefixes); !whole {
+				return prefixes, false
+			}
+		}
+		return prefixes, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			p, _ := leading(s, prefixes)
+			out = append(out, p...)
+		}
+		return out, false
+	case syntax.OpPlus:
+		p, _ := leading(re.Sub[0], prefixes)
+		return p, false // one time: what follows may be more of it
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			p, _ := leading(re.Sub[0], prefixes)
+			return p, false
+		}
+	}
+	return prefixes, false
+}
+
+// strings_ returns the strings re matches, lower-cased, when they are few.
+func strings_(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpCharClass:
+		seen := map[string]bool{}
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] > maxStrings {
+				return nil, false
+			}
+			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+				if s := strings.ToLower(string(c)); !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
+			}
+		}
+		return out, len(out) <= maxStrings
+	case syntax.OpCapture:
+		return strings_(re.Sub[0])
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			set, ok := strings_(s)
+			if !ok {
+				return nil, false
+			}
+			if out = cross(out, set); out == nil {
+				return nil, false
+			}
+		}
+		return out, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			set, ok := strings_(s)
+			if !ok || len(out)+len(set) > maxStrings {
+				return nil, false
+			}
+			out = append(out, set...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// cross returns every a+b, or nil when there would be more than maxStrings.
+func cross(as, bs []string) []string {
+	if len(as)*len(bs) > maxStrings {
+		return nil
+	}
+	out := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			out = append(out, a+b)
+		}
+	}
+	return out
+}
+
+// holdsKeyword says whether every match of re holds one of keywords (lower case), ASCII
+// case ignored.
+func holdsKeyword(re *syntax.Regexp, keywords []string) bool {
+	has := func(set []string) bool {
+		for _, s := range set {
+			if !slices.ContainsFunc(keywords, func(k string) bool { return strings.Contains(s, k) }) {
+				return false
+			}
+		}
+		return true
+	}
+	if set, ok := strings_(re); ok {
+		return has(set)
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return holdsKeyword(re.Sub[0], keywords)
+	case syntax.OpRepeat:
+		return re.Min > 0 && holdsKeyword(re.Sub[0], keywords)
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !holdsKeyword(s, keywords) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat:
+		for i := range re.Sub {
+			if holdsKeyword(re.Sub[i], keywords) {
+				return true
+			}
+			run := []string{""} // the strings of the run of small parts from i on
+			for _, s := range re.Sub[i:] {
+				set, ok := strings_(s)
+				if !ok {
+					break
+				}
+				if run = cross(run, set); run == nil {
+					break
+				}
+				if has(run) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// gate returns, for the first bytes of any match of re, the bytes each can be: a match
+// cannot start where they are not. It stops where re's next byte is not determined (an
+// optional part, or an alternation's branches of different lengths).
+func gate(re *syntax.Regexp) []byteSet {
+	g, _ := gateOf(re, nil)
+	for len(g) > 0 && g[len(g)-1].full() {
+		g = g[:len(g)-1]
+	}
+	return g
+}
+
+// gateOf appends to g the byte sets of re's leading bytes, and says whether it got
+// through all of re (so that what follows re may add more).
+func gateOf(re *syntax.Regexp, g []byteSet) ([]byteSet, bool) {
+	if len(g) >= gateLen {
+		return g, false
+	}
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return g, true
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if len(g) >= gateLen {
+				return g, false
+			}
+			if c >= 0x80 {
+				return g, false
+			}
+			var s byteSet
+			if re.Flags&syntax.FoldCase != 0 {
+				s.addFold(byte(c))
+			} else {
+				s.add(byte(c))
+			}
+			g = append(g, s)
+		}
+		return g, true
+	case syntax.OpCharClass:
+		var s byteSet
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			s.addRange(int(re.Rune[i]), int(re.Rune[i+1]))
+		}
+		if len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] >= 0x80 {
+			return g, false // a character of several bytes: the gate stops before it
+		}
+		return append(g, s), true
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return g, false
+	case syntax.OpCapture:
+		return gateOf(re.Sub[0], g)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			var whole bool
+			if g, whole = gateOf(s, g); !whole {
+				return g, false
+			}
+		}
+		return g, true
+	case syntax.OpPlus:
+		g, _ = gateOf(re.Sub[0], g)
+		return g, false
+	case syntax.OpRepeat:
+		for i := 0; i < re.Min; i++ {
+			var whole bool
+			if g, whole = gateOf(re.Sub[0], g); !whole {
+				return g, false
+			}
+		}
+		return g, re.Min == re.Max
+	case syntax.OpAlternate:
+		// Each branch's gate; the union of theirs, as long as the shortest.
+		var branches [][]byteSet
+		short := gateLen
+		for _, s := range re.Sub {
+			b, _ := gateOf(s, nil)
+			branches = append(branches, b)
+			short = min(short, len(b))
+		}
+		for i := 0; i < short && len(g) < gateLen; i++ {
+			var s byteSet
+			for _, b := range branches {
+				s.union(b[i])
+			}
+			g = append(g, s)
+		}
+		return g, false
+	}
+	return g, false
+}

@@ -1,0 +1,249 @@
+package redact
+
+// This file holds the text the rules read when it is not the input itself: the input with
+// its JSON string escapes undone and its terminal sequences dropped. A JSON string may
+// write '/' as \/ and any character as \uXXXX, and a JSON document printed inside another
+// doubles the backslashes (https:\\\/\\\/u:pw@host in a stream-json line); a terminal's
+// colour sequences part a token that grep --color=always or a test runner highlighted
+// (ghp_AB\x1b[01;31mCD…, or \u001b[01;31m once in JSON); and the rules, gitleaks' and
+// segwi's, read a secret's end at a quote or a space, not at \" or \t.
+//
+// A view maps each of its bytes back to the input, so that a secret found in it is masked
+// in the input, whole escapes and all: the output keeps the input's other bytes, and a
+// JSON line stays valid JSON.
+
+// decodeTriggers are the keywords that make a text read through a view whatever else it
+// holds: the start of a \u or \/ escape (behind any number of backslashes), which may
+// hide a keyword, and ESC. A text holding another keyword is read through a view when it
+// has a backslash at all (find).
+var decodeTriggers = []string{`\u`, `\/`, "\x1b"}
+
+// view is a text as the rules read it.
+type view struct {
+	text []byte
+	segs []seg // where text differs from the input, in order; none: text is the input
+	buf  []byte
+}
+
+// seg says that text[at:at+n] stands for input[src:srcEnd] as a whole (a decoded escape,
+// n > 0), or that input[src:srcEnd] was dropped before text[at] (a terminal sequence,
+// n == 0). Bytes of text between segs are the input's bytes, in order.
+type seg struct {
+	at, n, src, srcEnd int
+}
+
+// reset makes v read b as it is.
+func (v *view) reset(b []byte) {
+	v.text, v.segs = b, v.segs[:0]
+}
+
+// decode makes v read b with its escapes undone.
+func (v *view) decode(b []byte) {
+	v.segs = v.segs[:0]
+	out := v.buf[:0]
+	for i := 0; i < len(b); {
+		c, size := unit(b, i)
+		if c == 0x1b {
+			end := skipTerminal(b, i)
+			v.segs = append(v.segs, seg{at: len(out), src: i, srcEnd: end})
+			i = end
+			continue
+		}
+		if size == 1 {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		at := len(out)
+		out = appendRune(out, c)
+		v.segs = append(v.segs, seg{at: at, n: len(out) - at, src: i, srcEnd: i + size})
+		i += size
+	}
+	v.buf = out
+	v.text = out
+}
+
+// unit returns the character at b[i] and how many bytes of b stand for it: a byte, or a
+// JSON escape (\" \/ \b \f \n \r \t \uXXXX, a surrogate pair read as one) behind any
+// number of backslashes, as a JSON string in a JSON string writes it. Other bytes, other
+// backslashes included, are units of one byte.
+func unit(b []byte, i int) (rune, int) {
+	if b[i] != '\\' {
+		return rune(b[i]), 1
+	}
+	j := i
+	for j < len(b) && b[j] == '\\' {
+		j++
+	}
+	if j == len(b) {
+		return '\\', 1
+	}
+	switch b[j] {
+	case '"', '/':
+		return rune(b[j]), j + 1 - i
+	case 'n':
+		return '\n', j + 1 - i
+	case 't':
+		return '\t', j + 1 - i
+	case 'r':
+		return '\r', j + 1 - i
+	case 'b':
+		return '\b', j + 1 - i
+	case 'f':
+		return '\f', j + 1 - i
+	case 'u':
+		r, ok := hex4(b, j+1)
+		if !ok {
+			return '\\', 1
+		}
+		end := j + 5
+		if r >= 0xd800 && r < 0xdc00 { // a high surrogate: read the low one that follows
+			k := end
+			for k < len(b) && b[k] == '\\' {
+				k++
+			}
+			if k > end && k < len(b) && b[k] == 'u' {
+				if lo, ok := hex4(b, k+1); ok && lo >= 0xdc00 && lo < 0xe000 {
+					return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), k + 5 - i
+				}
+			}
+		}
+		return r, end - i
+	}
+	return '\\', 1
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c|0x20 >= 'a' && c|0x20 <= 'f':
+			d = c | 0x20 - 'a' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
+
+func appendRune(b []byte, r rune) []byte {
+	if r < 0x80 {
+		return append(b, byte(r))
+	}
+	return append(b, string(r)...)
+}
+
+// skipTerminal returns the index just past the terminal sequence that starts at b[i] (an
+// ESC, raw or escaped). It reads the sequence as visible.StripTerminal does (CSI, OSC and
+// the other strings ended by BEL or ST, two- and three-byte sequences), each of its
+// characters possibly escaped (\u0007 ends an OSC string in a JSON line).
+func skipTerminal(b []byte, i int) int {
+	_, size := unit(b, i)
+	i += size // the ESC
+	if i == len(b) {
+		return i
+	}
+	c, size := unit(b, i)
+	switch c {
+	case '[': // CSI: parameter bytes, intermediate bytes, one final byte
+		i += size
+		for i < len(b) {
+			c, size := unit(b, i)
+			if c < 0x20 || c > 0x3f {
+				if c >= 0x40 && c <= 0x7e {
+					i += size
+				}
+				return i
+			}
+			i += size
+		}
+		return i
+	case ']', 'P', '_', '^', 'X': // a string, ended by BEL or ST (ESC \)
+		i += size
+		for i < len(b) {
+			c, size := unit(b, i)
+			switch {
+			case c == 0x07:
+				return i + size
+			case c == 0x1b:
+				// ST is ESC \, its backslash escaped once in JSON (\u001b\\).
+				if j := i + size; j < len(b) && b[j] == '\\' {
+					if j+1 < len(b) && b[j+1] == '\\' {
+						return j + 2
+					}
+					return j + 1
+				}
+				return i
+			case c == '\n':
+				return i
+			}
+			i += size
+		}
+		return i
+	}
+	for i < len(b) { // intermediate bytes
+		c, size := unit(b, i)
+		if c < 0x20 || c > 0x2f {
+			break
+		}
+		i += size
+	}
+	if i < len(b) {
+		if c, size := unit(b, i); c >= 0x30 && c <= 0x7e {
+			i += size
+		}
+	}
+	return i
+}
+
+// srcStart returns where in the input the character at text[p] begins.
+func (v *view) srcStart(p int) int {
+	s, ok := v.segAt(p)
+	if !ok {
+		return p // before every seg, text is the input
+	}
+	if s.n > 0 && p < s.at+s.n {
+		return s.src
+	}
+	return s.srcEnd + (p - s.at - s.n)
+}
+
+// srcEnd returns where in the input the character at text[p-1] ends.
+func (v *view) srcEnd(p int) int {
+	if p == 0 {
+		return v.srcStart(0)
+	}
+	s, ok := v.segAt(p - 1)
+	if !ok {
+		return p
+	}
+	if s.n > 0 && p-1 < s.at+s.n {
+		return s.srcEnd
+	}
+	return s.srcEnd + (p - s.at - s.n)
+}
+
+// segAt returns the last seg at or before text[p] (a dropped sequence right before it
+// included), or false when text[p] comes before every seg.
+func (v *view) segAt(p int) (seg, bool) {
+	lo, hi := 0, len(v.segs) // the first seg after text[p]
+	for lo < hi {
+		m := (lo + hi) / 2
+		if v.segs[m].at <= p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return seg{}, false
+	}
+	return v.segs[lo-1], true
+}
