@@ -93,12 +93,14 @@ func valueAfterName(b []byte, nameStart, nameEnd int) (span, bool) {
 
 func isBase64Std(c byte) bool { return isAlnum(c) || c == '+' || c == '/' }
 
-// isURLStop says whether c ends the part of a URL after "://" that may hold credentials
-// (RFC 3986's authority): a path, query or fragment begins, or the URL ends at a space, a
-// quote, a backslash or a bracket.
-func isURLStop(c byte) bool {
-	return c <= ' ' || c == 0x7f || strings.IndexByte("/?#\\\"'<>`", c) >= 0
+// isURLEnd says whether c ends a URL: a space or control byte, a quote, a backslash or a
+// bracket.
+func isURLEnd(c byte) bool {
+	return c <= ' ' || c == 0x7f || strings.IndexByte("\\\"'<>`", c) >= 0
 }
+
+// isPathStart says whether c begins a URL's path, query or fragment.
+func isPathStart(c byte) bool { return c == '/' || c == '?' || c == '#' }
 
 func isSchemeByte(c byte) bool { return isAlnum(c) || c == '+' || c == '.' || c == '-' }
 
@@ -107,6 +109,11 @@ func isSchemeByte(c byte) bool { return isAlnum(c) || c == '+' || c == '.' || c 
 // password that looks like a token (scheme://TOKEN@host: at least 20 letters, digits, '-'
 // and '_', with both letters and digits). It is the one home of URL credential redaction;
 // code that shows URLs passes them through a Redactor.
+//
+// A password may hold '/', '?' and '#', which RFC 3986 wants percent-encoded but people
+// and programs write as they are (https://u:pa/ss@host): the userinfo ends at the last
+// '@' before the path that follows the first '@'. A ':' followed by digits and a path
+// (localhost:8080/path?user=a@b) is a port, not a password.
 func findURLCredentials(b []byte, spans []span) []span {
 	sep := []byte("://")
 	for off := 0; ; {
@@ -127,29 +134,61 @@ func findURLCredentials(b []byte, spans []span) []span {
 		if scheme == i {
 			continue
 		}
-		// The authority, up to the path or the URL's end; userinfo ends at its last '@'.
 		from := i + len(sep)
-		end := from
-		at := -1
-		for end < len(b) && !isURLStop(b[end]) {
-			if b[end] == '@' {
-				at = end
+		end := from // the URL's end
+		first := -1 // its first '@'
+		for end < len(b) && !isURLEnd(b[end]) {
+			if b[end] == '@' && first < 0 {
+				first = end
 			}
 			end++
 		}
 		off = end
-		if at < 0 || at+1 >= len(b) || isURLStop(b[at+1]) || b[at+1] == '@' {
-			continue // no userinfo, or no host after it
+		if first < 0 {
+			continue
+		}
+		// The userinfo ends at the last '@' before the path that follows the first one.
+		at := first
+		for j := first + 1; j < end && !isPathStart(b[j]); j++ {
+			if b[j] == '@' {
+				at = j
+			}
+		}
+		if at+1 >= end || !isAlnum(b[at+1]) && b[at+1] != '[' {
+			continue // no host after it
 		}
 		user := b[from:at]
-		if colon := bytes.IndexByte(user, ':'); colon >= 0 {
-			if pw := from + colon + 1; pw < at {
-				spans = append(spans, span{ctx: scheme, start: pw, end: at, mask: Mask})
+		colon := bytes.IndexByte(user, ':')
+		if colon < 0 {
+			if looksLikeToken(user) {
+				spans = append(spans, span{ctx: scheme, start: from, end: at, mask: Mask})
 			}
-		} else if looksLikeToken(user) {
-			spans = append(spans, span{ctx: scheme, start: from, end: at, mask: Mask})
+			continue
+		}
+		if bytes.ContainsFunc(user[:colon], func(r rune) bool { return r < 0x80 && isPathStart(byte(r)) }) {
+			continue // the '@' is in the path: https://host/a:b@c
+		}
+		pw := user[colon+1:]
+		if p := bytes.IndexFunc(pw, func(r rune) bool { return r < 0x80 && isPathStart(byte(r)) }); p >= 0 && isPort(pw[:p]) {
+			continue // host:port/path?q=a@b
+		}
+		if len(pw) > 0 {
+			spans = append(spans, span{ctx: scheme, start: from + colon + 1, end: at, mask: Mask})
 		}
 	}
+}
+
+// isPort says whether w is a port number.
+func isPort(w []byte) bool {
+	if len(w) == 0 || len(w) > 5 {
+		return false
+	}
+	for _, c := range w {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

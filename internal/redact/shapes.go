@@ -99,8 +99,9 @@ func indexFold(b []byte, word string, at int, yield func(int)) {
 }
 
 // findAuthorization masks the credentials of an Authorization header in any of the forms
-// it shows up in: `Authorization: Bearer X`, `"Authorization":"Basic X"`, `authorization=X`.
-// A scheme word (Bearer, Basic, token, ...) is kept; what follows it is masked.
+// it shows up in: `Authorization: Bearer X`, `"Authorization":"Basic X"`, `authorization=X`,
+// and Go's dump of an http.Header, `map[Authorization:[Basic X]]`. A scheme word (Bearer,
+// Basic, token, ...) is kept; what follows it is masked.
 func findAuthorization(b []byte, spans []span) []span {
 	indexFold(b, "authorization", len("authori"), func(start int) {
 		i := start + len("authorization")
@@ -111,6 +112,9 @@ func findAuthorization(b []byte, spans []span) []span {
 			return
 		}
 		i = skip(b, i+1, "\\\"' \t")
+		if i < len(b) && b[i] == '[' { // a header's values, as Go prints them
+			i++
+		}
 		end := run(b, i, isCredentialByte)
 		if end == i {
 			return
@@ -170,14 +174,34 @@ func findBearer(b []byte, spans []span) []span {
 var (
 	pemBegin = []byte("-----BEGIN ")
 	pemEnd   = []byte("-----END ")
-	pemKey   = []byte("PRIVATE KEY-----")
+	pemKey   = []byte("PRIVATE KEY")
 )
 
-// findPrivateKeys masks PEM private key blocks. inKey says that b starts inside a block
-// opened earlier (see Lines). It returns whether b ends inside a block that is still open.
-// A block never extends past a quote (key material has none), so a key inside a JSON
-// string is masked without breaking the JSON; an unterminated block is masked up to the
-// end of its line, the quote, or the end of b.
+// keyMark returns the end of the "PRIVATE KEY-----" or "PRIVATE KEY BLOCK-----" (PGP)
+// that ends a private key block's BEGIN or END line, if b's first 64 bytes hold it.
+func keyMark(b []byte) (int, bool) {
+	for off := 0; off < len(b) && off <= 64; {
+		i := bytes.Index(b[off:], pemKey)
+		if i < 0 || off+i > 64 {
+			return 0, false
+		}
+		end := off + i + len(pemKey)
+		switch rest := b[end:]; {
+		case bytes.HasPrefix(rest, []byte("-----")):
+			return end + 5, true
+		case bytes.HasPrefix(rest, []byte(" BLOCK-----")):
+			return end + 11, true
+		}
+		off = end
+	}
+	return 0, false
+}
+
+// findPrivateKeys masks PEM and PGP private key blocks. inKey says that b starts inside a
+// block opened earlier (see Lines). It returns whether b ends inside a block that is
+// still open. A block never extends past a quote (key material has none), so a key inside
+// a JSON string is masked without breaking the JSON; an unterminated block is masked up
+// to the quote, or to the end of b (a newline ending b kept), where it stays open.
 func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
 	off := 0
 	for {
@@ -189,9 +213,8 @@ func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
 			}
 			start = off + i
 			// The header must be "-----BEGIN <WORDS> PRIVATE KEY-----" on one line.
-			hdrEnd := bytes.Index(b[start:], pemKey)
-			nl := bytes.IndexAny(b[start:], "\n\"")
-			if hdrEnd < 0 || (nl >= 0 && nl < hdrEnd) || hdrEnd > 64 {
+			hdrEnd, ok := keyMark(b[start:])
+			if nl := bytes.IndexAny(b[start:], "\n\""); !ok || nl >= 0 && nl < hdrEnd {
 				off = start + len(pemBegin)
 				continue
 			}
@@ -204,23 +227,26 @@ func findPrivateKeys(b []byte, inKey bool, spans []span) ([]span, bool) {
 		end := -1
 		if i := bytes.Index(b[start:limit], pemEnd); i >= 0 {
 			endHdr := start + i
-			if j := bytes.Index(b[endHdr:limit], pemKey); j >= 0 && j <= 64 {
-				end = endHdr + j + len(pemKey)
+			if j, ok := keyMark(b[endHdr:limit]); ok {
+				end = endHdr + j
 			}
 		}
 		if end < 0 {
-			// Unterminated here: mask to the line's end; the block stays open unless a
-			// quote closed the string it was in.
-			stop := limit
-			if nl := bytes.IndexByte(b[start:limit], '\n'); nl >= 0 {
-				stop = start + nl
-			}
-			spans = append(spans, span{ctx: start, start: start, end: stop, mask: maskKey})
-			if stop == limit && limit < len(b) {
+			// Unterminated here: masked to the quote that closes the string it is in, or
+			// to the end, where it stays open.
+			if limit < len(b) {
+				spans = append(spans, span{ctx: start, start: start, end: limit, mask: maskKey})
 				off = limit
 				continue
 			}
-			return spans, true
+			stop := limit
+			if stop > start && b[stop-1] == '\n' {
+				stop--
+				if stop > start && b[stop-1] == '\r' {
+					stop--
+				}
+			}
+			return append(spans, span{ctx: start, start: start, end: stop, mask: maskKey}), true
 		}
 		spans = append(spans, span{ctx: start, start: start, end: end, mask: maskKey})
 		off = end
