@@ -443,7 +443,7 @@ var gitleaksRules = []gitleaksRule{
 	},
 	{
 		id:       "generic-api-key",
-		left:     "too broad for a live log: it masks identifiers and go.sum hashes next to common words",
+		left:     "too broad for a live log: it masks values next to words as common as key, token and auth (go.sum hashes among them)",
 		regex:    `(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`,
 		keywords: []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"},
 		entropy:  3.5,

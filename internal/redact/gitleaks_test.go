@@ -200,3 +200,68 @@ func TestGitleaksRulesAreUsable(t *testing.T) {
 		t.Errorf("%d of gitleaks %s's %d rules applied, want nearly all", applied, gitleaksVersion, len(gitleaksRules))
 	}
 }
+
+// TestLeftOutGitleaksRules checks, for each gitleaks rule segwi does not apply, that the
+// reason it gives still holds: the rule would mask ordinary output of a run, or segwi's
+// own finder masks what it would.
+func TestLeftOutGitleaksRules(t *testing.T) {
+	rule := func(id string) *gitleaksRule {
+		for i := range gitleaksRules {
+			if gitleaksRules[i].id == id {
+				return &gitleaksRules[i]
+			}
+		}
+		t.Fatalf("no rule %s in gitleaks %s", id, gitleaksVersion)
+		return nil
+	}
+	left := 0
+	for _, g := range gitleaksRules {
+		if g.left != "" {
+			left++
+		}
+	}
+	if left != 4 {
+		t.Errorf("%d rules left out, want the 4 this test checks", left)
+	}
+	r := New()
+	for _, tt := range []struct{ id, why, text string }{
+		// A go.sum line, as `cat go.sum` or `git diff` prints it: its hash follows a
+		// module name holding "auth".
+		{"generic-api-key", "it masks the hash of a go.sum line", "golang.org/x/oauth2 v0.36.0 h1:peZ/1z27fi9hUOFCAZaHyrpWG5lwe0RJEEEeH0ThlIs="},
+		{"sourcegraph-access-token", "it masks git commit ids near the word sourcegraph",
+			"Merge pull request #12 from sourcegraph/fix-ci 3f786850e387550fdab836ed7e6dc881de23001b"},
+	} {
+		t.Run(tt.id+": "+tt.why, func(t *testing.T) {
+			g := rule(tt.id)
+			if g.left == "" {
+				t.Fatalf("rule %s is applied", tt.id)
+			}
+			if len(referenceSecrets(t, g, tt.text)) == 0 {
+				t.Fatalf("the rule finds nothing in %q: the reason no longer holds", tt.text)
+			}
+			if got := r.String(tt.text); got != tt.text {
+				t.Errorf("String(%q) = %q, want it unchanged", tt.text, got)
+			}
+		})
+	}
+	t.Run("private-key: segwi's own finder masks gitleaks' examples", func(t *testing.T) {
+		if rule("private-key").left == "" {
+			t.Fatal("rule private-key is applied")
+		}
+		ex := gitleaksExamples(t)["private-key"]
+		if len(ex.TPs) == 0 {
+			t.Fatal("no examples")
+		}
+		for _, text := range ex.TPs {
+			body := strings.Split(text, "\n")[1]
+			if got := r.String(text); strings.Contains(got, body) || !strings.Contains(got, maskKey) {
+				t.Errorf("String(%q) = %q, want the block masked", text, got)
+			}
+		}
+	})
+	t.Run("pkcs12-file: it matches file names, not text", func(t *testing.T) {
+		if g := rule("pkcs12-file"); g.left == "" || g.regex != "" {
+			t.Errorf("rule pkcs12-file: left %q, regex %q; want it left out, with no expression", g.left, g.regex)
+		}
+	})
+}

@@ -156,6 +156,8 @@ func TestHoldsTellsWhetherTextHoldsASecret(t *testing.T) {
 		{"git ls-remote https://deploy:hunter2hunter2@github.com/acme/app.git", true},
 		{"git status\n" + pemBody, true},
 		{"echo " + runTok, true},
+		{`{"command":"echo \u001b[31m` + ghp[:6] + `\u001b[0m` + ghp[6:] + `"}`, true},
+		{"STRIPE_KEY=sk_live_51HxKq9mZt4WvN7bYc3LpD6fHs1JgA0eUiO5rT npm start", true},
 		{`{"command":"go test ./..."}`, false},
 		{"", false},
 	} {

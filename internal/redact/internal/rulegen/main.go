@@ -38,10 +38,9 @@ const module = "github.com/zricethezav/gitleaks/v8"
 // checked by a test in package redact (TestLeftOutGitleaksRules).
 var left = map[string]string{
 	// Keywords as common as "key", "token", "auth", "api" and "access" make it run on most
-	// lines of code and logs, and on a live log it masks what is not a secret: go.sum
-	// hashes next to a module named oauth2 or credentials, identifiers such as
-	// newTokenizerForModel. Its stopword list is what keeps it usable on files.
-	"generic-api-key": "too broad for a live log: it masks identifiers and go.sum hashes next to common words",
+	// lines of code and logs, and on a live log it masks what is not a secret: the hash of
+	// every go.sum line whose module is named oauth2 or credentials, for one.
+	"generic-api-key": "too broad for a live log: it masks values next to words as common as key, token and auth (go.sum hashes among them)",
 	// Its third form is any 40 hex digits, so any line near the word "sourcegraph" loses
 	// its git commit ids.
 	"sourcegraph-access-token": "too broad for a live log: it masks every 40-digit hex string (git commit ids) near the word sourcegraph",
