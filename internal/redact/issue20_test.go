@@ -39,6 +39,7 @@ var leakedShapes = []struct {
 	{"a URL with escaped slashes inside a JSON string", `"{\"remote\":\"https:\\\/\\\/deploy:s3cr3t-Pa55word@h.example\"}"`, "s3cr3t-Pa55word", `deploy:`},
 	{"a GitHub token split by grep --color=always", "token: \x1b[01;31m\x1b[K" + ghpToken[:9] + "\x1b[m\x1b[K" + ghpToken[9:], ghpToken[9:], "token: \x1b[01;31m\x1b[K"},
 	{"a GitHub token split by colours escaped in JSON", `{"content":"token: \u001b[01;31m\u001b[K` + ghpToken[:9] + `\u001b[m\u001b[K` + ghpToken[9:] + `"}`, ghpToken[9:], `{"content":"token: \u001b[01;31m\u001b[K`},
+	{"a GitHub token after a terminal sequence cut short", "token: \x1b[3" + ghpToken, ghpToken[1:], "token: \x1b[3"},
 	{"a GitHub token with an escaped character", `{"t":"\u0067hp_` + ghpToken[4:] + `"}`, ghpToken[4:], `{"t":"`},
 	{"a GitLab token", "export GITLAB_TOKEN=" + gitlabToken, gitlabToken, "export GITLAB_TOKEN="},
 	{"a Google API key", `{"apiKey": "` + googleKey + `"}`, googleKey, `{"apiKey": "`},

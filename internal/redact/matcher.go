@@ -1,17 +1,15 @@
 package redact
 
 import (
-	"bytes"
 	"slices"
 	"sync"
 )
 
 // matcher is what every Redactor shares, built the first time one scans: the keyword
-// automaton over the keywords of gitleaks' rules, of segwi's own finders and the escapes
-// that make a text read through a view, and which rules and finders each keyword starts.
+// automaton over the keywords of gitleaks' rules and of segwi's own finders, and which
+// rules and finders each keyword starts.
 type matcher struct {
 	words     *keywords
-	triggers  int32     // keyword ids from this one on are decodeTriggers
 	rulesOf   [][]int32 // keyword id -> gitleaks rules (indexes into rules)
 	findersOf []uint64  // keyword id -> segwi's finders (bits of indexes into finders)
 	rules     []*compiledRule
@@ -56,28 +54,8 @@ func newMatcher() *matcher {
 			}
 		}
 	}
-	m.triggers = int32(len(words))
-	for _, w := range decodeTriggers {
-		if _, ok := id[w]; ok {
-			panic("redact: decode trigger " + w + " is also a rule's keyword")
-		}
-		word(w)
-	}
 	m.words = newKeywords(words)
 	return m
-}
-
-// readThroughView says whether text b, holding hits, is to be read through a view (see
-// view.go): when it holds a decode trigger, or a keyword and a backslash.
-func (m *matcher) readThroughView(b []byte, hits []hit) bool {
-	keyword := false
-	for _, h := range hits {
-		if h.kw >= m.triggers {
-			return true
-		}
-		keyword = true
-	}
-	return keyword && bytes.IndexByte(b, '\\') >= 0
 }
 
 // finder is one of segwi's own secret shapes (shapes.go, credentials.go): find appends the

@@ -48,14 +48,14 @@ const minSecret = 8
 // It is safe for concurrent use; Add and Remove take effect for later calls.
 type Redactor struct {
 	mu      sync.Mutex
-	counts  map[string]int           // configured secret -> how many Adds hold it
-	secrets atomic.Pointer[[][]byte] // immutable snapshot read by every scan
+	counts  map[string]int            // configured secret -> how many Adds hold it
+	secrets atomic.Pointer[secretSet] // immutable snapshot read by every scan
 }
 
 // New returns a Redactor that removes the given secrets and the common secret shapes.
 func New(secrets ...string) *Redactor {
 	r := &Redactor{counts: map[string]int{}}
-	r.secrets.Store(&[][]byte{})
+	r.secrets.Store(&secretSet{})
 	r.Add(secrets...)
 	return r
 }
@@ -90,26 +90,36 @@ func (r *Redactor) Remove(secrets ...string) {
 	r.publish()
 }
 
+// secretSet is a snapshot of a Redactor's secrets, longest first so that a secret
+// containing another is masked whole.
+type secretSet struct {
+	raw   [][]byte // each secret and its JSON-escaped forms, looked for in the text as it is
+	plain [][]byte // each secret, looked for in the text as the rules read it (see find)
+}
+
 // publish stores a new snapshot of the secrets, each also in its JSON-escaped forms (with
 // and without HTML escaping: encoding/json writes `\u003c` for '<', Claude Code and segwi's
-// record write '<'), longest first so that a secret containing another is masked whole.
-// r.mu must be held.
+// record write '<'). r.mu must be held.
 func (r *Redactor) publish() {
 	set := map[string]bool{}
+	var plain [][]byte
 	for s := range r.counts {
 		set[s] = true
+		plain = append(plain, []byte(s))
 		for _, html := range []bool{true, false} {
 			if esc := jsonEscaped(s, html); esc != s {
 				set[esc] = true
 			}
 		}
 	}
-	list := make([][]byte, 0, len(set))
+	raw := make([][]byte, 0, len(set))
 	for s := range set {
-		list = append(list, []byte(s))
+		raw = append(raw, []byte(s))
 	}
-	slices.SortFunc(list, func(a, b []byte) int { return len(b) - len(a) })
-	r.secrets.Store(&list)
+	longestFirst := func(a, b []byte) int { return len(b) - len(a) }
+	slices.SortFunc(raw, longestFirst)
+	slices.SortFunc(plain, longestFirst)
+	r.secrets.Store(&secretSet{raw: raw, plain: plain})
 }
 
 // jsonEscaped returns s as it reads inside a JSON string, with or without HTML escaping.
@@ -174,73 +184,59 @@ func masked(start, end int) span { return span{start, start, end, Mask, false} }
 
 // scratch holds what one scan needs, reused through a pool.
 type scratch struct {
-	hits  []hit
-	pairs []ruleHit
-	at    []hit
-	v     view
-	buf   []byte
-}
-
-// ruleHit is a keyword of gitleaks rule rule found in the text.
-type ruleHit struct {
-	rule int32
-	hit
+	hits    []hit   // the keywords in the text as the rules read it
+	raw     []hit   // the keywords in the text as it is, when that differs
+	byRule  [][]hit // rule index -> its keywords' hits
+	touched []int32 // the rules with hits
+	v       view
+	buf     []byte
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // find appends the spans of every secret in b to spans.
 func (r *Redactor) find(b []byte, spans []span) []span {
-	secrets := *r.secrets.Load()
-	for _, s := range secrets {
-		spans = findAll(b, s, spans)
-	}
 	m := shared()
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
-	sc.hits = m.words.scan(b, sc.hits[:0])
-	if len(sc.hits) == 0 {
-		return spans
-	}
-	sc.v.reset(b)
-	if m.readThroughView(b, sc.hits) {
-		sc.v.decode(b)
-		sc.hits = m.words.scan(sc.v.text, sc.hits[:0])
+	// A text with a backslash or an ESC is read through a view (view.go): escapes undone,
+	// terminal sequences dropped.
+	decoded := bytes.IndexByte(b, '\\') >= 0 || bytes.IndexByte(b, 0x1b) >= 0
+	if decoded {
+		sc.hits = sc.v.decodeScan(b, m.words, sc.hits[:0])
+	} else {
+		sc.v.reset(b)
+		sc.hits = m.words.scan(b, sc.hits[:0])
 	}
 	text := sc.v.text
+	// A secret is looked for in the text as it is, with its JSON forms; in a text read
+	// through a view, in the view too, and in the text only in its forms that hold a
+	// backslash (its JSON forms, which the view may read otherwise) or when a terminal
+	// sequence was dropped (it may have taken the secret's first character).
+	secrets := r.secrets.Load()
+	for _, s := range secrets.raw {
+		if !decoded || sc.v.dropped || bytes.IndexByte(s, '\\') >= 0 || bytes.IndexByte(s, 0x1b) >= 0 {
+			spans = findAll(b, s, spans)
+		}
+	}
+	if sc.v.dropped {
+		// The text as it is too: a terminal sequence cut short may take the character
+		// after it as its last (ESC [ 3 before "ghp_…" takes the g).
+		if sc.raw = m.words.scan(b, sc.raw[:0]); len(sc.raw) > 0 {
+			spans = sc.rules(m, b, sc.raw, spans)
+		}
+	}
+	// What is found from here on is found in the view: it is mapped back.
 	from := len(spans)
-	if len(sc.v.segs) > 0 {
-		for _, s := range secrets {
+	if decoded {
+		for _, s := range secrets.plain {
 			spans = findAll(text, s, spans)
 		}
 	}
-	var found uint64 // segwi's finders whose keywords are in the text
-	sc.pairs = sc.pairs[:0]
-	for _, h := range sc.hits {
-		found |= m.findersOf[h.kw]
-		for _, i := range m.rulesOf[h.kw] {
-			sc.pairs = append(sc.pairs, ruleHit{i, h})
-		}
+	if len(sc.hits) > 0 {
+		spans = sc.rules(m, text, sc.hits, spans)
 	}
-	for i, f := range finders {
-		if found&(1<<i) != 0 {
-			spans = f.find(text, spans)
-		}
-	}
-	slices.SortStableFunc(sc.pairs, func(x, y ruleHit) int { return int(x.rule - y.rule) })
-	for i := 0; i < len(sc.pairs); {
-		j := i + 1
-		for j < len(sc.pairs) && sc.pairs[j].rule == sc.pairs[i].rule {
-			j++
-		}
-		sc.at = sc.at[:0]
-		for _, p := range sc.pairs[i:j] {
-			sc.at = append(sc.at, p.hit)
-		}
-		spans = m.rules[sc.pairs[i].rule].find(text, sc.at, &sc.buf, spans)
-		i = j
-	}
-	if len(sc.v.segs) > 0 {
+	if decoded {
 		for i := from; i < len(spans); i++ {
 			sp := &spans[i]
 			sp.ctx, sp.start, sp.end = sc.v.srcStart(sp.ctx), sc.v.srcStart(sp.start), sc.v.srcEnd(sp.end)
@@ -251,6 +247,40 @@ func (r *Redactor) find(b []byte, spans []span) []span {
 		spans[i].end = escapeEnd(b, spans[i].end)
 	}
 	return splitAtQuotes(b, spans)
+}
+
+// rules appends the spans that the finders and rules whose keywords are at hits find in
+// text.
+func (sc *scratch) rules(m *matcher, text []byte, hits []hit, spans []span) []span {
+	if len(sc.byRule) < len(m.rules) {
+		sc.byRule = make([][]hit, len(m.rules))
+	}
+	var found uint64 // segwi's finders whose keywords are in the text
+	sc.touched = sc.touched[:0]
+	for _, h := range hits {
+		found |= m.findersOf[h.kw]
+		for _, i := range m.rulesOf[h.kw] {
+			if len(sc.byRule[i]) == 0 {
+				sc.touched = append(sc.touched, i)
+			}
+			sc.byRule[i] = append(sc.byRule[i], h)
+		}
+	}
+	for i, f := range finders {
+		if found&(1<<i) != 0 {
+			spans = f.find(text, spans)
+		}
+	}
+	for _, i := range sc.touched {
+		at := sc.byRule[i]
+		// Hits come in the order they end; a rule reads them in the order they start.
+		if !slices.IsSortedFunc(at, func(x, y hit) int { return x.start - y.start }) {
+			slices.SortFunc(at, func(x, y hit) int { return x.start - y.start })
+		}
+		spans = m.rules[i].find(text, at, &sc.buf, spans)
+		sc.byRule[i] = at[:0]
+	}
+	return spans
 }
 
 // splitAtQuotes splits the spans of gitleaks rules at the quotes they cover that are not

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -126,6 +127,9 @@ func FuzzRedactKeepsJSONValid(f *testing.F) {
 	f.Add("-----BEGIN PRIVATE KEY-----", "0") // an unterminated block must not eat the quotes
 	f.Add(`{"SecretAccessKey": "`+awsSecret+`"}`, "https://u:"+urlPass+"@h")
 	f.Add(slackBot+"\n"+jwt, "redis://:x\"@y")
+	f.Add("token: \x1b[01;31m"+ghp[:9]+"\x1b[m"+ghp[9:], `https:\/\/u:p/w#d@h\/x`)
+	f.Add(`{"k":"sk_live_51HxKq9mZt4WvN7bYc3LpD6fHs1JgA0eUiO5rT\"}`, "\u001b]8;;x\u001b\\glpat-9xKq2mZt4WvN7bYc3LpD")
+	f.Add("-----BEGIN PGP PRIVATE KEY BLOCK-----\nx\"y", "map[Authorization:[Basic \"dXNlcg==]]")
 	r := New("configured-secret-1")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		in, _ := json.Marshal([]string{a, b})
@@ -168,4 +172,20 @@ func TestHoldsTellsWhetherTextHoldsASecret(t *testing.T) {
 			t.Errorf("Holds(%q) = %v, but String masks something: %v", tt.in, got, masked)
 		}
 	}
+}
+
+// Any bytes at all, broken escapes and cut terminal sequences among them, are redacted
+// without a panic, and a configured secret never survives whole.
+func FuzzRedactAnyBytes(f *testing.F) {
+	f.Add([]byte(`\u00`), []byte("\x1b]"))
+	f.Add([]byte(`https:\\\/\\\/u:`), []byte(`\ud83d\`))
+	f.Add([]byte("ghp_\x1b[3"), []byte(`\\\\\"`))
+	const secret = "configured-secret-1"
+	r := New(secret)
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		in := append(append(append([]byte{}, a...), secret...), b...)
+		if out := r.Bytes(in); bytes.Contains(out, []byte(secret)) {
+			t.Fatalf("Bytes(%q) = %q keeps the secret", in, out)
+		}
+	})
 }

@@ -18,14 +18,16 @@ import (
 //
 // Where a rule runs:
 //   - when every match of its expression starts with one of its keywords (most token
-//     rules: ghp_, glpat-, AIza, sk_live_), it is tried at the keyword only, anchored, and
-//     only after the bytes there passed a gate derived from the expression (the first
-//     bytes of any match: "s." must be followed by 24 letters and digits), so that a
-//     keyword as common as "s." or "ey" costs a few comparisons;
-//   - otherwise (rules keyed on a name, adafruit_key = X), in a window around the keyword
-//     as wide as the longest match the expression allows (unbounded parts capped at
-//     maxWindow bytes), and maxWindow bytes wider when a match need not hold the keyword
-//     (airtable's tokens, keyed on the word "airtable" nearby).
+//     rules: ghp_, glpat-, AIza, sk_live_; and the rules keyed on a name, adafruit_key = X,
+//     once the optional [\w.-]{0,50}? they start with is set aside), it is tried at the
+//     keyword only, anchored, and only after the bytes there passed a gate derived from
+//     the expression (the first bytes of any match: "s." must be followed by 24 letters
+//     and digits), so that a keyword as common as "s." or "ey" costs a few comparisons;
+//   - otherwise, in a window around the keyword as wide as the longest match the
+//     expression allows (unbounded parts capped at maxWindow bytes), and maxWindow bytes
+//     wider when a match need not hold the keyword (airtable's tokens, keyed on the word
+//     "airtable" nearby); a window that lacks a string every match holds ("kind:" and
+//     "data:" for a Kubernetes secret keyed on "secret") is not searched.
 //
 // A match is a secret as gitleaks says: the rule's secret group (else the first group that
 // matched, else the whole match), with more entropy than the rule asks, and not taken by
@@ -48,6 +50,7 @@ type compiledRule struct {
 	gate     []byteSet      // what each leading byte of a match can be; anchored rules only
 	width    int            // the longest match, in bytes; -1: unbounded
 	near     bool           // a match need not hold a keyword, only be near one
+	required []string       // strings every match holds (lower case); windowed rules only
 	allow    []compiledAllow
 	broken   bool // the expression does not compile (never with the pinned rules; see the tests)
 }
@@ -96,12 +99,12 @@ func (s *byteSet) addRange(lo, hi int) {
 
 // compile readies r. It is called once, the first time one of r's keywords is found.
 func (r *compiledRule) compile() {
-	re, err := syntax.Parse(r.regex, syntax.Perl)
+	parsed, err := syntax.Parse(r.regex, syntax.Perl)
 	if err != nil {
 		r.broken = true
 		return
 	}
-	re = re.Simplify()
+	re := parsed.Simplify()
 	r.re, err = regexp.Compile(r.regex)
 	if err != nil {
 		r.broken = true
@@ -109,9 +112,20 @@ func (r *compiledRule) compile() {
 	}
 	r.width = maxWidth(re)
 	r.near = !holdsKeyword(re, r.keywords)
+	// A rule keyed on a name (adafruit_key = X) lets a match start up to 50 bytes of
+	// [\w.-] before the name; without them, every match starts with the name, a keyword.
+	src := r.regex
+	if p := withoutLeadingOptional(parsed); p != parsed {
+		src, re = p.String(), p.Simplify()
+	}
 	if startsWithKeyword(re, r.keywords) {
-		r.anchored = regexp.MustCompile(`^(?s:.)(?:` + r.regex + `)`)
+		if r.anchored, err = regexp.Compile(`^(?s:.)(?:` + src + `)`); err != nil {
+			r.broken = true
+			return
+		}
 		r.gate = gate(re)
+	} else {
+		r.required = required(re)
 	}
 	for _, a := range r.gitleaksRule.allow {
 		ca := compiledAllow{target: a.target, all: a.all, stopwords: a.stopwords}
@@ -160,6 +174,9 @@ func (r *compiledRule) find(text []byte, at []hit, scratch *[]byte, spans []span
 		// Start where \b reads as it does in the whole text: after a byte that is not a
 		// word's.
 		for stop := max(0, from-64); from > stop && isTokenWordByte(text[from-1]); from-- {
+		}
+		if !holdsAll(text[from:to], r.required, scratch) {
+			continue
 		}
 		for _, m := range r.re.FindAllSubmatchIndex(text[from:to], -1) {
 			spans = r.secret(text, from, m, spans)
@@ -454,6 +471,130 @@ func cross(as, bs []string) []string {
 		}
 	}
 	return out
+}
+
+// holdsAll says whether b holds each of words (lower case), ASCII case ignored.
+func holdsAll(b []byte, words []string, scratch *[]byte) bool {
+	if len(words) == 0 {
+		return true
+	}
+	low := (*scratch)[:0]
+	for _, c := range b {
+		low = append(low, lower(c))
+	}
+	*scratch = low
+	for _, w := range words {
+		if !bytes.Contains(low, []byte(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutLeadingOptional returns re without the optional runs of character classes it
+// starts with ([\w.-]{0,50}?), which add bytes to a match but decide no secret.
+func withoutLeadingOptional(re *syntax.Regexp) *syntax.Regexp {
+	if re.Op != syntax.OpConcat {
+		return re
+	}
+	subs := re.Sub
+	for len(subs) > 0 {
+		switch s := subs[0]; {
+		case isOptionalRun(s):
+			subs = subs[1:]
+			continue
+		case s.Op == syntax.OpConcat:
+			inner := withoutLeadingOptional(s)
+			subs = append(append([]*syntax.Regexp{}, inner.Sub...), subs[1:]...)
+			if len(inner.Sub) == len(s.Sub) {
+				break
+			}
+			continue
+		}
+		break
+	}
+	if len(subs) == len(re.Sub) {
+		return re
+	}
+	out := *re
+	out.Sub = subs
+	return &out
+}
+
+// isOptionalRun says whether re matches only runs of character classes, the empty one
+// included.
+func isOptionalRun(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpQuest, syntax.OpStar:
+		return onlyClasses(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 && onlyClasses(re.Sub[0])
+	}
+	return false
+}
+
+func onlyClasses(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpConcat, syntax.OpQuest, syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		for _, s := range re.Sub {
+			if !onlyClasses(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// required returns strings of three bytes or more that every match of re holds, lower
+// case: a window that lacks one is not searched.
+func required(re *syntax.Regexp) []string {
+	var out []string
+	for _, w := range requiredAll(re) {
+		if len(w) >= 3 && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func requiredAll(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredAll(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			return requiredAll(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var out []string
+		for _, s := range re.Sub {
+			out = append(out, requiredAll(s)...)
+		}
+		return out
+	case syntax.OpAlternate:
+		// What the first branch requires and every other branch holds within what it
+		// requires.
+		var out []string
+		for _, w := range requiredAll(re.Sub[0]) {
+			all := true
+			for _, b := range re.Sub[1:] {
+				if !slices.ContainsFunc(requiredAll(b), func(x string) bool { return strings.Contains(x, w) }) {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // holdsKeyword says whether every match of re holds one of keywords (lower case), ASCII

@@ -1,5 +1,7 @@
 package redact
 
+import "unicode/utf8"
+
 // This file holds the text the rules read when it is not the input itself: the input with
 // its JSON string escapes undone and its terminal sequences dropped. A JSON string may
 // write '/' as \/ and any character as \uXXXX, and a JSON document printed inside another
@@ -12,17 +14,12 @@ package redact
 // in the input, whole escapes and all: the output keeps the input's other bytes, and a
 // JSON line stays valid JSON.
 
-// decodeTriggers are the keywords that make a text read through a view whatever else it
-// holds: the start of a \u or \/ escape (behind any number of backslashes), which may
-// hide a keyword, and ESC. A text holding another keyword is read through a view when it
-// has a backslash at all (find).
-var decodeTriggers = []string{`\u`, `\/`, "\x1b"}
-
 // view is a text as the rules read it.
 type view struct {
-	text []byte
-	segs []seg // where text differs from the input, in order; none: text is the input
-	buf  []byte
+	text    []byte
+	segs    []seg // where text differs from the input, in order; none: text is the input
+	dropped bool  // a terminal sequence was dropped
+	buf     []byte
 }
 
 // seg says that text[at:at+n] stands for input[src:srcEnd] as a whole (a decoded escape,
@@ -34,34 +31,80 @@ type seg struct {
 
 // reset makes v read b as it is.
 func (v *view) reset(b []byte) {
-	v.text, v.segs = b, v.segs[:0]
+	v.text, v.segs, v.dropped = b, v.segs[:0], false
+}
+
+// decodeScan makes v read b with its escapes undone, and appends to hits the occurrences
+// of k's keywords in what v reads, as k.scan(v.text) would: decoding and scanning in one
+// pass over b.
+func (v *view) decodeScan(b []byte, k *keywords, hits []hit) []hit {
+	v.segs, v.dropped = v.segs[:0], false
+	if cap(v.buf) < len(b) {
+		v.buf = make([]byte, len(b)) // what is decoded is never longer
+	}
+	out := v.buf[:len(b)]
+	var s uint32
+	i, j := 0, 0 // bytes of b read, of out written
+	for i < len(b) {
+		n, next, ended := k.walkCopy(b[i:], out[j:], s)
+		i, j, s = i+n, j+n, next
+		switch {
+		case ended:
+			hits = k.appendEnds(hits, s, j)
+		case i+1 < len(b) && b[i] == '\\' && simpleEscape[b[i+1]] != 0:
+			// \n, \t, \" and the like, most of a JSON line's escapes: inline.
+			c := simpleEscape[b[i+1]]
+			out[j] = c
+			v.segs = append(v.segs, seg{at: j, n: 1, src: i, srcEnd: i + 2})
+			i, j = i+2, j+1
+			if s = k.next[s+uint32(k.class[c])]; s >= k.matchAt {
+				hits = k.appendEnds(hits, s, j)
+			}
+		case i < len(b):
+			i, j, s, hits = v.decodeOne(b, i, out, j, k, s, hits)
+		}
+	}
+	v.text = out[:j]
+	return hits
+}
+
+// simpleEscape is what a backslash followed by a byte stands for in a JSON string, for
+// the escapes of two bytes but \\ (a run of backslashes goes to decodeOne).
+var simpleEscape = [256]byte{'"': '"', '/': '/', 'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}
+
+// decodeOne reads the escape or terminal sequence at b[i] for decodeScan: it writes what it
+// stands for to out[j:] and feeds that to k from state s, records the seg, and returns
+// where reading and writing go on and the state.
+//
+//go:noinline
+func (v *view) decodeOne(b []byte, i int, out []byte, j int, k *keywords, s uint32, hits []hit) (int, int, uint32, []hit) {
+	r, size := unit(b, i)
+	if r == 0x1b {
+		end := skipTerminal(b, i)
+		v.segs = append(v.segs, seg{at: j, src: i, srcEnd: end})
+		v.dropped = true
+		return end, j, s, hits
+	}
+	at := j
+	j += utf8.EncodeRune(out[j:], r)
+	if size > 1 {
+		v.segs = append(v.segs, seg{at: at, n: j - at, src: i, srcEnd: i + size})
+	}
+	for p := at; p < j; p++ {
+		if s = k.next[s+uint32(k.class[out[p]])]; s >= k.matchAt {
+			hits = k.appendEnds(hits, s, p+1)
+		}
+	}
+	return i + size, j, s, hits
 }
 
 // decode makes v read b with its escapes undone.
 func (v *view) decode(b []byte) {
-	v.segs = v.segs[:0]
-	out := v.buf[:0]
-	for i := 0; i < len(b); {
-		c, size := unit(b, i)
-		if c == 0x1b {
-			end := skipTerminal(b, i)
-			v.segs = append(v.segs, seg{at: len(out), src: i, srcEnd: end})
-			i = end
-			continue
-		}
-		if size == 1 {
-			out = append(out, b[i])
-			i++
-			continue
-		}
-		at := len(out)
-		out = appendRune(out, c)
-		v.segs = append(v.segs, seg{at: at, n: len(out) - at, src: i, srcEnd: i + size})
-		i += size
-	}
-	v.buf = out
-	v.text = out
+	v.decodeScan(b, noKeywords, nil)
 }
+
+// noKeywords is an automaton that finds nothing.
+var noKeywords = newKeywords(nil)
 
 // unit returns the character at b[i] and how many bytes of b stand for it: a byte, or a
 // JSON escape (\" \/ \b \f \n \r \t \uXXXX, a surrogate pair read as one) behind any
@@ -131,13 +174,6 @@ func hex4(b []byte, i int) (rune, bool) {
 		r = r<<4 | rune(d)
 	}
 	return r, true
-}
-
-func appendRune(b []byte, r rune) []byte {
-	if r < 0x80 {
-		return append(b, byte(r))
-	}
-	return append(b, string(r)...)
 }
 
 // skipTerminal returns the index just past the terminal sequence that starts at b[i] (an

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/segwi/segwi/internal/visible"
@@ -59,6 +60,24 @@ func TestViewDropsWhatStripTerminalDrops(t *testing.T) {
 		v.decode([]byte(in))
 		if want := visible.StripTerminal([]byte(in)); string(v.text) != string(want) {
 			t.Errorf("view of %q = %q, visible.StripTerminal gives %q", in, v.text, want)
+		}
+	}
+}
+
+// decodeScan finds in one pass what scanning the decoded view finds.
+func TestDecodeScanFindsWhatScanningTheViewFinds(t *testing.T) {
+	k := shared().words
+	for _, in := range []string{
+		`{"a":"https:\/\/u:p@h","b":"\u0067hp_x\u001b[31mAB\u001b[0m"}`,
+		"gl\x1b[1mpat-\x1b[0m x s.\\u0041 \\\\\\/\\\\\\/ sk_live_ \\ud83d\\ude00ey",
+		`\`, "\x1b", `\u00`, "plain text with no escape",
+	} {
+		var a, b view
+		got := a.decodeScan([]byte(in), k, nil)
+		b.decode([]byte(in))
+		want := k.scan(b.text, nil)
+		if string(a.text) != string(b.text) || !slices.Equal(got, want) {
+			t.Errorf("decodeScan(%q): text %q, hits %v; decode then scan: %q, %v", in, a.text, got, b.text, want)
 		}
 	}
 }
