@@ -132,26 +132,39 @@ func (k *keywords) scan(b []byte, hits []hit) []hit {
 	return hits
 }
 
-// walkCopy copies b to out while it walks the automaton from state s, up to the first
-// backslash or ESC in b, or up to and including a byte that ends a keyword (ended). It
-// returns how many bytes it took and the state reached. decodeScan calls it for the runs
-// of bytes between escapes: a loop this small, not inlined, keeps its variables in
-// registers.
+// walkCopy writes b to out, its JSON escapes of two bytes (\n, \t, \" and the like, most
+// of a JSON line's) undone, while it walks the automaton from state s, up to the first ESC
+// or other escape in b, or up to and including a byte that ends a keyword (ended). It
+// returns how many bytes of b it read and of out it wrote, and the state reached.
+// decodeScan calls it for the runs between the other escapes: a loop this small, not
+// inlined, keeps its variables in registers.
 //
 //go:noinline
-func (k *keywords) walkCopy(b, out []byte, s uint32) (n int, next uint32, ended bool) {
+func (k *keywords) walkCopy(b, out []byte, s uint32) (read, written int, state uint32, ended bool) {
 	trans, class, matchAt := k.next, &k.class, k.matchAt
 	out = out[:len(b)]
-	for n, c := range b {
-		if c == '\\' || c == 0x1b {
-			return n, s, false
+	n, w := 0, 0
+	for n < len(b) {
+		c := b[n]
+		switch {
+		case c == '\\':
+			if n+1 == len(b) || simpleEscape[b[n+1]] == 0 {
+				return n, w, s, false // a run of backslashes, \u, or no escape: decodeOne
+			}
+			c = simpleEscape[b[n+1]]
+			n += 2
+		case c == 0x1b:
+			return n, w, s, false
+		default:
+			n++
 		}
-		out[n] = c
+		out[w] = c
+		w++
 		if s = trans[s+uint32(class[c])]; s >= matchAt {
-			return n + 1, s, true
+			return n, w, s, true
 		}
 	}
-	return len(b), s, false
+	return n, w, s, false
 }
 
 // appendEnds appends to hits the keywords that end in state s (one that ends some), at

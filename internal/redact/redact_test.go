@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -188,4 +190,37 @@ func FuzzRedactAnyBytes(f *testing.F) {
 			t.Fatalf("Bytes(%q) = %q keeps the secret", in, out)
 		}
 	})
+}
+
+// BenchmarkToolResults redacts stream-json lines as a run's tool results carry them: Go
+// source (segwi's runs package, 200 lines a result), escaped into a JSON string, with its
+// keywords, quotes and URLs.
+func BenchmarkToolResults(b *testing.B) {
+	files, err := filepath.Glob("../../runs/*.go")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no Go source to read: %v", err)
+	}
+	var lines [][]byte
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := strings.SplitAfter(string(data), "\n")
+		for i := 0; i < len(src); i += 200 {
+			content, _ := json.Marshal(strings.Join(src[i:min(i+200, len(src))], ""))
+			line := []byte(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":` + string(content) + `}]}}` + "\n")
+			lines = append(lines, line)
+			size += len(line)
+		}
+	}
+	r := New(runTok, "another-configured-token-0123")
+	var buf []byte
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, line := range lines {
+			buf = r.AppendBytes(buf[:0], line)
+		}
+	}
 }

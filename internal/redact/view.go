@@ -17,55 +17,105 @@ import "unicode/utf8"
 // view is a text as the rules read it.
 type view struct {
 	text    []byte
-	segs    []seg // where text differs from the input, in order; none: text is the input
-	dropped bool  // a terminal sequence was dropped
+	src     []byte // the input, when text is decoded from it; nil: text is the input
+	marks   []mark // places to resume decoding at, every markEvery bytes of text or so
+	dropped bool   // a terminal sequence was dropped
 	buf     []byte
 }
 
-// seg says that text[at:at+n] stands for input[src:srcEnd] as a whole (a decoded escape,
-// n > 0), or that input[src:srcEnd] was dropped before text[at] (a terminal sequence,
-// n == 0). Bytes of text between segs are the input's bytes, in order.
-type seg struct {
-	at, n, src, srcEnd int
-}
+// mark says that decoding the input from src on writes text from at on.
+type mark struct{ at, src int }
+
+// markEvery bounds how far srcStart and srcEnd decode again to map a byte back.
+const markEvery = 4096
 
 // reset makes v read b as it is.
 func (v *view) reset(b []byte) {
-	v.text, v.segs, v.dropped = b, v.segs[:0], false
+	v.text, v.src, v.marks, v.dropped = b, nil, v.marks[:0], false
 }
 
 // decodeScan makes v read b with its escapes undone, and appends to hits the occurrences
 // of k's keywords in what v reads, as k.scan(v.text) would: decoding and scanning in one
-// pass over b.
+// pass over b. It records no map from the text back to b but marks to decode again from:
+// a secret is rare, mapping one back costs a few microseconds.
 func (v *view) decodeScan(b []byte, k *keywords, hits []hit) []hit {
-	v.segs, v.dropped = v.segs[:0], false
+	v.src, v.marks, v.dropped = b, v.marks[:0], false
 	if cap(v.buf) < len(b) {
 		v.buf = make([]byte, len(b)) // what is decoded is never longer
 	}
 	out := v.buf[:len(b)]
 	var s uint32
 	i, j := 0, 0 // bytes of b read, of out written
+	next := 0    // where the next mark goes
 	for i < len(b) {
-		n, next, ended := k.walkCopy(b[i:], out[j:], s)
-		i, j, s = i+n, j+n, next
+		if j >= next {
+			v.marks = append(v.marks, mark{at: j, src: i})
+			next = j + markEvery
+		}
+		n, w, state, ended := k.walkCopy(b[i:], out[j:], s)
+		i, j, s = i+n, j+w, state
 		switch {
 		case ended:
 			hits = k.appendEnds(hits, s, j)
-		case i+1 < len(b) && b[i] == '\\' && simpleEscape[b[i+1]] != 0:
-			// \n, \t, \" and the like, most of a JSON line's escapes: inline.
-			c := simpleEscape[b[i+1]]
-			out[j] = c
-			v.segs = append(v.segs, seg{at: j, n: 1, src: i, srcEnd: i + 2})
-			i, j = i+2, j+1
-			if s = k.next[s+uint32(k.class[c])]; s >= k.matchAt {
-				hits = k.appendEnds(hits, s, j)
-			}
 		case i < len(b):
 			i, j, s, hits = v.decodeOne(b, i, out, j, k, s, hits)
 		}
 	}
 	v.text = out[:j]
 	return hits
+}
+
+// locate returns where in the input the character at text[p] is: input[from:to].
+func (v *view) locate(p int) (from, to int) {
+	if v.src == nil {
+		return p, p + 1
+	}
+	m := v.marks[0]
+	for lo, hi := 1, len(v.marks); lo < hi; {
+		mid := (lo + hi) / 2
+		if v.marks[mid].at <= p {
+			m, lo = v.marks[mid], mid+1
+		} else {
+			hi = mid
+		}
+	}
+	b := v.src
+	for i, j := m.src, m.at; i < len(b); {
+		c := b[i]
+		if c != '\\' && c != 0x1b {
+			if j == p {
+				return i, i + 1
+			}
+			i, j = i+1, j+1
+			continue
+		}
+		r, size := unit(b, i)
+		if r == 0x1b {
+			i = skipTerminal(b, i)
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if p < j+n {
+			return i, i + size
+		}
+		i, j = i+size, j+n
+	}
+	return len(b), len(b)
+}
+
+// srcStart returns where in the input the character at text[p] begins.
+func (v *view) srcStart(p int) int {
+	from, _ := v.locate(p)
+	return from
+}
+
+// srcEnd returns where in the input the character at text[p-1] ends.
+func (v *view) srcEnd(p int) int {
+	if p == 0 {
+		return v.srcStart(0)
+	}
+	_, to := v.locate(p - 1)
+	return to
 }
 
 // simpleEscape is what a backslash followed by a byte stands for in a JSON string, for
@@ -80,16 +130,11 @@ var simpleEscape = [256]byte{'"': '"', '/': '/', 'n': '\n', 't': '\t', 'r': '\r'
 func (v *view) decodeOne(b []byte, i int, out []byte, j int, k *keywords, s uint32, hits []hit) (int, int, uint32, []hit) {
 	r, size := unit(b, i)
 	if r == 0x1b {
-		end := skipTerminal(b, i)
-		v.segs = append(v.segs, seg{at: j, src: i, srcEnd: end})
 		v.dropped = true
-		return end, j, s, hits
+		return skipTerminal(b, i), j, s, hits
 	}
 	at := j
 	j += utf8.EncodeRune(out[j:], r)
-	if size > 1 {
-		v.segs = append(v.segs, seg{at: at, n: j - at, src: i, srcEnd: i + size})
-	}
 	for p := at; p < j; p++ {
 		if s = k.next[s+uint32(k.class[out[p]])]; s >= k.matchAt {
 			hits = k.appendEnds(hits, s, p+1)
@@ -237,49 +282,4 @@ func skipTerminal(b []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// srcStart returns where in the input the character at text[p] begins.
-func (v *view) srcStart(p int) int {
-	s, ok := v.segAt(p)
-	if !ok {
-		return p // before every seg, text is the input
-	}
-	if s.n > 0 && p < s.at+s.n {
-		return s.src
-	}
-	return s.srcEnd + (p - s.at - s.n)
-}
-
-// srcEnd returns where in the input the character at text[p-1] ends.
-func (v *view) srcEnd(p int) int {
-	if p == 0 {
-		return v.srcStart(0)
-	}
-	s, ok := v.segAt(p - 1)
-	if !ok {
-		return p
-	}
-	if s.n > 0 && p-1 < s.at+s.n {
-		return s.srcEnd
-	}
-	return s.srcEnd + (p - s.at - s.n)
-}
-
-// segAt returns the last seg at or before text[p] (a dropped sequence right before it
-// included), or false when text[p] comes before every seg.
-func (v *view) segAt(p int) (seg, bool) {
-	lo, hi := 0, len(v.segs) // the first seg after text[p]
-	for lo < hi {
-		m := (lo + hi) / 2
-		if v.segs[m].at <= p {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
-		return seg{}, false
-	}
-	return v.segs[lo-1], true
 }
