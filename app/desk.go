@@ -258,7 +258,6 @@ func (d *desk) runDeps() runWindowDeps {
 		stateDir:    d.tray.stateDir(),
 		now:         time.Now,
 		clockEvery:  time.Second,
-		branch:      gitBranch,
 		name:        func(checkout string) string { return settings.CheckoutName(checkout, d.tray.repos()) },
 		pusher:      d.tray,
 		changes:     d.tray,

@@ -48,7 +48,6 @@ type runWindowDeps struct {
 	now         func() time.Time                     // the clock of the elapsed time
 	after       func(time.Duration) <-chan time.Time // the batching timer
 	clockEvery  time.Duration                        // how often the elapsed time moves; 0: only with events
-	branch      func(checkout string) string         // the checkout's branch, read once
 	name        func(checkout string) string         // the repository's name (settings.CheckoutName); nil: the folder's
 	pusher      pusher                               // nil: no Push button
 	changes     changesReader                        // nil: no Changes tab
@@ -69,18 +68,17 @@ type runWindow struct {
 	run  liveRun // nil for a past run's record
 	id   string
 
-	win        fyne.Window
-	info       runs.Info
-	branchText string
-	tl         timeline
-	changes    *changesTab // nil without deps.changes
-	tabs       *container.AppTabs
-	center     *fyne.Container  // the tabs, or the approval panel above them
-	split      *container.Split // the approval panel and the tabs, while a request waits; else nil
-	approvals  *approvalPanel   // nil for a past run's record
-	events     *eventRows       // turns events into rows; its own lock
-	raw        []string
-	ahead      int
+	win       fyne.Window
+	info      runs.Info
+	tl        timeline
+	changes   *changesTab // nil without deps.changes
+	tabs      *container.AppTabs
+	center    *fyne.Container  // the tabs, or the approval panel above them
+	split     *container.Split // the approval panel and the tabs, while a request waits; else nil
+	approvals *approvalPanel   // nil for a past run's record
+	events    *eventRows       // turns events into rows; its own lock
+	raw       []string
+	ahead     int
 
 	title, task, where, status, note  *widget.Label
 	list                              *followList
@@ -121,7 +119,7 @@ func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
 	}
 	w := &runWindow{
 		deps: deps, run: run, id: info.ID, info: info,
-		tl: timeline{max: maxTimelineRows}, events: &eventRows{}, quit: make(chan struct{}), branchText: "…",
+		tl: timeline{max: maxTimelineRows}, events: &eventRows{}, quit: make(chan struct{}),
 	}
 	w.build()
 	w.showHeader()
@@ -300,10 +298,6 @@ func (w *runWindow) runName() string {
 // follow reads the run's record, then its live events, and applies them in batches. On
 // its own goroutine.
 func (w *runWindow) follow() {
-	branch := ""
-	if w.deps.branch != nil {
-		branch = w.deps.branch(w.info.Checkout)
-	}
 	tail := &rawTail{path: filepath.Join(w.info.Dir, "output.log")}
 	past := timeline{max: maxTimelineRows}
 	past.add(w.recordRows()...)
@@ -313,7 +307,6 @@ func (w *runWindow) follow() {
 		if w.closed.Load() {
 			return // closed before it showed anything: nothing to draw
 		}
-		w.branchText = branch
 		w.tl = past
 		w.raw = raw
 		w.apply(nil, w.infoNow(), false)

@@ -13,11 +13,26 @@ import (
 func (w *runWindow) showHeader() {
 	w.title.SetText(w.runName())
 	w.task.SetText(taskLine(w.info))
-	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, orDefault(w.branchText, "(unknown)")))
+	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, branchText(w.info)))
 	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))
 	if w.approvals != nil {
 		w.approvals.showTimeLeft()
 	}
+}
+
+// branchText is the branch the run started on, as its record has it (Info.Base): read
+// once by segwi when the run started, never by running git here.
+func branchText(info runs.Info) string {
+	b := info.Base
+	switch {
+	case b == nil && !info.State.Final():
+		return "…"
+	case b == nil || b.Error != "":
+		return "(unknown)"
+	case b.Detached:
+		return "(detached HEAD)"
+	}
+	return b.Branch
 }
 
 // taskLine is the header's line about what the run was asked.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -81,15 +80,4 @@ func (w *runWindow) pushBranch() {
 			}
 		})
 	}()
-}
-
-// gitBranch returns the checkout's current branch, or "" when git cannot tell.
-func gitBranch(checkout string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", checkout, "rev-parse", "--abbrev-ref", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }

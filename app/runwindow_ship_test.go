@@ -91,8 +91,7 @@ var shipSet = control.ChangeSet{
 // applied to its dependencies, and waits until its push was checked.
 func recordWindow(t *testing.T, info runs.Info, change func(*runWindowDeps)) *runWindow {
 	t.Helper()
-	deps := runWindowDeps{app: test.NewTempApp(t), now: func() time.Time { return runT0.Add(time.Hour) },
-		branch: func(string) string { return "segwi/greet" }}
+	deps := runWindowDeps{app: test.NewTempApp(t), now: func() time.Time { return runT0.Add(time.Hour) }}
 	change(&deps)
 	var w *runWindow
 	ui(func() {
@@ -119,6 +118,7 @@ func recordWindow(t *testing.T, info runs.Info, change func(*runWindowDeps)) *ru
 }
 
 var endedBuild = runs.Info{ID: "20250314-092653-5e1f00", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "Greet the reader\nin hello.txt",
+	Base:  &changes.Base{Repo: "/home/ada/src/web", Branch: "segwi/greet", Commit: "0123456789abcdef0123456789abcdef01234567"},
 	State: runs.StateSucceeded, Created: runT0, Start: runT0, End: runT0.Add(3 * time.Minute), SessionID: "5e55-10n"}
 
 // An ask run changes nothing: its window offers no Push, and asks the tray nothing about

@@ -21,6 +21,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
 
@@ -161,6 +162,7 @@ func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *ru
 	a := test.NewTempApp(t)
 	info := runs.Info{
 		ID: "20250314-092653-abcd", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "Fix the login form\nand its tests",
+		Base:  &changes.Base{Repo: "/home/ada/src/web", Branch: "segwi/fix-login", Commit: "0123456789abcdef0123456789abcdef01234567"},
 		State: runs.StateRunning, Created: runT0, Start: runT0.Add(2 * time.Second),
 	}
 	h := &runHarness{t: t, run: newFakeRun(t, info, buffer), timer: &manualTimer{}}
@@ -168,7 +170,6 @@ func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *ru
 		app:      a,
 		now:      func() time.Time { return runT0.Add(4*time.Minute + 14*time.Second) },
 		after:    h.timer.after,
-		branch:   func(string) string { return "segwi/fix-login" },
 		name:     func(string) string { return "Web shop" }, // the repository's name in the settings
 		received: func() { h.mu.Lock(); h.received++; h.mu.Unlock() },
 		openURL: func(u *url.URL) error {

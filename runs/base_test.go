@@ -45,18 +45,18 @@ func TestARunRecordsItsBaseBeforeClaudeCodeStarts(t *testing.T) {
 	}
 }
 
-// A run whose checkout git cannot read (a .git that is no repository: Start accepts the
+// A run whose checkout segwi cannot read (a .git that is no repository: Start accepts the
 // folder by its .git alone) starts as before, and says why it has no base.
 func TestARunWhoseGitIsBrokenHasNoBaseAndSaysWhy(t *testing.T) {
 	m, _ := testManager(t, nil)
 	checkout := t.TempDir()
-	// git names the folder in its error: one that holds a token must not reach the record.
+	// The error names the folder: one that holds a token must not reach the record.
 	token := "ghp_" + strings.Repeat("A1b2", 9)
 	if err := os.WriteFile(filepath.Join(checkout, ".git"), []byte("gitdir: /nowhere/"+token+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	info := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success"}))
-	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || !strings.Contains(info.Base.Error, "not a git repository") {
+	if info.State != StateSucceeded || info.Base == nil || info.Base.Known() || !strings.Contains(info.Base.Error, "not a git folder") {
 		t.Errorf("got %s with base %+v, want a succeeded run whose base says why git could not read it", info.State, info.Base)
 	}
 	for _, name := range []string{"run.json", "events.jsonl"} {

@@ -3,45 +3,123 @@ package gitcmd
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
-func TestCleanEnvDropsWhatCouldLeakOrRedirectTheToken(t *testing.T) {
+// needGit skips a test when git is missing.
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+}
+
+// hostGit runs the test's own git (not segwi's seam) in dir, as a person would at a shell,
+// with no configuration but the repository's, and returns its trimmed output.
+func hostGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newCheckout makes a checkout with one commit on main, and returns it with a sealed Git
+// whose person has a HOME of the test's own.
+func newCheckout(t *testing.T) (string, Git) {
+	t.Helper()
+	needGit(t)
+	dir := t.TempDir()
+	hostGit(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostGit(t, dir, "add", "a.txt")
+	hostGit(t, dir, "commit", "-qm", "first")
+	home := t.TempDir()
+	return dir, New("", "", []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + t.TempDir()})
+}
+
+func TestCleanEnvKeepsOnlyWhatCannotRedirectGit(t *testing.T) {
 	in := []string{
-		"PATH=/usr/bin", "HOME=/home/p", "HTTPS_PROXY=http://proxy:3128", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_TRACE_CURL=/tmp/trace", "GIT_TRACE=1", "GIT_CURL_VERBOSE=1", "GIT_SSL_NO_VERIFY=1",
+		"PATH=/usr/bin", "HOME=/home/p", "HTTPS_PROXY=http://proxy:3128", "GIT_SSL_CAINFO=/etc/ca.pem",
+		"GIT_TRACE_CURL=/tmp/trace", "GIT_TRACE2_EVENT=/tmp/t", "GIT_CURL_VERBOSE=1", "GIT_SSL_NO_VERIFY=1",
 		"GIT_ASKPASS=/usr/bin/ksshaskpass", "SSH_ASKPASS=/x", "GIT_CONFIG_PARAMETERS='a.b'=c",
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=store",
-		"GIT_DIR=/elsewhere", "GIT_EXEC_PATH=/evil", "GH_TOKEN=a", "GITHUB_TOKEN=b",
-		"GIT_INDEX_FILE=/elsewhere/index", "GIT_WORK_TREE=/elsewhere",
+		"GIT_DIR=/elsewhere", "GIT_EXEC_PATH=/evil", "GH_TOKEN=a", "GITHUB_TOKEN=b", "GIT_EXTERNAL_DIFF=/evil",
+		"GIT_SSH_COMMAND=evil", "GIT_CONFIG_GLOBAL=/evil", "GIT_PAGER=evil", "EDITOR=evil", "XDG_CONFIG_HOME=/x",
 	}
-	got := CleanEnv(in)
-	want := []string{
-		"PATH=/usr/bin", "HOME=/home/p", "HTTPS_PROXY=http://proxy:3128", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "GCM_INTERACTIVE=never",
-	}
-	if !slices.Equal(got, want) {
+	want := []string{"PATH=/usr/bin", "HTTPS_PROXY=http://proxy:3128", "GIT_SSL_CAINFO=/etc/ca.pem"}
+	if got := CleanEnv(in); !slices.Equal(got, want) {
 		t.Errorf("CleanEnv =\n%q\nwant\n%q", got, want)
 	}
 }
 
-func TestWithSetsVariablesOverTheCleanedOnes(t *testing.T) {
-	g := New("", "/", []string{"PATH=/usr/bin", "GIT_DIR=/planted"}).With("GIT_DIR=/mine", "LC_ALL=C")
-	want := []string{"PATH=/usr/bin", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "GCM_INTERACTIVE=never", "GIT_DIR=/mine", "LC_ALL=C"}
-	if !slices.Equal(g.Env, want) {
-		t.Errorf("env =\n%q\nwant\n%q", g.Env, want)
+func TestEveryCommandGetsTheSealedConfiguration(t *testing.T) {
+	g := New("", "/", []string{"PATH=/usr/bin", "GIT_DIR=/planted"}).With("GIT_DIR=/mine").Config("core.autocrlf=true")
+	env := g.Env()
+	for _, want := range []string{"GIT_DIR=/mine", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_ALLOW_PROTOCOL=https", "HOME=/dev/null"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("env lacks %s:\n%q", want, env)
+		}
+	}
+	if slices.Contains(env, "GIT_DIR=/planted") {
+		t.Error("the planted GIT_DIR is still there")
+	}
+	// The settings, in order: the sealed ones, then the caller's.
+	n := len(sealedConfig)
+	if !slices.Contains(env, "GIT_CONFIG_KEY_0=core.fsmonitor") || !slices.Contains(env, "GIT_CONFIG_VALUE_0=false") ||
+		!slices.Contains(env, "GIT_CONFIG_KEY_"+strconv.Itoa(n)+"=core.autocrlf") || !slices.Contains(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+1)) {
+		t.Errorf("the configuration in the environment is not the sealed one and then the caller's:\n%q", env)
+	}
+}
+
+// git itself takes the sealed configuration: what `git config --list` shows in a segwi
+// repository is the environment's settings, nothing from a file.
+func TestGitReadsTheSealedConfiguration(t *testing.T) {
+	dir, g := newCheckout(t)
+	// Planted where git would otherwise read them.
+	home := g.Person("HOME")
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\tfsmonitor = /evil\n[trace2]\n\teventTarget = /tmp/evil\n"), 0o644)
+	c, err := g.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRepo(context.Background(), c, RepoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out, err := r.Git.Output(context.Background(), "config", "--list", "--show-origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "command line:") {
+			t.Errorf("git read a setting from a file: %s", l)
+		}
+	}
+	if !strings.Contains(out, "core.fsmonitor=false") || !strings.Contains(out, "core.hookspath=/dev/null") {
+		t.Errorf("git lacks the sealed settings:\n%s", out)
 	}
 }
 
 func TestAFailedCommandSaysItsExitStatusAndWords(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	g := New("", t.TempDir(), nil)
-	_, err := g.Output(context.Background(), "rev-parse", "--git-dir")
+	needGit(t)
+	_, err := New("", t.TempDir(), nil).With("GIT_DIR=/nonexistent").Output(context.Background(), "rev-parse", "--git-dir")
 	var ge *Error
 	if !errors.As(err, &ge) || ExitCode(err) != 128 || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("rev-parse outside a repository: got %v (exit %d), want exit 128 saying it is not a repository", err, ExitCode(err))
@@ -53,9 +131,7 @@ func TestAFailedCommandSaysItsExitStatusAndWords(t *testing.T) {
 
 // A writer that stops taking output ends git, and Run says why with the writer's error.
 func TestRunStopsWhenTheOutputIsFull(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needGit(t)
 	full := errors.New("full")
 	w := &limit{n: 10, err: full}
 	err := New("", t.TempDir(), nil).Run(context.Background(), nil, w, "help", "-a")
@@ -75,4 +151,57 @@ func (l *limit) Write(p []byte) (int, error) {
 	}
 	l.n -= len(p)
 	return len(p), nil
+}
+
+// A FIFO where git expects a file would hold git forever: every command has a deadline,
+// after which git and what it started are killed.
+func TestACommandBlockedOnAFIFOEndsAtItsDeadline(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	start := time.Now()
+	err := New("", dir, nil).Within(500*time.Millisecond).Run(context.Background(), nil, nil, "hash-object", fifo)
+	if !errors.Is(err, ErrDeadline) {
+		t.Fatalf("hash-object of a FIFO = %v, want the deadline's error", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("it took %s to end", took)
+	}
+	if !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("the error %q does not say what may have held git", err)
+	}
+}
+
+func TestReadRegularRefusesAFIFOWithoutWaiting(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadRegular(fifo, 100); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadRegular(FIFO) = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadRegular waited on the FIFO")
+	}
+	if _, err := ReadRegular("/dev/zero", 100); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadRegular(/dev/zero) = %v, want ErrNotRegular", err)
+	}
+}
+
+func TestAGitTooOldForTheSealIsRefused(t *testing.T) {
+	for out, ok := range map[string]bool{
+		"git version 2.39.5\n": true, "git version 2.32.0": true, "git version 3.0.0": true,
+		"git version 2.31.1": false, "git version 1.9": false, "hello": false,
+	} {
+		if err := versionError("git", out); (err == nil) != ok {
+			t.Errorf("versionError(%q) = %v, want ok %v", out, err, ok)
+		}
+	}
 }

@@ -1,50 +1,39 @@
 package canary
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/runs/changes"
 )
 
 // snapshot is what the canary compares before and after the run to see that the
 // checkout did not change.
 type snapshot struct {
 	Head   string // the commit HEAD names, or "" in a repository without commits
-	Status string // git status --porcelain --untracked-files=all
+	Tree   string // the work tree's tree: the same when no file changed
+	Status string // the files that differ from HEAD, as git status --porcelain lines
 }
 
-// git runs git with args in dir and returns its standard output, through segwi's one git
-// seam (internal/gitcmd): an environment that points git at another repository
-// (GIT_DIR, GIT_WORK_TREE) or reconfigures it is cleaned away. It takes no optional locks,
-// so that looking at the checkout does not rewrite its index.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
-	var out bytes.Buffer
-	if err := gitcmd.New("", dir, nil).Run(ctx, nil, &out, append([]string{"--no-optional-locks"}, args...)...); err != nil {
-		return out.String(), fmt.Errorf("in %s: %w", dir, err)
-	}
-	return out.String(), nil
-}
-
-// takeSnapshot records dir's HEAD and status. It fails when dir is not a git checkout.
+// takeSnapshot records dir's HEAD and work tree, as segwi reads a run's changes
+// (changes.LookAt): through segwi's one git seam, running nothing the checkout's
+// configuration names, whatever GIT_DIR or GIT_WORK_TREE segwi's environment holds. It
+// fails when dir is not a git checkout.
 func takeSnapshot(ctx context.Context, dir string) (snapshot, error) {
-	status, err := git(ctx, dir, "status", "--porcelain", "--untracked-files=all")
+	l, err := changes.LookAt(ctx, gitcmd.New("", "", nil), dir)
 	if err != nil {
 		return snapshot{}, fmt.Errorf("%s is not a git checkout the canary can compare before and after: %w", dir, err)
 	}
-	head, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD")
-	if err != nil {
-		head = "" // no commit yet: git status alone tells a change
-	}
-	return snapshot{Head: strings.TrimSpace(head), Status: status}, nil
+	return snapshot{Head: l.Head, Tree: l.Tree, Status: l.Status}, nil
 }
 
 // readFile picks the file the agent is asked to read: README.md when the checkout has
-// one, else the first file git tracks. It returns an absolute path.
+// one, else the first file HEAD holds. It returns an absolute path.
 func readFile(ctx context.Context, dir string) (string, error) {
 	for _, name := range []string{"README.md", "README"} {
 		p := filepath.Join(dir, name)
@@ -52,36 +41,70 @@ func readFile(ctx context.Context, dir string) (string, error) {
 			return p, nil
 		}
 	}
-	out, err := git(ctx, dir, "ls-files", "-z")
+	l, err := changes.LookAt(ctx, gitcmd.New("", "", nil), dir)
 	if err != nil {
 		return "", err
 	}
-	for name := range strings.SplitSeq(out, "\x00") {
+	for _, name := range l.Files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if info, err := os.Stat(p); name != "" && err == nil && info.Mode().IsRegular() {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s has no committed file for the canary's agent to read: commit one (a README.md), or choose another checkout", dir)
 }
 
-// cloneTemp clones the repository at src into a new temporary folder, without a remote,
-// and returns it with a function that removes it.
+// cloneTemp makes a clone of the repository at src in a new temporary folder, without a
+// remote, and returns it with a function that removes it. It is made without git clone,
+// which would run git in src and read its configuration: a new repository borrows src's
+// objects (objects/info/alternates), its branch is set to src's HEAD commit, and its work
+// tree is checked out from it.
 func cloneTemp(ctx context.Context, src string) (dir string, remove func(), err error) {
+	g := gitcmd.New("", "", nil)
+	c, err := g.Open(ctx, src)
+	if err != nil {
+		return "", nil, fmt.Errorf("cloning %s for the canary: %w", src, err)
+	}
+	if c.Head == "" {
+		return "", nil, fmt.Errorf("cloning %s for the canary: its branch has no commit yet", src)
+	}
 	parent, err := os.MkdirTemp("", "segwi-canary-")
 	if err != nil {
 		return "", nil, fmt.Errorf("making a folder for the canary's clone: %w", err)
 	}
 	remove = func() { os.RemoveAll(parent) }
-	dir = filepath.Join(parent, filepath.Base(src))
-	if _, err := git(ctx, parent, "clone", "--quiet", "--local", "--", src, dir); err != nil {
+	dir = filepath.Join(parent, filepath.Base(c.Top))
+	if err := fillClone(ctx, g, c, dir); err != nil {
 		remove()
 		return "", nil, fmt.Errorf("cloning %s for the canary: %w", src, err)
 	}
-	// Nothing the agent runs in the clone can push back to the repository.
-	if _, err := git(ctx, dir, "remote", "remove", "origin"); err != nil {
-		remove()
-		return "", nil, fmt.Errorf("cutting the canary's clone of %s from it: %w", src, err)
-	}
 	return dir, remove, nil
+}
+
+func fillClone(ctx context.Context, g gitcmd.Git, c *gitcmd.Checkout, dir string) error {
+	if strings.ContainsAny(c.Objects(), "\n\r") {
+		return errors.New("its object folder has a name git cannot borrow objects from")
+	}
+	args := []string{"init", "--quiet", "--template=", "--object-format=" + c.Format}
+	if c.Branch != "" {
+		args = append(args, "--initial-branch="+c.Branch)
+	}
+	if _, err := g.In(filepath.Dir(dir)).Output(ctx, append(args, dir)...); err != nil {
+		return err
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if err := os.WriteFile(filepath.Join(gitDir, "objects", "info", "alternates"), []byte(c.Objects()+"\n"), 0o644); err != nil {
+		return err
+	}
+	// git runs in the new repository only, whose configuration git init just wrote.
+	clone := g.In(dir).With("GIT_DIR="+gitDir, "GIT_WORK_TREE="+dir)
+	ref := "HEAD"
+	if c.Branch != "" {
+		ref = "refs/heads/" + c.Branch
+	}
+	if _, err := clone.Output(ctx, "update-ref", "--no-deref", ref, c.Head); err != nil {
+		return err
+	}
+	_, err := clone.Output(ctx, "read-tree", "-u", "--reset", c.Head)
+	return err
 }

@@ -231,6 +231,8 @@ func unchangedCheck(o outcome) Check {
 		c.Proof = fmt.Sprintf("HEAD moved from %s to %s", shortHash(o.before.Head), shortHash(o.after.Head))
 	case o.before.Status != o.after.Status:
 		c.Proof = "git status changed: " + statusDiff(o.before.Status, o.after.Status)
+	case o.before.Tree != o.after.Tree:
+		c.Proof = "a file already changed before the run changed again: " + strings.ReplaceAll(strings.TrimSpace(o.after.Status), "\n", ", ")
 	default:
 		c.Passed = true
 		c.Proof = "git status and HEAD " + shortHash(o.after.Head) + " are the same before and after"

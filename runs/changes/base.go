@@ -66,12 +66,12 @@ func ReadBase(ctx context.Context, g gitcmd.Git, dir string) Base {
 }
 
 func readBase(ctx context.Context, g gitcmd.Git, dir string) (Base, error) {
-	r, err := readRepo(ctx, g, dir)
+	c, err := openCheckout(ctx, g, dir)
 	if err != nil {
 		return Base{}, err
 	}
-	b := Base{Repo: filepath.Clean(r.top), Branch: r.branch, Commit: r.head, Detached: r.branch == "", Unborn: r.head == ""}
-	s, err := newScratch(ctx, r)
+	b := Base{Repo: filepath.Clean(c.Top), Branch: c.Branch, Commit: c.Head, Detached: c.Branch == "", Unborn: c.Head == ""}
+	s, err := newScratch(ctx, c)
 	if err != nil {
 		return Base{}, err
 	}
@@ -80,13 +80,13 @@ func readBase(ctx context.Context, g gitcmd.Git, dir string) (Base, error) {
 	if err != nil {
 		return Base{}, err
 	}
-	from := r.head
+	from := c.Head
 	if from == "" {
 		from = s.empty
 	}
 	out, err := s.raw(ctx, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, now)
 	if err != nil {
-		return Base{}, fmt.Errorf("listing the files already changed in %s: %w", r.top, err)
+		return Base{}, fmt.Errorf("listing the files already changed in %s: %w", c.Top, err)
 	}
 	for _, p := range bytes.Split(out, []byte{0}) {
 		if len(p) == 0 {

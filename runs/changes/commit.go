@@ -95,37 +95,20 @@ func Commit(ctx context.Context, g gitcmd.Git, base Base, opts CommitOptions) (C
 }
 
 func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions) (Committed, error) {
-	r, s := snap.repo, snap.s
-	if r.branch == "" {
-		return Committed{}, refuse(DetachedHead, "HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then commit", r.top, gitcmd.Short(r.head))
+	c, s := snap.c, snap.s
+	if c.Branch == "" {
+		return Committed{}, refuse(DetachedHead, "HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then commit", c.Top, gitcmd.Short(c.Head))
 	}
 	if snap.Base.DirtyCut() {
-		return Committed{}, refuse(DirtyCut, "%d files were already changed in %s before the run, too many to tell the run's changes apart; commit them yourself with git", snap.Base.DirtyCount, r.top)
+		return Committed{}, refuse(DirtyCut, "%d files were already changed in %s before the run, too many to tell the run's changes apart; commit them yourself with git", snap.Base.DirtyCount, c.Top)
 	}
 	paths, leftOut, err := snap.toCommit(opts.Include)
 	if err != nil {
 		return Committed{}, err
 	}
-	author, err := r.git(ctx, "var", "GIT_AUTHOR_IDENT")
-	if err == nil {
-		var committer string
-		committer, err = r.git(ctx, "var", "GIT_COMMITTER_IDENT")
-		author = author + "\n" + committer
-	}
+	author, committer, err := c.Identity()
 	if err != nil {
-		if gitcmd.ExitCode(err) > 0 {
-			return Committed{}, refuse(NoIdentity, "git does not know who you are in %s (%s); set your name and email with git config --global user.name \"Your Name\" and git config --global user.email you@example.com, then commit again", r.top, lastLine(err))
-		}
-		return Committed{}, fmt.Errorf("reading your git identity in %s: %w", r.top, err)
-	}
-	idents := strings.SplitN(author, "\n", 2)
-	authorEnv, who, err := identEnv("AUTHOR", idents[0])
-	if err != nil {
-		return Committed{}, err
-	}
-	committerEnv, _, err := identEnv("COMMITTER", idents[1])
-	if err != nil {
-		return Committed{}, err
+		return Committed{}, refuse(NoIdentity, "git does not know who you are in %s: no user.name and user.email in your git settings; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com, then commit again", c.Top)
 	}
 	if err := snap.checkFilters(ctx, paths); err != nil {
 		return Committed{}, err
@@ -136,47 +119,49 @@ func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions
 		return Committed{}, err
 	}
 	args := []string{"commit-tree", tree, "-m", msg}
-	if r.head != "" {
-		args = append(args, "-p", r.head)
+	if c.Head != "" {
+		args = append(args, "-p", c.Head)
 	}
 	var out bytes.Buffer
-	if err := s.runIn(ctx, s.g.With(append(authorEnv, committerEnv...)...), nil, &out, args...); err != nil {
+	if err := s.g.With(append(author.Env("AUTHOR"), committer.Env("COMMITTER")...)...).Run(ctx, nil, &out, args...); err != nil {
 		return Committed{}, fmt.Errorf("making the commit: %w", err)
 	}
 	commit := strings.TrimSpace(out.String())
 	// Only the objects the new commit needs, none the checkout has: into a pack of the
 	// checkout's own.
-	pack := filepath.Join(r.common, "objects", "pack", "pack")
+	pack := filepath.Join(c.Common, "objects", "pack", "pack")
 	revs := commit + "\n"
-	if r.head != "" {
-		revs += "^" + r.head + "\n"
+	if c.Head != "" {
+		revs += "^" + c.Head + "\n"
 	}
 	if err := s.run(ctx, strings.NewReader(revs), nil, "pack-objects", "--revs", "--local", "-q", pack); err != nil {
-		return Committed{}, fmt.Errorf("writing the commit's objects into %s: %w", r.common, err)
+		return Committed{}, fmt.Errorf("writing the commit's objects into %s: %w", c.Common, err)
 	}
 	reflog := opts.Reflog
 	if reflog == "" {
 		reflog = "segwi: commit"
 	}
 	reflog += ": " + subject(msg)
-	// update-ref moves the branch only if it is still where it was read: a commit made
-	// meanwhile is not lost.
-	if _, err := r.git(ctx, "update-ref", "-m", reflog, "refs/heads/"+r.branch, commit, r.head); err != nil {
-		now, _ := r.git(ctx, "rev-parse", "--quiet", "--verify", "refs/heads/"+r.branch)
-		if gitcmd.ExitCode(err) > 0 && now != r.head {
-			return Committed{}, refuse(BranchMoved, "branch %s in %s moved while segwi committed (from %s to %s), so segwi left it alone; commit again", r.branch, r.top, gitcmd.Short(r.head), gitcmd.Short(now))
+	// The branch moves only if it is still where it was read: a commit made meanwhile is
+	// not lost.
+	old := c.Head
+	if err := c.UpdateRef(ctx, "refs/heads/"+c.Branch, commit, &old, reflog, committer); err != nil {
+		if errors.Is(err, gitcmd.ErrRefMoved) {
+			now, _ := c.Resolve("refs/heads/" + c.Branch)
+			return Committed{}, refuse(BranchMoved, "branch %s in %s moved while segwi committed (from %s to %s), so segwi left it alone; commit again", c.Branch, c.Top, gitcmd.Short(c.Head), gitcmd.Short(now))
 		}
-		return Committed{}, fmt.Errorf("moving branch %s in %s to the new commit: %w", r.branch, r.top, err)
+		return Committed{}, fmt.Errorf("moving branch %s in %s to the new commit: %w", c.Branch, c.Top, err)
 	}
-	c := Committed{Commit: commit, Parent: r.head, Branch: r.branch, Subject: subject(msg), Author: who, Files: paths, LeftOut: leftOut}
+	result := Committed{Commit: commit, Parent: c.Head, Branch: c.Branch, Subject: subject(msg), Author: author.String(), Files: paths, LeftOut: leftOut}
 	// The person's index: the committed files as the new commit has them, the rest as
 	// they were. No refresh: that would hash files through the configured filters.
 	spec := []byte(strings.Join(paths, "\x00") + "\x00")
-	if err := r.g.With("GIT_LITERAL_PATHSPECS=1").Run(ctx, bytes.NewReader(spec), nil,
-		append(append([]string{}, readOnly...), "reset", "--quiet", "--no-refresh", commit, "--pathspec-from-file=-", "--pathspec-file-nul")...); err != nil {
-		c.IndexNote = fmt.Sprintf("the commit is made, but your index in %s still holds the old content of the committed files (%v); run git reset -q -- FILE... for them", r.top, lastLine(err))
+	if err := s.repo.UpdateIndex(ctx, func(g gitcmd.Git) error {
+		return g.With("GIT_LITERAL_PATHSPECS=1").Run(ctx, bytes.NewReader(spec), nil, "reset", "--quiet", "--no-refresh", commit, "--pathspec-from-file=-", "--pathspec-file-nul")
+	}); err != nil {
+		result.IndexNote = fmt.Sprintf("the commit is made, but your index in %s still holds the old content of the committed files (%v); run git reset -q -- FILE... for them", c.Top, lastLine(err))
 	}
-	return c, nil
+	return result, nil
 }
 
 // toCommit returns the uncommitted paths to commit and those left out, or a refusal.
@@ -184,7 +169,7 @@ func (snap *Snapshot) toCommit(include []string) (paths, leftOut []string, err e
 	for _, name := range include {
 		name = filepath.ToSlash(filepath.Clean(name))
 		if !slices.Contains(snap.uncommitted, name) {
-			return nil, nil, refuse(NotDirty, "%s is not among the run's uncommitted changes in %s; name only files listed as already changed before the run", name, snap.repo.top)
+			return nil, nil, refuse(NotDirty, "%s is not among the run's uncommitted changes in %s; name only files listed as already changed before the run", name, snap.c.Top)
 		}
 	}
 	for _, p := range snap.uncommitted {
@@ -196,9 +181,9 @@ func (snap *Snapshot) toCommit(include []string) (paths, leftOut []string, err e
 	}
 	if len(paths) == 0 {
 		if len(leftOut) > 0 {
-			return nil, nil, refuse(NothingToCommit, "the only uncommitted changes in %s are to files that were already changed before the run (%s); name those you want committed", snap.repo.top, strings.Join(leftOut, ", "))
+			return nil, nil, refuse(NothingToCommit, "the only uncommitted changes in %s are to files that were already changed before the run (%s); name those you want committed", snap.c.Top, strings.Join(leftOut, ", "))
 		}
-		return nil, nil, refuse(NothingToCommit, "nothing to commit in %s: the run's changes are all committed", snap.repo.top)
+		return nil, nil, refuse(NothingToCommit, "nothing to commit in %s: the run's changes are all committed", snap.c.Top)
 	}
 	return paths, leftOut, nil
 }
@@ -228,12 +213,12 @@ func (snap *Snapshot) checkFilters(ctx context.Context, paths []string) error {
 // the work tree has no such file), built in an index of its own.
 func (snap *Snapshot) treeWith(ctx context.Context, paths []string) (string, error) {
 	s := snap.s
-	g := s.g.With("GIT_INDEX_FILE=" + filepath.Join(s.dir, "commit-index"))
+	g := s.g.With("GIT_INDEX_FILE=" + s.repo.GitPath("commit-index"))
 	head := snap.Head
 	if head == "" {
 		head = s.empty
 	}
-	if err := s.runIn(ctx, g, nil, nil, "read-tree", head); err != nil {
+	if err := g.Run(ctx, nil, nil, "read-tree", head); err != nil {
 		return "", fmt.Errorf("starting the commit from HEAD: %w", err)
 	}
 	// The entries of paths in the work tree's tree; a path missing there is a deletion.
@@ -256,26 +241,14 @@ func (snap *Snapshot) treeWith(ctx context.Context, paths []string) (string, err
 			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
 		}
 	}
-	if err := s.runIn(ctx, g, &info, nil, "update-index", "-z", "--index-info"); err != nil {
+	if err := g.Run(ctx, &info, nil, "update-index", "-z", "--index-info"); err != nil {
 		return "", fmt.Errorf("putting the files to commit in place: %w", err)
 	}
 	var tree bytes.Buffer
-	if err := s.runIn(ctx, g, nil, &tree, "write-tree"); err != nil {
+	if err := g.Run(ctx, nil, &tree, "write-tree"); err != nil {
 		return "", fmt.Errorf("writing the commit's tree: %w", err)
 	}
 	return strings.TrimSpace(tree.String()), nil
-}
-
-// identEnv turns git var's "Name <email> 1700000000 +0100" into GIT_ROLE_NAME, _EMAIL and
-// _DATE, and returns "Name <email>".
-func identEnv(role, ident string) ([]string, string, error) {
-	lt, gt := strings.LastIndex(ident, " <"), strings.LastIndex(ident, "> ")
-	if lt < 0 || gt < lt {
-		return nil, "", fmt.Errorf("reading your git identity: git var printed %q", ident)
-	}
-	name, email, date := ident[:lt], ident[lt+2:gt], ident[gt+2:]
-	return []string{"GIT_" + role + "_NAME=" + name, "GIT_" + role + "_EMAIL=" + email, "GIT_" + role + "_DATE=" + date},
-		name + " <" + email + ">", nil
 }
 
 // cleanMessage trims the message's trailing white space on each line and blank lines
@@ -292,4 +265,10 @@ func cleanMessage(msg string) string {
 func subject(msg string) string {
 	first, _, _ := strings.Cut(msg, "\n")
 	return first
+}
+
+// lastLine is the last non-empty line of err's words: what git says went wrong.
+func lastLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }

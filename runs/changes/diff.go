@@ -54,7 +54,7 @@ func (snap *Snapshot) Diff(ctx context.Context, path string, maxBytes int) (Patc
 	w := &capWriter{max: maxBytes}
 	err := snap.s.run(ctx, nil, w, args...)
 	if err != nil && !errors.Is(err, errFull) {
-		return Patch{}, fmt.Errorf("diffing %s with the run's base: %w", snap.repo.top, err)
+		return Patch{}, fmt.Errorf("diffing %s with the run's base: %w", snap.c.Top, err)
 	}
 	return Patch{Text: w.text(), Cut: w.cut, Limit: maxBytes}, nil
 }

@@ -12,34 +12,37 @@
 //
 // # What git reads
 //
-// Everything is computed by git itself, through segwi's one git seam (internal/gitcmd).
-// The agent can write the checkout's .git/config and the person's ~/.gitconfig, and git
-// runs programs that configuration names: an fsmonitor (core.fsmonitor) when it reads the
-// index, clean filters (filter.NAME.clean, chosen by .gitattributes) when it hashes a file,
-// textconv and external diff programs when it diffs, hooks when it writes the index or a
-// ref, gpg.program when it signs. segwi reads a run's changes on its own, at times the
-// person does not choose, and none of those programs may run then. So the checkout is only
-// asked where it stands (rev-parse, symbolic-ref, the values of a few plain settings), and
-// everything that hashes, diffs or writes runs in a scratch repository segwi makes in a
-// fresh temp folder: its own GIT_DIR and config (no filters, no textconv, no fsmonitor,
-// hooks off, no signing), the checkout's objects borrowed through objects/info/alternates,
-// the checkout as its work tree (GIT_WORK_TREE), a copy of the checkout's index as a
-// starting point, and global and system config off (GIT_CONFIG_GLOBAL=/dev/null,
-// GIT_CONFIG_NOSYSTEM). What it copies from the checkout's configuration are values git
-// only reads, never runs: the ignore and attribute files, line-ending and file-mode
-// settings, the object format. The scratch repository is removed when the Snapshot is
-// closed.
+// Everything is computed by git itself, through segwi's one git seam (internal/gitcmd),
+// which runs git with no configuration the agent can write: not the checkout's
+// .git/config nor what it includes, not a nested repository's or a submodule's, not the
+// person's ~/.gitconfig, and no hook, fsmonitor, filter, textconv, external diff, pager
+// or editor (see gitcmd's package doc). segwi reads a run's changes on its own, at times
+// the person does not choose, and none of those programs may run then. So the checkout is
+// only read as data (where it stands, a few plain settings, the person's name and email),
+// and everything that hashes, diffs or writes runs in a scratch repository segwi makes in
+// a private folder (gitcmd.NewRepo): its own git folder, the checkout's objects borrowed,
+// the checkout as its work tree, a copy of the checkout's index as a starting point.
+// What it takes from the checkout's configuration are values git only reads, never runs:
+// the ignore and attribute files, line-ending and file-mode settings, the object format.
+// Nested repositories and submodules are opaque gitlinks: their commit is read from their
+// HEAD as data, and git never looks inside them (git add would run git status there,
+// which reads their configuration). The scratch repository is removed when the Snapshot
+// is closed.
 //
 // What a git of the person's own would do differently: files whose .gitattributes name a
 // filter (git-lfs) are hashed as they are in the work tree; a diff never goes through a
-// textconv program. Commit refuses such files rather than commit them unfiltered.
+// textconv program; a submodule's uncommitted changes are not looked for. Commit refuses
+// filtered files rather than commit them unfiltered.
 //
 // # The commit
 //
-// Commit builds the commit in the scratch repository too, with the person's identity from
-// their git configuration (git var, which runs nothing) and no signature, copies the new
-// objects into the checkout's object folder, moves the branch with `git update-ref`
-// (expecting the commit it read, hooks off) and points the person's index at the new
-// commit for the committed files only (`git reset --no-refresh`, hooks off), so that what
-// they had staged for other files stays staged, and nothing of theirs is committed.
+// Commit builds the commit in the scratch repository too, with the person's identity read
+// as values from their environment and git configuration (gitcmd.Checkout.Identity) and
+// no signature, copies the new objects into the checkout's object folder, moves the
+// branch with git update-ref under its lock, only from the commit it read
+// (gitcmd.Checkout.UpdateRef), and points the person's index at the new commit for the
+// committed files only: under the index's lock, a copy is changed with git reset
+// --no-refresh in the scratch repository and put in place (gitcmd.Repo.UpdateIndex), so
+// that what they had staged for other files stays staged, and nothing of theirs is
+// committed. git never runs in the checkout itself.
 package changes

@@ -6,147 +6,106 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/segwi/segwi/internal/gitcmd"
 )
+
+// ErrNotGit is wrapped by the errors about a folder that is not in a git work tree.
+var ErrNotGit = gitcmd.ErrNotGit
 
 // MaxTextBytes is the size from which a file is treated as binary: named among the
 // changes, its lines neither counted nor shown (core.bigFileThreshold in the scratch
 // repository).
 const MaxTextBytes = 4 << 20
 
-// scratchConfig is the whole configuration of a scratch repository, besides the plain
-// settings copied from the checkout (repo.settings). %s is the object format's part.
-const scratchConfig = `[core]
-	repositoryformatversion = %d
-	bare = false
-	fsmonitor = false
-	hooksPath = %s
-	untrackedCache = false
-	splitIndex = false
-	safecrlf = false
-	logAllRefUpdates = false
-	bigFileThreshold = %d
-[index]
-	sparse = false
-[commit]
-	gpgSign = false
-[gc]
-	auto = 0
-[maintenance]
-	auto = false
-%s`
-
-// scratch is a repository segwi makes for one look at a checkout: its own git folder and
-// configuration, the checkout's objects borrowed, the checkout as its work tree. See the
+// scratch is a repository segwi makes for one look at a checkout (gitcmd.NewRepo): its own
+// git folder, the checkout's objects borrowed, the checkout as its work tree. See the
 // package doc.
 type scratch struct {
-	dir    string     // the temp folder; removed by close
-	gitDir string     // the scratch repository's git folder
-	g      gitcmd.Git // git with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE set, in the work tree
-	opts   []string   // the -c options of every command: the checkout's plain settings
-	empty  string     // the empty tree's id in this object format
+	c     *gitcmd.Checkout
+	repo  *gitcmd.Repo
+	g     gitcmd.Git // git in the scratch repository, in the work tree
+	empty string     // the empty tree's id in this object format
 }
 
-// newScratch makes the scratch repository for r, its index a copy of the checkout's (or,
+// openCheckout reads where the checkout dir stands, wrapping ErrNotGit when it is not a
+// git work tree.
+func openCheckout(ctx context.Context, g gitcmd.Git, dir string) (*gitcmd.Checkout, error) {
+	c, err := g.Open(ctx, dir)
+	if err != nil && !errors.Is(err, ErrNotGit) {
+		return nil, fmt.Errorf("reading the checkout %s: %w", dir, err)
+	}
+	return c, err
+}
+
+// newScratch makes the scratch repository for c, its index a copy of the checkout's (or,
 // when that cannot be used, HEAD's tree), every entry's assume-unchanged bit cleared, and
 // so its skip-worktree bit when the file is in the work tree: neither may hide a change.
-func newScratch(ctx context.Context, r repo) (*scratch, error) {
-	if strings.ContainsAny(r.common, "\n\r") {
-		return nil, fmt.Errorf("the git folder %q of %s has a name git cannot borrow objects from", r.common, r.top)
-	}
-	dir, err := os.MkdirTemp("", "segwi-changes-")
+// Gitlinks (nested repositories, submodules) are set to the commit their HEAD names and
+// then marked skip-worktree, so that git never looks inside them.
+func newScratch(ctx context.Context, c *gitcmd.Checkout) (*scratch, error) {
+	repo, err := gitcmd.NewRepo(ctx, c, gitcmd.RepoOptions{Prefix: "segwi-changes-", WorkTree: true})
 	if err != nil {
-		return nil, fmt.Errorf("making a scratch repository: %w", err)
+		return nil, err
 	}
-	s := &scratch{dir: dir, gitDir: filepath.Join(dir, "git"), opts: r.settings}
-	if err := s.fill(ctx, r); err != nil {
+	s := &scratch{c: c, repo: repo, empty: repo.Empty,
+		g: repo.Git.With("GIT_LITERAL_PATHSPECS=1", "LC_ALL=C").Config("core.bigFileThreshold=" + strconv.Itoa(MaxTextBytes))}
+	if err := s.loadIndex(ctx); err != nil {
 		s.close()
-		return nil, fmt.Errorf("making a scratch repository for %s: %w", r.top, err)
+		return nil, fmt.Errorf("making a scratch repository for %s: %w", c.Top, err)
 	}
 	return s, nil
 }
 
-func (s *scratch) fill(ctx context.Context, r repo) error {
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info"} {
-		if err := os.MkdirAll(filepath.Join(s.gitDir, d), 0o700); err != nil {
-			return err
-		}
-	}
-	version, ext := 0, ""
-	if r.format != "" && r.format != "sha1" {
-		version, ext = 1, "[extensions]\n\tobjectFormat = "+r.format+"\n"
-	}
-	files := map[string]string{
-		"HEAD":                    "ref: refs/heads/segwi-scratch\n",
-		"config":                  fmt.Sprintf(scratchConfig, version, os.DevNull, MaxTextBytes, ext),
-		"objects/info/alternates": filepath.Join(r.common, "objects") + "\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(s.gitDir, name), []byte(content), 0o600); err != nil {
-			return err
-		}
-	}
-	// Files git reads from the checkout's git folder: what it ignores, what attributes it
-	// gives, where a shallow history ends.
-	for _, name := range []string{"info/exclude", "info/attributes", "shallow"} {
-		if err := copyFile(filepath.Join(r.common, name), filepath.Join(s.gitDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	index := filepath.Join(s.dir, "index")
-	s.g = r.g.With("GIT_DIR="+s.gitDir, "GIT_WORK_TREE="+r.top, "GIT_INDEX_FILE="+index,
-		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "GIT_LITERAL_PATHSPECS=1",
-		"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	empty, err := s.output(ctx, "hash-object", "-t", "tree", os.DevNull)
-	if err != nil {
-		return err
-	}
-	s.empty = empty
-	if err := s.loadIndex(ctx, r, index); err != nil {
-		return err
-	}
-	return nil
-}
-
-// loadIndex starts the scratch index from a copy of the checkout's, which keeps git from
+// loadIndex starts the scratch index from the checkout's copy, which keeps git from
 // hashing every file again, and falls back to HEAD's tree when the copy cannot be read (a
 // split index, a format this git does not know).
-func (s *scratch) loadIndex(ctx context.Context, r repo, index string) error {
-	copied := copyFile(filepath.Join(r.gitDir, "index"), index) == nil
+func (s *scratch) loadIndex(ctx context.Context) error {
 	var listing []byte
+	copied := s.repo.IndexCopied
 	if copied {
 		var err error
-		listing, err = s.raw(ctx, "ls-files", "-z", "-v")
+		listing, err = s.raw(ctx, "ls-files", "-z", "-v", "-s")
 		copied = err == nil
 	}
 	if !copied {
-		os.Remove(index)
-		tree := r.head
+		s.g = s.g.With("GIT_INDEX_FILE=" + s.repo.GitPath("head-index"))
+		tree := s.c.Head
 		if tree == "" {
 			tree = s.empty
 		}
-		_, err := s.output(ctx, "read-tree", tree)
-		return err
+		if _, err := s.output(ctx, "read-tree", tree); err != nil {
+			return err
+		}
+		var err error
+		if listing, err = s.raw(ctx, "ls-files", "-z", "-v", "-s"); err != nil {
+			return err
+		}
 	}
-	// ls-files -v tags an assume-unchanged entry in lower case, a skip-worktree one S (s
-	// with both). update-index takes one of the two flags per command.
+	// ls-files -v -s: "T MODE OBJECT STAGE\tPATH". -v tags an assume-unchanged entry in
+	// lower case, a skip-worktree one S (s with both). update-index takes one of the
+	// flags per command.
 	var assumed, skipped []byte
+	var gitlinks []string
 	for _, rec := range bytes.Split(listing, []byte{0}) {
-		if len(rec) < 3 {
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok || len(meta) < 3 {
 			continue
 		}
-		tag, path := rec[0], rec[2:]
+		tag := meta[0]
+		if bytes.HasPrefix(meta[2:], []byte("160000 ")) {
+			gitlinks = append(gitlinks, string(path))
+			continue
+		}
 		if tag >= 'a' && tag <= 'z' {
 			assumed = append(append(assumed, path...), 0)
 		}
 		if tag == 'S' || tag == 's' {
 			// A sparse checkout leaves such files out of the work tree on purpose.
-			if _, err := os.Lstat(filepath.Join(r.top, filepath.FromSlash(string(path)))); err == nil {
+			if _, err := lstat(s.c.Top, string(path)); err == nil {
 				skipped = append(append(skipped, path...), 0)
 			}
 		}
@@ -160,6 +119,52 @@ func (s *scratch) loadIndex(ctx context.Context, r repo, index string) error {
 		}
 		if err := s.run(ctx, bytes.NewReader(clear.paths), nil, "update-index", "-z", clear.flag, "--stdin"); err != nil {
 			return err
+		}
+	}
+	return s.sealGitlinks(ctx, gitlinks)
+}
+
+// sealGitlinks brings the index's gitlinks in line with the work tree without git looking
+// inside them: each is set to the commit its repository's HEAD names, read as data; one
+// whose folder is gone is removed, as is one whose folder no longer holds a repository (its
+// files are then the work tree's like any other). The rest are marked skip-worktree, which
+// keeps git add from running git status inside them: that git would read their
+// configuration and run what it names.
+func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string) error {
+	if len(gitlinks) == 0 {
+		return nil
+	}
+	var info bytes.Buffer
+	var kept []byte
+	zero := strings.Repeat("0", len(s.empty))
+	for _, p := range gitlinks {
+		dir := filepath.Join(s.c.Top, filepath.FromSlash(p))
+		st, err := lstat(s.c.Top, p)
+		if err != nil || !st.IsDir() {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+			continue
+		}
+		commit, isRepo, err := gitcmd.GitlinkHead(dir, s.c.Format)
+		if err != nil {
+			return fmt.Errorf("reading the nested repository %s: %w", p, err)
+		}
+		switch {
+		case !isRepo:
+			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+			continue
+		case commit != "":
+			fmt.Fprintf(&info, "160000 %s\t%s\x00", commit, p)
+		}
+		kept = append(append(kept, p...), 0)
+	}
+	if info.Len() > 0 {
+		if err := s.run(ctx, &info, nil, "update-index", "-z", "--index-info"); err != nil {
+			return fmt.Errorf("reading the nested repositories: %w", err)
+		}
+	}
+	if len(kept) > 0 {
+		if err := s.run(ctx, bytes.NewReader(kept), nil, "update-index", "-z", "--skip-worktree", "--stdin"); err != nil {
+			return fmt.Errorf("reading the nested repositories: %w", err)
 		}
 	}
 	return nil
@@ -178,14 +183,9 @@ func (s *scratch) workTree(ctx context.Context) (string, error) {
 	return tree, nil
 }
 
-// run runs git in the scratch repository with its options.
+// run runs git in the scratch repository.
 func (s *scratch) run(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
-	return s.runIn(ctx, s.g, stdin, stdout, args...)
-}
-
-// runIn is run with git's environment g: the scratch's, or one with an index of its own.
-func (s *scratch) runIn(ctx context.Context, g gitcmd.Git, stdin io.Reader, stdout io.Writer, args ...string) error {
-	return g.Run(ctx, stdin, stdout, append(append([]string{}, s.opts...), args...)...)
+	return s.g.Run(ctx, stdin, stdout, args...)
 }
 
 // output is run for a command whose trimmed output is wanted.
@@ -203,36 +203,7 @@ func (s *scratch) raw(ctx context.Context, args ...string) ([]byte, error) {
 
 // close removes the scratch repository.
 func (s *scratch) close() {
-	if s != nil && s.dir != "" {
-		os.RemoveAll(s.dir)
+	if s != nil {
+		s.repo.Close()
 	}
-}
-
-// copyFile copies src to dst (0600), keeping src's modification time: git's check of a
-// racily clean index entry compares with the index file's time.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", src)
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Chtimes(dst, st.ModTime(), st.ModTime())
 }

@@ -83,7 +83,7 @@ type Snapshot struct {
 	Commits     []CommitRef
 	MoreCommits bool
 
-	repo        repo
+	c           *gitcmd.Checkout
 	s           *scratch
 	from        string   // the base's tree (the empty tree for an unborn branch)
 	now         string   // the work tree's tree
@@ -102,15 +102,15 @@ func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNoBase, why)
 	}
-	r, err := readRepo(ctx, g, base.Repo)
+	c, err := openCheckout(ctx, g, base.Repo)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newScratch(ctx, r)
+	s, err := newScratch(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Base: base, Branch: r.branch, Head: r.head, repo: r, s: s, from: base.Commit}
+	snap := &Snapshot{Base: base, Branch: c.Branch, Head: c.Head, c: c, s: s, from: base.Commit}
 	if err := snap.read(ctx); err != nil {
 		s.close()
 		return nil, err
@@ -129,7 +129,7 @@ func (snap *Snapshot) read(ctx context.Context) error {
 	if snap.from == "" {
 		snap.from = s.empty
 	} else if _, err := s.output(ctx, "cat-file", "-e", snap.from+"^{commit}"); err != nil {
-		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", gitcmd.Short(snap.from), snap.repo.top, err)
+		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", gitcmd.Short(snap.from), snap.c.Top, err)
 	}
 	var err error
 	if snap.now, err = s.workTree(ctx); err != nil {
@@ -137,11 +137,11 @@ func (snap *Snapshot) read(ctx context.Context) error {
 	}
 	statuses, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--name-status", snap.from, snap.now)
 	if err != nil {
-		return fmt.Errorf("comparing %s with the run's base: %w", snap.repo.top, err)
+		return fmt.Errorf("comparing %s with the run's base: %w", snap.c.Top, err)
 	}
 	counts, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--numstat", snap.from, snap.now)
 	if err != nil {
-		return fmt.Errorf("counting the lines changed in %s: %w", snap.repo.top, err)
+		return fmt.Errorf("counting the lines changed in %s: %w", snap.c.Top, err)
 	}
 	head := snap.Head
 	if head == "" {
@@ -149,7 +149,7 @@ func (snap *Snapshot) read(ctx context.Context) error {
 	}
 	open, err := s.raw(ctx, "diff-tree", "-r", "-z", "--no-renames", "--name-only", head, snap.now)
 	if err != nil {
-		return fmt.Errorf("listing the uncommitted changes in %s: %w", snap.repo.top, err)
+		return fmt.Errorf("listing the uncommitted changes in %s: %w", snap.c.Top, err)
 	}
 	snap.uncommitted = fields(open)
 	isOpen := make(map[string]bool, len(snap.uncommitted))
@@ -157,7 +157,7 @@ func (snap *Snapshot) read(ctx context.Context) error {
 		isOpen[p] = true
 	}
 	if snap.Files, err = parseFiles(statuses, counts); err != nil {
-		return fmt.Errorf("reading git's list of changes in %s: %w", snap.repo.top, err)
+		return fmt.Errorf("reading git's list of changes in %s: %w", snap.c.Top, err)
 	}
 	for i := range snap.Files {
 		f := &snap.Files[i]
@@ -178,7 +178,7 @@ func (snap *Snapshot) readCommits(ctx context.Context) error {
 	}
 	out, err := snap.s.raw(ctx, args...)
 	if err != nil {
-		return fmt.Errorf("listing the commits made since the run's base in %s: %w", snap.repo.top, err)
+		return fmt.Errorf("listing the commits made since the run's base in %s: %w", snap.c.Top, err)
 	}
 	for _, rec := range fields(out) {
 		hash, subject, _ := strings.Cut(rec, " ")

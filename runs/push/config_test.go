@@ -135,7 +135,7 @@ func (f *fixture) pushWithHook(hook string) (Attempt, error) {
 	a, err := Push(context.Background(), req)
 	f.captureAttempt(a, err)
 	if _, err := os.Stat(marker); err != nil {
-		f.t.Fatal("the hook did not run before git push, so nothing was tested")
+		f.t.Fatalf("the hook did not run before git push, so nothing was tested (push: %v: %s)", err, a.Message)
 	}
 	return a, err
 }
@@ -256,14 +256,17 @@ func TestAChangedPrivateRepositoryGetsNoToken(t *testing.T) {
 		{"a proxy written into its config", func(_ *fixture, proxy string) string {
 			return `git config --file "$GIT_DIR/config" http.proxy ` + proxy
 		}},
-		{"its config replaced by one naming a proxy", func(_ *fixture, proxy string) string {
-			return `cp "$GIT_DIR/config" "$GIT_DIR/c2" && printf '[http]\n\tproxy = %s\n' ` + proxy + ` >> "$GIT_DIR/c2" && mv "$GIT_DIR/c2" "$GIT_DIR/config"`
+		{"a config naming a proxy renamed into place", func(_ *fixture, proxy string) string {
+			return `printf '[http]\n\tproxy = %s\n' ` + proxy + ` > "$GIT_DIR/c2" && mv "$GIT_DIR/c2" "$GIT_DIR/config"`
 		}},
 		{"a commondir pointing git at the checkout's config, which names a proxy", func(f *fixture, proxy string) string {
 			return "git config --file '" + f.checkout + "/.git/config' http.proxy " + proxy + "\necho '" + f.checkout + `/.git' > "$GIT_DIR/commondir"`
 		}},
-		{"a .netrc added to git's HOME", func(_ *fixture, _ string) string {
-			return `printf 'machine 127.0.0.1 login a password b\n' > "$HOME/.netrc"`
+		{"a .netrc added to git's folder", func(_ *fixture, _ string) string {
+			return `printf 'machine 127.0.0.1 login a password b\n' > "$GIT_DIR/.netrc"`
+		}},
+		{"a file replaced in a folder of git's folder", func(_ *fixture, _ string) string {
+			return `printf 'ref: refs/heads/other\n' > "$GIT_DIR/h2" && mv "$GIT_DIR/h2" "$GIT_DIR/refs/HEAD"`
 		}},
 	}
 	for _, tt := range tests {

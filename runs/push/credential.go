@@ -24,23 +24,27 @@ func newRedactor(token string) *redact.Redactor {
 	return redact.New(token, basic)
 }
 
-// credentialHelper is the credential helper git runs through sh as `f ACTION`. It holds no
-// secret. For get and erase it copies git's request, ended by a blank line, to fd 4 (an
+// credentialHelper is the credential helper git runs through sh as `f ACTION`, for a
+// channel git inherits as descriptors answers and requests. It holds no secret. For get
+// and erase it copies git's request, ended by a blank line, to the requests descriptor (an
 // erase request names the refused password; it goes only back to segwi, which gave it);
-// for get it then copies segwi's answer from fd 3 to git. Other actions (store) read and drop their
-// input. See the package doc.
-const credentialHelper = `!f() { ` +
-	`case "$1" in ` +
-	`get) { echo "action=get"; cat; echo; } >&4; exec cat <&3 ;; ` +
-	`erase) { echo "action=erase"; cat; echo; } >&4 ;; ` +
-	`*) cat >/dev/null ;; ` +
-	`esac; }; f`
+// for get it then copies segwi's answer from the answers descriptor to git. Other actions
+// (store) read and drop their input. See the package doc.
+func credentialHelper(answers, requests int) string {
+	return fmt.Sprintf(`!f() { `+
+		`case "$1" in `+
+		`get) { echo "action=get"; cat; echo; } >&%[2]d; exec cat <&%[1]d ;; `+
+		`erase) { echo "action=erase"; cat; echo; } >&%[2]d ;; `+
+		`*) cat >/dev/null ;; `+
+		`esac; }; f`, answers, requests)
+}
 
 // credentialChannel answers git's credential requests for one push, over two pipes that
-// git inherits as fds 3 (answers) and 4 (requests).
+// git inherits (answers, then requests; childFiles).
 type credentialChannel struct {
 	protocol string // the only protocol answered
 	host     string // the only host (with port, as git sends it) answered
+	path     string // the only path (credential.useHttpPath), without its leading /
 	token    string
 	// guard, when set, is asked right before the token is given; an error withholds it.
 	guard func() error
@@ -58,13 +62,13 @@ type credentialChannel struct {
 // channelOutcome is what the channel learnt from git's requests.
 type channelOutcome struct {
 	rejected  bool   // git said the server refused the token segwi gave
-	otherHost string // the protocol://host git asked about when it was not the remote's
+	otherHost string // the protocol://host/path git asked about when it was not the remote's
 	changed   error  // the guard's reason to withhold the token
 }
 
-// newCredentialChannel opens the pipes for a push to protocol://host. guard, when not nil,
-// is called before the token is given, and withholds it by returning an error.
-func newCredentialChannel(protocol, host, token string, guard func() error) (*credentialChannel, error) {
+// newCredentialChannel opens the pipes for a push to protocol://host/path. guard, when not
+// nil, is called before the token is given, and withholds it by returning an error.
+func newCredentialChannel(protocol, host, path, token string, guard func() error) (*credentialChannel, error) {
 	ar, aw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("opening credential pipe: %w", err)
@@ -76,23 +80,25 @@ func newCredentialChannel(protocol, host, token string, guard func() error) (*cr
 		return nil, fmt.Errorf("opening credential pipe: %w", err)
 	}
 	return &credentialChannel{
-		protocol: protocol, host: host, token: token, guard: guard,
+		protocol: protocol, host: host, path: strings.TrimPrefix(path, "/"), token: token, guard: guard,
 		answerR: ar, answerW: aw, requestR: rr, requestW: rw,
 		done: make(chan struct{}),
 	}, nil
 }
 
-// childFiles are the files git inherits, as fds 3 and 4 in this order.
+// childFiles are the files git inherits, answers then requests.
 func (c *credentialChannel) childFiles() []*os.File {
 	return []*os.File{c.answerR, c.requestW}
 }
 
-// started closes this process's copies of git's ends, once git has them, and starts
-// serving requests. Serving ends when every holder of fd 4 has exited.
-func (c *credentialChannel) started() {
+// start starts serving requests while git runs; finish closes this process's copies of
+// git's ends once git has exited, after which serving ends when every other holder of the
+// requests pipe (a process git left behind) has exited too.
+func (c *credentialChannel) start() { go c.serve() }
+
+func (c *credentialChannel) finish() {
 	c.answerR.Close()
 	c.requestW.Close()
-	go c.serve()
 }
 
 // close releases the pipes. It is safe after started or instead of it.
@@ -141,8 +147,11 @@ func (c *credentialChannel) handle(req map[string]string) {
 		if c.answered {
 			return // the answer pipe is closed: the helper reads EOF and answers nothing
 		}
-		if !strings.EqualFold(req["protocol"], c.protocol) || !strings.EqualFold(req["host"], c.host) {
+		if !strings.EqualFold(req["protocol"], c.protocol) || !strings.EqualFold(req["host"], c.host) || req["path"] != c.path {
 			c.otherHost = req["protocol"] + "://" + req["host"]
+			if req["path"] != "" {
+				c.otherHost += "/" + req["path"]
+			}
 			c.closeAnswer()
 			return
 		}

@@ -11,7 +11,7 @@ import (
 // the channel's pipes as fds 3 and 4, and returns what it printed for git.
 func helperRun(t *testing.T, ch *credentialChannel, action, request string) string {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", strings.TrimPrefix(credentialHelper, "!")+" "+action)
+	cmd := exec.Command("sh", "-c", strings.TrimPrefix(credentialHelper(3, 4), "!")+" "+action)
 	cmd.Stdin = strings.NewReader(request)
 	cmd.ExtraFiles = ch.childFiles()
 	out, err := cmd.Output()
@@ -38,7 +38,7 @@ func serveForTest(t *testing.T, ch *credentialChannel) (finish func()) {
 }
 
 func TestCredentialChannelAnswersTheRemotesHostOnce(t *testing.T) {
-	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
+	ch, err := newCredentialChannel("https", "github.com", "", testToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, err := newCredentialChannel("https", "github.com", testToken, nil)
+			ch, err := newCredentialChannel("https", "github.com", "", testToken, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 }
 
 func TestCredentialChannelNoticesTheServerRefusedTheToken(t *testing.T) {
-	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
+	ch, err := newCredentialChannel("https", "github.com", "", testToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestCredentialChannelNoticesTheServerRefusedTheToken(t *testing.T) {
 // A URL that carries its own password makes git use that password without asking, and
 // erase it when the server refuses it: that is not segwi's token being refused.
 func TestCredentialChannelTellsAnotherRefusedPasswordFromTheToken(t *testing.T) {
-	ch, err := newCredentialChannel("https", "github.com", testToken, nil)
+	ch, err := newCredentialChannel("https", "github.com", "", testToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestCredentialChannelTellsAnotherRefusedPasswordFromTheToken(t *testing.T) 
 
 func TestCredentialChannelWithholdsTheTokenWhenTheGuardObjects(t *testing.T) {
 	changed := errors.New("the folder was changed")
-	ch, err := newCredentialChannel("https", "github.com", testToken, func() error { return changed })
+	ch, err := newCredentialChannel("https", "github.com", "", testToken, func() error { return changed })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,20 +12,20 @@
 // # How the token reaches git
 //
 // The token goes only to the `git push` child, and only through git's credential protocol:
-// never in an argv, a file, an environment variable or a log. The push runs as
-//
-//	git -c credential.helper= -c credential.helper='!f() { ... }; f' ... push URL COMMIT:refs/heads/BRANCH
-//
-// The first -c empties the list of credential helpers for this one command;
-// the second adds a short shell function that contains no secret. Two pipes are handed to
-// git as inherited file descriptors 3 and 4 (git and the helpers it starts keep them open).
-// When git needs a password, the helper copies git's request (protocol, host) to fd 4 and
-// then copies whatever arrives on fd 3 to git. segwi reads the request, answers on fd 3
-// with the username x-access-token and the token only if the protocol and host are those
-// of the remote it checked, answers at most once, and then closes fd 3 for good. When
-// the server refuses the token, git asks the helpers to erase it, naming it; the helper
-// reports that on fd 4, which is how Push tells a wrong token from other failures without
-// reading git's words. The pipes need a POSIX shell, so Push works on Linux and macOS, not on Windows.
+// never in an argv, a file, an environment variable or a log. Every setting git needs is
+// in its environment (GIT_CONFIG_COUNT/KEY/VALUE, through segwi's one git seam,
+// internal/gitcmd), none in a file: an empty credential.helper that clears the list, then
+// a short shell function that contains no secret, credential.useHttpPath, hooks off, only
+// https (GIT_ALLOW_PROTOCOL=https). Two pipes are handed to git as inherited file
+// descriptors (4 and 5; 3 is the private repository, below), which git and the helpers it
+// starts keep open. When git needs a password, the helper copies git's request
+// (protocol, host, path) to one and then copies whatever arrives on the other to git.
+// segwi reads the request, answers with the username x-access-token and the token only if
+// the protocol, host and path are exactly those of the remote it checked, answers at most
+// once, and then closes the answer pipe for good. When the server refuses the token, git
+// asks the helpers to erase it, naming it; the helper reports that, which is how Push
+// tells a wrong token from other failures without reading git's words. The pipes need a
+// POSIX shell, so Push works on Linux and macOS, not on Windows.
 //
 // Other ways were weighed. GIT_ASKPASS answered by segwi's own executable needs the
 // binary, which a library and its tests cannot assume; a loopback socket needs a client
@@ -37,35 +37,40 @@
 //
 // The agent can write the checkout's .git/config, any file it includes, and the person's
 // ~/.gitconfig, and a process it left behind can keep rewriting them. So the checks read
-// the checkout, and then git push reads none of it: Push makes a bare repository of its
-// own in a fresh temp folder (0700), writes its config (hooks off, only https, and http
-// when [Request.AllowLoopbackHTTP] allows it, TLS verification on, no signing, no
-// submodules), lets it borrow the checkout's objects through objects/info/alternates
-// (and the checkout's shallow file), and from there pushes the exact commit the checks
-// found, COMMIT:refs/heads/BRANCH, to the push URL the checks found, without its user or
-// password. git runs with GIT_DIR and HOME pointing at that folder, GIT_CONFIG_GLOBAL
-// empty and GIT_CONFIG_NOSYSTEM set: no global, system or checkout config, no url.*.
-// insteadOf, no ~/.netrc. What still applies comes from the environment segwi runs in,
-// which the agent cannot change for a segwi already running: proxies (https_proxy,
+// the checkout as data (gitcmd.Checkout: HEAD, the branch's commit, the remote's push URL
+// with insteadOf applied, its default branch), and git push reads none of it: Push makes
+// a bare repository of its own (gitcmd.NewRepo) in a private folder (a fresh 0700 folder
+// in $XDG_RUNTIME_DIR, or else $TMPDIR or /tmp, in a base that no program but root's can
+// swap: every folder above it is checked), which borrows the checkout's objects
+// (GIT_ALTERNATE_OBJECT_DIRECTORIES) and a copy of its shallow file, and from there
+// pushes the exact commit the checks found, COMMIT:refs/heads/BRANCH, to the push URL the
+// checks found, without its user or password. git gets no configuration file at all
+// (GIT_CONFIG_GLOBAL=/dev/null, GIT_CONFIG_NOSYSTEM, HOME=/dev/null: no ~/.gitconfig, no
+// url.*.insteadOf, no ~/.netrc). What still applies comes from the environment segwi runs
+// in, which the agent cannot change for a segwi already running: proxies (https_proxy,
 // http_proxy, all_proxy, no_proxy) and certificate authorities (GIT_SSL_CAINFO,
 // GIT_SSL_CAPATH and the system's store). After a push the checkout's remote-tracking
-// branch is moved to the pushed commit, with hooks off.
+// branch is moved to the pushed commit (gitcmd.Checkout.UpdateRef, without running git in
+// the checkout).
 //
-// The temp folder is private to the person, not to segwi: a program running as the person
-// could find and write it. Before it hands over the token, the credential channel checks
-// that the folder's entries and its config are as segwi left them (names, bytes, inode and
-// change time, which no program can set back; segwi waits for the file system's clock to
-// tick past its own writes, so that any later change shows). If anything changed, git gets
-// no token and the attempt says why.
+// segwi holds the private folder open, and git reaches it through that descriptor (on
+// Linux GIT_DIR is /proc/self/fd/3, the folder, inherited), so renaming or swapping the
+// folder or any folder above it changes nothing git reads. A program running as the
+// person can still write into the folder itself; before it hands over the token, the
+// credential channel checks that the folder is as segwi left it (every entry's name,
+// inode, size and change time, which no program can set back, the bytes of its files, and
+// that its path still leads to it; segwi waits for the file system's clock to tick past
+// its own writes, so that any later change shows). If anything changed, git gets no token
+// and the attempt says why.
 //
 // The push also runs with interactive prompts off (GIT_TERMINAL_PROMPT=0, an empty
-// GIT_ASKPASS, GCM_INTERACTIVE=never) and --no-verify, and without the GIT_* variables
-// that trace, redirect or reconfigure git. A redirect to another host (git follows the
-// first one) gets no token: the host check above refuses it. A remote with a foreign vcs
-// helper (remote.NAME.vcs) or more than one push URL is refused. A user or password in
-// the remote's URL is neither used nor sent; the attempt says so. git's output and
-// GitHub's answers go through segwi's redactor (internal/redact), given the token and its
-// Basic form; remote URLs are shown and recorded without user or password.
+// GIT_ASKPASS, GCM_INTERACTIVE=never), --no-verify, and without any GIT_* variable of the
+// person's but the certificate ones. A redirect to another host or path (git follows the
+// first one) gets no token: the channel refuses it. A remote with a foreign vcs helper
+// (remote.NAME.vcs) or more than one push URL is refused. A user or password in the
+// remote's URL is neither used nor sent; the attempt says so. git's output and GitHub's
+// answers go through segwi's redactor (internal/redact), given the token and its Basic
+// form; remote URLs are shown and recorded without user or password.
 //
 // # The default branch
 //

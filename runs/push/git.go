@@ -1,11 +1,18 @@
 package push
 
-import "github.com/segwi/segwi/internal/gitcmd"
+import (
+	"time"
 
-// checkoutGit runs req's git in req's checkout, with req's environment (this process's
-// when nil) cleaned, through segwi's one git seam (internal/gitcmd).
+	"github.com/segwi/segwi/internal/gitcmd"
+)
+
+// pushTimeout bounds git push, the one command that waits on the network.
+const pushTimeout = 10 * time.Minute
+
+// checkoutGit is req's git with req's environment (this process's when nil), through
+// segwi's one git seam (internal/gitcmd), which seals it.
 func checkoutGit(req Request) gitcmd.Git {
-	g := gitcmd.New(req.Git, req.Checkout, req.Env)
+	g := gitcmd.New(req.Git, "", req.Env)
 	if g.Path == "" {
 		g.Path = "git"
 	}

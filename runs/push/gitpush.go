@@ -5,14 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/segwi/segwi/internal/gitcmd"
 )
+
+// privateRepoPrefix starts the name of every private repository's folder.
+const privateRepoPrefix = "segwi-push-"
 
 // runPush runs git push from a private repository with the credential channel, and fills
 // the attempt's outcome.
@@ -21,52 +21,37 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 		a.Outcome, a.Message = Failed, fmt.Sprintf(format, args...)
 		return a, errors.New("push: " + a.Message)
 	}
-	g := checkoutGit(req)
-	gitPath, env := g.Path, g.Env
-	shallow, err := os.ReadFile(filepath.Join(t.commonDir, "shallow"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail("could not read the checkout's shallow file: %v", err)
-	}
-	repo, err := makePrivateRepo(ctx, gitPath, env, filepath.Join(t.commonDir, "objects"), shallow, req.AllowLoopbackHTTP)
+	repo, err := gitcmd.NewRepo(ctx, t.checkout, gitcmd.RepoOptions{Prefix: privateRepoPrefix, Seal: true})
 	if err != nil {
-		return fail("%v", err)
+		return fail("could not make the private repository for the push: %v", err)
 	}
-	defer repo.remove()
+	defer repo.Close()
 
 	red := newRedactor(token)
-	ch, err := newCredentialChannel(strings.ToLower(t.url.u.Scheme), t.url.u.Host, token, repo.changed)
+	ch, err := newCredentialChannel(strings.ToLower(t.url.u.Scheme), t.url.u.Host, t.url.u.Path, token, repo.Changed)
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer ch.close()
 
+	g := repo.Git.WithFiles(ch.childFiles()...)
+	answers := g.Files() + 1 // descriptors from 3 on; the channel's two come last: answers, requests
+	g = g.Config(
+		"credential.helper="+credentialHelper(answers, answers+1),
+		"credential.username="+credentialUsername,
+		"credential.useHttpPath=true",
+	).Within(pushTimeout)
+	if req.AllowLoopbackHTTP {
+		g = g.With("GIT_ALLOW_PROTOCOL=https:http").Config("protocol.http.allow=always")
+	}
 	pushURL := t.url.display() // a user or password in the remote's URL is not sent
-	args := []string{
-		"-c", "credential.helper=", // forget any helper for this command
-		"-c", "credential.helper=" + credentialHelper,
-		"-c", "credential.username=" + credentialUsername,
-		"-c", "core.hooksPath=" + os.DevNull,
-		"-c", "http.sslVerify=true",
-		"-c", "push.gpgSign=false",
-		"push", "--no-verify", "--recurse-submodules=no", "--porcelain",
-		pushURL, t.Commit + ":refs/heads/" + t.Branch,
-	}
-	cmd := exec.CommandContext(ctx, gitPath, args...)
-	cmd.Dir = repo.dir
-	cmd.Env = repo.env(env)
-	cmd.ExtraFiles = ch.childFiles()
-	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Start(); err != nil {
-		a.Outcome, a.Message = Failed, fmt.Sprintf("could not start git push: %v", err)
-		return a, fmt.Errorf("push: starting git push: %w", err)
-	}
-	ch.started()
-	runErr := cmd.Wait()
-	// Every holder of fd 4 has exited with git, so serving ends; the timer only guards
-	// against a process git left behind holding it.
+	ch.start()
+	runErr := g.Combined(ctx, &out, "push", "--no-verify", "--recurse-submodules=no", "--porcelain",
+		pushURL, t.Commit+":refs/heads/"+t.Branch)
+	ch.finish()
+	// Every holder of the requests pipe has exited with git, so serving ends; the timer
+	// only guards against a process git left behind holding it.
 	select {
 	case <-ch.done:
 	case <-time.After(5 * time.Second):
@@ -86,13 +71,15 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 	case runErr == nil:
 		a.Outcome = Pushed
 		a.Message = fmt.Sprintf("pushed %s (%s) to %s (%s)%s", t.Branch, gitcmd.Short(t.Commit), t.Remote, t.URL, note)
-		if err := updateTracking(ctx, req, t); err != nil {
+		if err := updateTracking(ctx, t); err != nil {
 			a.Message += fmt.Sprintf("; the checkout's remote-tracking branch %s/%s was not updated: %v", t.Remote, t.Branch, err)
 		}
 		return a, nil
 	case ctx.Err() != nil:
 		a.Outcome, a.Message = Failed, "the push was cancelled before it finished"
 		return a, fmt.Errorf("push: git push to %s: %w", t.Remote, ctx.Err())
+	case errors.Is(runErr, gitcmd.ErrDeadline):
+		return fail("git push of %s to %s did not finish within %s, so segwi ended it%s", t.Branch, t.Remote, pushTimeout, note)
 	case o.rejected:
 		return fail("%s refused the GitHub token for %s; set a token that may push to this repository with `segwi token set`, then push again%s",
 			t.url.u.Host, t.URL, note)
@@ -106,18 +93,14 @@ func runPush(ctx context.Context, req Request, t Target, token string, a Attempt
 
 // updateTracking moves the checkout's remote-tracking branch to the pushed commit, as a
 // push from the checkout would have, when the remote maps branches the usual way
-// (refs/heads/*:refs/remotes/REMOTE/*). No token is involved any more; hooks stay off.
-func updateTracking(ctx context.Context, req Request, t Target) error {
-	g := checkoutGit(req)
-	specs, err := g.Output(ctx, "config", "--get-all", "remote."+t.Remote+".fetch")
-	if err != nil {
-		return nil // the remote fetches nothing, so nothing tracks the branch
-	}
-	for _, spec := range strings.Split(specs, "\n") {
+// (refs/heads/*:refs/remotes/REMOTE/*). No token is involved any more, and git does not
+// run in the checkout (gitcmd.Checkout.UpdateRef).
+func updateTracking(ctx context.Context, t Target) error {
+	c := t.checkout
+	for _, spec := range c.Config.All("remote." + t.Remote + ".fetch") {
 		if strings.TrimPrefix(strings.TrimSpace(spec), "+") == "refs/heads/*:refs/remotes/"+t.Remote+"/*" {
-			_, err := g.Output(ctx, "-c", "core.hooksPath="+os.DevNull, "update-ref", "-m", "segwi push",
-				"refs/remotes/"+t.Remote+"/"+t.Branch, t.Commit)
-			return err
+			_, who, _ := c.Identity()
+			return c.UpdateRef(ctx, "refs/remotes/"+t.Remote+"/"+t.Branch, t.Commit, nil, "segwi push", who)
 		}
 	}
 	return nil

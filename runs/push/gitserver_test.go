@@ -66,6 +66,7 @@ func newFixture(t *testing.T) *fixture {
 		"GIT_AUTHOR_NAME=Segwi Test", "GIT_AUTHOR_EMAIL=test@example.invalid",
 		"GIT_COMMITTER_NAME=Segwi Test", "GIT_COMMITTER_EMAIL=test@example.invalid",
 		"LC_ALL=C",
+		"TMPDIR=" + f.tmp,
 	}
 
 	srv := gitserver.New(t, gitserver.Options{Token: testToken, Saw: func(r *http.Request, authorized bool) {

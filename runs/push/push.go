@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -95,8 +94,8 @@ type Target struct {
 	// checkout has no refs/remotes/REMOTE/HEAD.
 	DefaultBranch string
 
-	url       remoteURL
-	commonDir string // the checkout's git folder holding its objects, absolute
+	url      remoteURL
+	checkout *gitcmd.Checkout // the checkout as the checks read it
 }
 
 // Check runs every local check a push makes before it reads the token, without reading
@@ -134,55 +133,40 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	if _, err := exec.LookPath(g.Path); err != nil {
 		return *t, fmt.Errorf("push: git is not installed or not on PATH (%w); install git and push again", err)
 	}
-	common, err := g.Output(ctx, "rev-parse", "--git-common-dir")
+	c, err := g.Open(ctx, req.Checkout)
 	if err != nil {
-		if gitcmd.ExitCode(err) > 0 {
+		if errors.Is(err, gitcmd.ErrNotGit) {
 			return *t, refuse(ReasonCheckoutGone, "%s is not a git checkout any more, so there is nothing to push", req.Checkout)
 		}
-		return *t, fmt.Errorf("push: reading checkout %s: %w", req.Checkout, err)
+		return *t, fmt.Errorf("push: %w", err)
 	}
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(req.Checkout, common)
-	}
-	t.commonDir = common
+	t.checkout = c
 
-	ref, err := g.Output(ctx, "symbolic-ref", "--quiet", "HEAD")
-	if err != nil {
-		if gitcmd.ExitCode(err) == 1 {
-			head, _ := g.Output(ctx, "rev-parse", "--short", "HEAD")
-			return *t, refuse(ReasonDetachedHead,
-				"HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then push", req.Checkout, head)
-		}
-		return *t, fmt.Errorf("push: reading HEAD in %s: %w", req.Checkout, err)
+	switch {
+	case c.HeadRef == "":
+		return *t, refuse(ReasonDetachedHead,
+			"HEAD in %s is detached (at %s), not on a branch; create one with git switch -c NAME, then push", req.Checkout, gitcmd.Short(c.Head))
+	case c.Branch == "":
+		return *t, refuse(ReasonDetachedHead, "HEAD in %s points at %s, not at a branch; switch to a branch, then push", req.Checkout, c.HeadRef)
 	}
-	t.Branch = strings.TrimPrefix(ref, "refs/heads/")
-	if !strings.HasPrefix(ref, "refs/heads/") || t.Branch == "" {
-		return *t, refuse(ReasonDetachedHead, "HEAD in %s points at %s, not at a branch; switch to a branch, then push", req.Checkout, ref)
+	t.Branch = c.Branch
+	if c.Head == "" {
+		return *t, refuse(ReasonNoCommits, "branch %s in %s has no commit yet; commit, then push", t.Branch, req.Checkout)
 	}
-	t.Commit, err = g.Output(ctx, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		if gitcmd.ExitCode(err) == 1 {
-			return *t, refuse(ReasonNoCommits, "branch %s in %s has no commit yet; commit, then push", t.Branch, req.Checkout)
-		}
-		return *t, fmt.Errorf("push: reading branch %s in %s: %w", t.Branch, req.Checkout, err)
-	}
+	t.Commit = c.Head
 
-	urls, err := g.Output(ctx, "remote", "get-url", "--push", "--all", t.Remote)
-	if err != nil {
-		if gitcmd.ExitCode(err) > 0 {
-			return *t, refuse(ReasonNoRemote, "%s has no remote named %s; add it with git remote add %s URL, or choose the repository's remote in segwi's settings",
-				req.Checkout, t.Remote, t.Remote)
-		}
-		return *t, fmt.Errorf("push: reading remote %s in %s: %w", t.Remote, req.Checkout, err)
+	if !c.RemoteConfigured(t.Remote) {
+		return *t, refuse(ReasonNoRemote, "%s has no remote named %s; add it with git remote add %s URL, or choose the repository's remote in segwi's settings",
+			req.Checkout, t.Remote, t.Remote)
 	}
-	list := strings.Fields(urls)
+	list := c.PushURLs(t.Remote)
 	if len(list) != 1 {
 		t.URL = withoutUserinfo(strings.Join(list, " "))
 		return *t, refuse(ReasonRemoteSetup, "remote %s has %d push URLs (%s); segwi pushes to exactly one, so push this remote yourself",
 			t.Remote, len(list), t.URL)
 	}
 	t.URL = withoutUserinfo(list[0])
-	if vcs, err := g.Output(ctx, "config", "--get", "remote."+t.Remote+".vcs"); err == nil && vcs != "" {
+	if vcs, _ := c.Config.Get("remote." + t.Remote + ".vcs"); vcs != "" {
 		return *t, refuse(ReasonRemoteSetup, "remote %s is handled by the git-remote-%s helper (remote.%s.vcs), which segwi does not hand its token to; push this remote yourself",
 			t.Remote, vcs, t.Remote)
 	}
@@ -193,22 +177,20 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 	t.url = u
 	t.URL = u.display()
 
-	def, err := g.Output(ctx, "symbolic-ref", "--quiet", "refs/remotes/"+t.Remote+"/HEAD")
+	def, err := c.Symref("refs/remotes/" + t.Remote + "/HEAD")
 	switch {
-	case err == nil:
+	case err != nil:
+		return *t, fmt.Errorf("push: reading the default branch of %s in %s: %w", t.Remote, req.Checkout, err)
+	case def != "":
 		t.DefaultBranch = strings.TrimPrefix(def, "refs/remotes/"+t.Remote+"/")
 		if t.Branch == t.DefaultBranch {
 			return *t, refuse(ReasonDefaultBranch,
 				"%s is the default branch of %s; segwi does not push to it. Create a branch for the run's work (git switch -c NAME), then push that", t.Branch, t.Remote)
 		}
-	case gitcmd.ExitCode(err) == 1:
-		if t.Branch == "main" || t.Branch == "master" {
-			return *t, refuse(ReasonDefaultBranch,
-				"%s is usually a default branch, and this checkout does not record the default branch of %s; if it is not the default, record the real one with git remote set-head %s --auto and push again, otherwise create a branch for the work (git switch -c NAME) and push that",
-				t.Branch, t.Remote, t.Remote)
-		}
-	default:
-		return *t, fmt.Errorf("push: reading the default branch of %s in %s: %w", t.Remote, req.Checkout, err)
+	case t.Branch == "main" || t.Branch == "master":
+		return *t, refuse(ReasonDefaultBranch,
+			"%s is usually a default branch, and this checkout does not record the default branch of %s; if it is not the default, record the real one with git remote set-head %s --auto and push again, otherwise create a branch for the work (git switch -c NAME) and push that",
+			t.Branch, t.Remote, t.Remote)
 	}
 	return *t, nil
 }

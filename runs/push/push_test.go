@@ -71,7 +71,7 @@ func TestPushWithTheRightTokenLandsInTheServedRepository(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the git wrapper left no log: %v", err)
 	}
-	for _, w := range []string{"credential.helper=", " push ", "GIT_TERMINAL_PROMPT=0"} {
+	for _, w := range []string{"=credential.helper\n", " push ", "GIT_TERMINAL_PROMPT=0"} {
 		if !strings.Contains(string(log), w) {
 			t.Errorf("git invocation log lacks %q, so it cannot show where the token went:\n%s", w, log)
 		}
@@ -328,7 +328,7 @@ func TestCheckFindsWhatWouldBePushedWithoutReadingTheToken(t *testing.T) {
 		Remote: "origin", URL: f.url, Branch: "segwi/feature",
 		Commit: f.run(f.checkout, "rev-parse", "HEAD"), DefaultBranch: "main",
 	}
-	got.url, got.commonDir = remoteURL{}, ""
+	got.url, got.checkout = remoteURL{}, nil
 	if got != want {
 		t.Errorf("Check = %+v, want %+v", got, want)
 	}
