@@ -119,6 +119,14 @@ func TestAPushWhoseFolderIsSwappedKeepsTheToken(t *testing.T) {
 				s.env.Set("GIT_CONFIG_GLOBAL", os.DevNull)
 			}
 		}},
+		{name: "a FIFO at .git/shallow", says: "not a regular file", setup: func() func() {
+			// It held segwi push forever.
+			fifo := filepath.Join(s.checkout, ".git", "shallow")
+			if err := unix.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+			return func() { os.Remove(fifo) }
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
