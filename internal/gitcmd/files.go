@@ -26,7 +26,7 @@ func openRegular(path string, max int64) (*os.File, fs.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, st.Mode().Type())}
+		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind(st.Mode()))}
 	}
 	if st.Size() > max {
 		f.Close()
@@ -84,7 +84,22 @@ func regularOrAbsent(path string) error {
 	case err != nil:
 		return err
 	case !st.Mode().IsRegular():
-		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, st.Mode().Type())}
+		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind(st.Mode()))}
 	}
 	return nil
+}
+
+// kind names what a file that is not regular is, for a person.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a file (" + m.Type().String() + ")"
 }
