@@ -16,7 +16,7 @@ import (
 // that no other user can write into without the sticky bit, and that, with every folder
 // above it, only root can rename, so no program can swap a folder on its way. The bases
 // tried, in order: $XDG_RUNTIME_DIR (/run/user/UID, which the system makes so), $TMPDIR,
-// /tmp. A base whose parent is the person's own (a TMPDIR in the home folder, macOS's
+// /tmp; a scratch repository, which may hold large files, tries $XDG_RUNTIME_DIR last. A base whose parent is the person's own (a TMPDIR in the home folder, macOS's
 // /var/folders/.../T) is passed over: any program of theirs could swap it for a
 // look-alike. root is trusted with root's folders: nothing keeps a program of root's out.
 //
@@ -33,10 +33,16 @@ type folder struct {
 	id   stamp    // its identity when made
 }
 
-// privateBases are the folders a private folder may be made in, best first, from env.
-func (g Git) privateBases() []string {
+// privateBases are the folders a private folder may be made in, best first, from env. A
+// roomy folder (a scratch repository, which hashes the work tree's files into it) tries
+// $TMPDIR and /tmp before $XDG_RUNTIME_DIR, which is small and held in memory.
+func (g Git) privateBases(roomy bool) []string {
+	order := []string{g.Person("XDG_RUNTIME_DIR"), g.Person("TMPDIR"), "/tmp"}
+	if roomy {
+		order = []string{g.Person("TMPDIR"), "/tmp", g.Person("XDG_RUNTIME_DIR")}
+	}
 	var out []string
-	for _, b := range []string{g.Person("XDG_RUNTIME_DIR"), g.Person("TMPDIR"), "/tmp"} {
+	for _, b := range order {
 		if b != "" && !slices.Contains(out, b) {
 			out = append(out, b)
 		}
@@ -49,11 +55,11 @@ func (g Git) privateBases() []string {
 var ErrNoPrivateFolder = errors.New("no private folder for git")
 
 // newFolder makes a private folder named prefix + random in the first base that passes
-// the checks, opens it, and checks that the folder opened is the one made, empty, 0700
-// and the person's.
-func (g Git) newFolder(prefix string) (*folder, error) {
+// the checks (privateBases), opens it, and checks that the folder opened is the one made,
+// empty, 0700 and the person's.
+func (g Git) newFolder(prefix string, roomy bool) (*folder, error) {
 	var why []string
-	for _, base := range g.privateBases() {
+	for _, base := range g.privateBases(roomy) {
 		if problem := baseProblem(base, os.Geteuid()); problem != "" {
 			why = append(why, problem)
 			continue

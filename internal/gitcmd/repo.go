@@ -29,7 +29,9 @@ type RepoOptions struct {
 	Prefix string
 	// WorkTree makes the checkout's top folder the repository's work tree, starting from a
 	// copy of the checkout's index (Repo.IndexCopied says whether there was one), with the
-	// checkout's and the person's ignore and attribute files, copied.
+	// checkout's and the person's ignore and attribute files, copied. Such a repository
+	// may hold large files hashed from the work tree: its folder is made in $TMPDIR or
+	// /tmp rather than in $XDG_RUNTIME_DIR, which is small and in memory.
 	WorkTree bool
 	// Seal records the folder once made, so that Repo.Changed sees any later change.
 	Seal bool
@@ -67,7 +69,7 @@ func NewRepo(ctx context.Context, c *Checkout, opts RepoOptions) (*Repo, error) 
 	if prefix == "" {
 		prefix = "segwi-git-"
 	}
-	d, err := c.g.newFolder(prefix)
+	d, err := c.g.newFolder(prefix, opts.WorkTree)
 	if err != nil {
 		return nil, err
 	}

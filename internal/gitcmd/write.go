@@ -34,7 +34,7 @@ func (c *Checkout) UpdateRef(ctx context.Context, name, value string, old *strin
 			return fmt.Errorf("updating ref %s in %s: %w", name, c.Top, err)
 		}
 	}
-	d, err := c.g.newFolder("segwi-ref-")
+	d, err := c.g.newFolder("segwi-ref-", false)
 	if err != nil {
 		return err
 	}
