@@ -275,9 +275,6 @@ func (c *Checkout) readHead() error {
 	return nil
 }
 
-// Git returns the Git the checkout was read with.
-func (c *Checkout) Git() Git { return c.g }
-
 // Objects is the folder of the checkout's objects.
 func (c *Checkout) Objects() string { return filepath.Join(c.Common, "objects") }
 

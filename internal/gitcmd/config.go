@@ -90,17 +90,6 @@ func (c Config) Bool(key string, def bool) bool {
 	return def
 }
 
-// Matching returns the entries whose key matches re, in order, as "key=value".
-func (c Config) Matching(re *regexp.Regexp) []string {
-	var out []string
-	for _, e := range c.entries {
-		if re.MatchString(e.key) {
-			out = append(out, e.key+"="+e.value)
-		}
-	}
-	return out
-}
-
 // includeContext is what conditional includes are decided on.
 type includeContext struct {
 	skip   bool   // follow no include
