@@ -65,13 +65,17 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 	tests := []struct {
 		name, request, wantRefused string
 	}{
-		{"another host", "protocol=https\nhost=evil.example\n", "https://evil.example"},
-		{"another port", "protocol=https\nhost=github.com:8443\n", "https://github.com:8443"},
-		{"plain http to the same host", "protocol=http\nhost=github.com\n", "http://github.com"},
+		{"another host", "protocol=https\nhost=evil.example\npath=me/web.git\n", "https://evil.example/me/web.git"},
+		{"another port", "protocol=https\nhost=github.com:8443\npath=me/web.git\n", "https://github.com:8443/me/web.git"},
+		{"plain http to the same host", "protocol=http\nhost=github.com\npath=me/web.git\n", "http://github.com/me/web.git"},
+		// credential.useHttpPath: a push sent to another repository of the same host (an
+		// insteadOf, a redirect) gets no token either.
+		{"another repository on the same host", "protocol=https\nhost=github.com\npath=evil/web.git\n", "https://github.com/evil/web.git"},
+		{"no path", "protocol=https\nhost=github.com\n", "https://github.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, err := newCredentialChannel("https", "github.com", "", testToken, nil)
+			ch, err := newCredentialChannel("https", "github.com", "/me/web.git", testToken, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +84,7 @@ func TestCredentialChannelDoesNotAnswerAnotherHost(t *testing.T) {
 				t.Errorf("get for %s answered %q, want nothing", tt.name, got)
 			}
 			// After a wrong request the right one gets nothing either.
-			if got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\n"); got != "" {
+			if got := helperRun(t, ch, "get", "protocol=https\nhost=github.com\npath=me/web.git\n"); got != "" {
 				t.Errorf("get after a wrong host answered %q, want nothing", got)
 			}
 			finish()
