@@ -20,7 +20,7 @@
 //     regular files only, never a FIFO or a device, each capped in size; configuration
 //     files are parsed by git as text (git config --file -), never loaded as its own.
 //   - Everything that hashes, diffs, commits or pushes runs in a repository segwi makes for
-//     that one task (NewRepo) in a private folder (see private.go): its own git folder with
+//     that one task (NewRepo), in a private folder segwi holds open: its own git folder with
 //     no configuration file (one holding only the object format for a sha256 checkout),
 //     the checkout's objects borrowed through GIT_ALTERNATE_OBJECT_DIRECTORIES, copies of
 //     the few files git reads from the checkout's git folder (index, info/exclude,
