@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // The modes in which the test binary runs as a child of a test (see TestMain).
@@ -192,7 +194,7 @@ func TestThereIsNothingToConnectTo(t *testing.T) {
 	// The check itself can fail: a listening socket, named or on loopback, is seen and
 	// reached.
 	t.Run("a listening socket would be seen and reached", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "tray.sock")
+		path := filepath.Join(sockdir.New(t), "tray.sock")
 		ul, err := net.Listen("unix", path)
 		if err != nil {
 			t.Fatal(err)

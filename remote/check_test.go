@@ -11,13 +11,15 @@ import (
 
 	"tailscale.com/ipn"
 	"tailscale.com/types/views"
+
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // Check talks to tailscaled with tailscale's own LocalAPI client; these are the answers
 // a person meets when tailscaled is not there or will not serve segwi. (A real node that
 // is not logged in is in the tailnet test.)
 func TestCheckSaysWhatIsWrongWithTailscaled(t *testing.T) {
-	dir := t.TempDir()
+	dir := sockdir.New(t)
 	ctx := context.Background()
 
 	t.Run("no socket: tailscaled is not running", func(t *testing.T) {

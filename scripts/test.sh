@@ -27,11 +27,16 @@ if [ "${1:-}" != "--in-session" ]; then
   GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
   export GOCACHE GOMODCACHE GOPATH
   work=$(mktemp -d -t segwi-test.XXXXXX)
-  trap 'rm -rf "$work"' EXIT
-  mkdir -p "$work/home" "$work/config" "$work/state" "$work/data" "$work/cache" "$work/run"
-  chmod 700 "$work/run"
+  # The runtime folder holds sockets (the bus's, the keyring's, Claude Code's), whose paths
+  # must fit in 108 bytes: under TMPDIR when it is short, else under /tmp, as the tests'
+  # own socket folders are (internal/testing/sockdir).
+  short=${TMPDIR:-/tmp}
+  [ ${#short} -le 40 ] || short=/tmp
+  run=$(mktemp -d "$short/segwi-run.XXXXXX")
+  trap 'rm -rf "$work" "$run"' EXIT
+  mkdir -p "$work/home" "$work/config" "$work/state" "$work/data" "$work/cache"
   export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" \
-    XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache" XDG_RUNTIME_DIR="$work/run"
+    XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache" XDG_RUNTIME_DIR="$run"
   export LANG=en_US.UTF-8 SEGWI_TEST_STRICT=1
   export SEGWI_TEST_CLAUDE="$PWD/testdata/claude-code/node_modules/.bin/claude"
   unset GH_TOKEN GITHUB_TOKEN ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
@@ -40,7 +45,7 @@ if [ "${1:-}" != "--in-session" ]; then
   # A session bus that starts no service on demand: the tests start what they need (the
   # tray host, the keyring, a notification daemon on a bus of its own). With the machine's
   # services, each desktop notification started dunst, which found no display and aborted.
-  sed "s|@DIR@|$work/run|" scripts/session-bus.conf >"$work/bus.conf"
+  sed "s|@DIR@|$run|" scripts/session-bus.conf >"$work/bus.conf"
   dbus-run-session --config-file="$work/bus.conf" -- "$0" --in-session "$@"
   exit $?
 fi

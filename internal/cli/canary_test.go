@@ -8,6 +8,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 func TestCanaryCannotRunWithoutAGuardDenyFile(t *testing.T) {
@@ -101,7 +102,7 @@ func TestCanaryExitStatus(t *testing.T) {
 			if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 				// segwi reads the keyring when a run starts; with no session bus at all,
 				// godbus would launch a dbus-daemon that outlives the test.
-				t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+				t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(sockdir.New(t), "no-bus"))
 			}
 			cfg := writeConfig(t, "segwi:\n  claude:\n    path: "+claude+"\n  canary:\n    guardDeny: "+deny+"\n")
 

@@ -12,6 +12,8 @@ import (
 
 	"tailscale.com/ipn/ipnstate"
 	"tailscale.com/tailcfg"
+
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // With the page on and tailscaled answering, config check says where the page will be and
@@ -21,7 +23,7 @@ func TestConfigCheckSaysWhereTheRemotePageWillBe(t *testing.T) {
 	isolate(t)
 	// The default segwi.claude.path, claude, is found in PATH: the stand-in's folder.
 	t.Setenv("PATH", filepath.Dir(fakeClaude(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
-	sock := filepath.Join(t.TempDir(), "tailscaled.sock")
+	sock := filepath.Join(sockdir.New(t), "tailscaled.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // TestTheTraySaysWhyTheApprovalPageIsNotServed turns segwi.remote.enabled on with no
 // tailscaled to ask: the tray's menu says so, where it looked and what to do; a reload
 // that turns it off takes the line away.
 func TestTheTraySaysWhyTheApprovalPageIsNotServed(t *testing.T) {
-	socket := filepath.Join(t.TempDir(), "tailscaled.sock")
+	socket := filepath.Join(sockdir.New(t), "tailscaled.sock")
 	h := newHarness(t, "segwi:\n  remote:\n    enabled: true\n    socket: "+socket+"\n", options{watch: true})
 	await.For(t, within, "the tray to say the page is not served", func() bool {
 		p := h.hub.Snapshot().Page
@@ -37,7 +38,7 @@ func TestTheTraySaysWhyTheApprovalPageIsNotServed(t *testing.T) {
 // turns the page on (here it says why it cannot serve, with no tailscaled to ask) and,
 // saved off again, turns it off.
 func TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage(t *testing.T) {
-	socket := filepath.Join(t.TempDir(), "tailscaled.sock")
+	socket := filepath.Join(sockdir.New(t), "tailscaled.sock")
 	h := newHarness(t, "segwi:\n  runs:\n    maxConcurrent: 2 # keep\n", options{watch: true})
 	ctx := context.Background()
 	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})

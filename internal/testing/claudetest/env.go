@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // APIKey is the API key the test environment gives Claude Code. It is deliberately not shaped
@@ -36,16 +38,8 @@ func Env(t testing.TB, baseURL string) *Environment {
 	t.Helper()
 	home := t.TempDir()
 	tmp := t.TempDir()
-	// t.TempDir paths grow with the test's name; a unix socket path must stay under 108
-	// bytes, so the runtime directory gets a short name of its own.
-	runtime, err := os.MkdirTemp("", "cc-run")
-	if err != nil {
-		t.Fatalf("making XDG_RUNTIME_DIR: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	if err := os.Chmod(runtime, 0o700); err != nil {
-		t.Fatalf("making XDG_RUNTIME_DIR private: %v", err)
-	}
+	// The CLI puts a socket in its runtime folder: a short one (see package sockdir).
+	runtime := sockdir.New(t)
 	lang := os.Getenv("LANG")
 	if lang == "" {
 		lang = "C.UTF-8"

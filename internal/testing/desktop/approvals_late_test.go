@@ -12,6 +12,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -33,7 +34,7 @@ func TestAnApprovalAnsweredLateInAPopupIsHeard(t *testing.T) {
 	t.Parallel()
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
-	addr := privateBus(t)
+	addr := sessionbus.Private(t)
 	startTrayHost(t, addr)
 	startDunst(t, addr)
 	closed := closedNotifications(t, addr)

@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
+	"github.com/segwi/segwi/internal/testing/sockdir"
 	segwitray "github.com/segwi/segwi/tray"
 )
 
@@ -26,7 +27,7 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 		_, err := exec.LookPath(tool)
 		need(t, err == nil, tool+" is not installed")
 	}
-	addr := privateBus(t)
+	addr := sessionbus.Private(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 
 	t.Run("with no notification daemon they are dropped, and that is logged once", func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestNotificationsFromTheTrayProcess(t *testing.T) {
 	})
 
 	t.Run("with no session bus they are dropped, and that is logged once", func(t *testing.T) {
-		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(sockdir.New(t), "no-bus"))
 		logs := &lines{}
 		n := segwitray.NewNotifier(logs.printf)
 		defer n.Close()
@@ -183,35 +184,6 @@ func (l *lines) all() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.got...)
-}
-
-// privateBus starts a session bus of the test's own and returns its address. It starts
-// no service on demand: the notification daemon is there only once the test starts it.
-func privateBus(t *testing.T) string {
-	t.Helper()
-	config := filepath.Join(t.TempDir(), "bus.conf")
-	template, err := os.ReadFile(filepath.Join("..", "..", "..", "scripts", "session-bus.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, config, strings.ReplaceAll(string(template), "@DIR@", t.TempDir()))
-	cmd := exec.Command("dbus-daemon", "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting a session bus: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the session bus's address: %v", err)
-	}
-	return strings.TrimSpace(addr)
 }
 
 // startDunst starts the dunst notification daemon on the bus at addr and the test's

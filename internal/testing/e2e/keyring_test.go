@@ -1,12 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/segwi/segwi/internal/testing/sessionbus"
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // privateKeyring starts a session bus and a gnome-keyring Secret Service of the test's own
@@ -16,7 +18,7 @@ import (
 // pid when the test ends.
 func privateKeyring(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon", "gdbus"} {
+	for _, tool := range []string{"gnome-keyring-daemon", "gdbus"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("SEGWI_TEST_STRICT") == "1" {
 				t.Fatalf("%s is not installed: run the tests with scripts/test.sh, whose setup installs it", tool)
@@ -24,28 +26,8 @@ func privateKeyring(t *testing.T) string {
 			t.Skipf("%s is not installed; a private Secret Service needs it", tool)
 		}
 	}
-	// A unix socket's path must stay under 108 bytes, so not under t.TempDir().
-	dir, err := os.MkdirTemp("", "e2e-kr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-
-	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:path="+filepath.Join(dir, "bus"))
-	out, err := bus.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bus.Start(); err != nil {
-		t.Fatalf("starting a session bus: %v", err)
-	}
-	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
-	// dbus-daemon prints its address once it listens; the read ends when it does or exits.
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the session bus printed no address: %v", err)
-	}
-	addr = strings.TrimSpace(addr)
+	addr := sessionbus.Private(t)
+	dir := sockdir.New(t) // the keyring's control socket goes in its runtime folder
 
 	keyring := exec.Command("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
 	keyring.Stdin = strings.NewReader("segwi-test")

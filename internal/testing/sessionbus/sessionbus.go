@@ -1,0 +1,57 @@
+// Package sessionbus starts a D-Bus session bus of a test's own, with the test command's
+// configuration (scripts/session-bus.conf): it starts no service on demand, so that the
+// bus holds only what the test starts on it (a notification daemon, a Secret Service, a
+// stand-in for systemd).
+package sessionbus
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/sockdir"
+)
+
+// Private starts a session bus of the test's own, stopped at the end of the test, and
+// returns its address once it listens. Without dbus-daemon it skips the test, or fails it
+// under SEGWI_TEST_STRICT=1.
+func Private(t testing.TB) string {
+	t.Helper()
+	daemon := claudetest.NeedTool(t, "dbus-daemon")
+	root, err := claudetest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	template, err := os.ReadFile(filepath.Join(root, "scripts", "session-bus.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "bus.conf")
+	// The bus's socket goes in a short folder: see package sockdir.
+	conf := strings.ReplaceAll(string(template), "@DIR@", sockdir.New(t))
+	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(daemon, "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting a session bus: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// dbus-daemon prints its address once it listens; the read ends when it does or exits.
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the session bus printed no address: %v", err)
+	}
+	return strings.TrimSpace(addr)
+}
