@@ -33,5 +33,10 @@
 // append.go adding to an ended run's record, interrupted.go marking the runs of a segwi
 // that is gone; format.go the words of events.
 //
+// What a run leaves running is killed before its checkout is free: cgroup.go keeps a run's
+// processes in a cgroup of its own where the system allows one (cgroup_linux.go, and
+// cgroup_home_linux.go for where segwi may make it), and leftovers.go finds them by a sweep
+// of /proc where it does not.
+//
 // Nothing in this package imports settings or a UI: the caller fills Config.
 package runs

@@ -55,7 +55,7 @@ func (r *Run) launch() {
 
 	r.sweepBeforeStart()
 	r.recordBase(cfg)
-	proc, err := startProcess(r.claude, argv, r.checkout, env)
+	proc, err := r.startContained(argv, env)
 	if err != nil {
 		r.finish(StateFailed, fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err), nil)
 		return

@@ -183,9 +183,13 @@ func processes(n int) string {
 }
 
 // endLeftovers kills the processes the run left, once claude exited and before the run
-// gives up its checkout and its slot, and returns what it found and the events saying so.
+// gives up its checkout and its slot, and returns what it found and the events saying so:
+// those in the run's cgroup, or where it has none, those the sweep finds.
 func (r *Run) endLeftovers(p *process) ([]ProcessInfo, []Event) {
 	defer untrackRun(r.id)
+	if p.cgroup != nil {
+		return r.endCgroup(p.cgroup)
+	}
 	self, pgid, sid := selfIDs()
 	found, err := killScope(scope{
 		runID: r.id, groups: []int{p.pgid}, claudeStart: p.start,

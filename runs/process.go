@@ -29,6 +29,9 @@ type process struct {
 	stdin *os.File // the write end of the child's stdin pipe
 	pgid  int
 	start uint64 // when it started (see proc.Start), 0 where unknown
+	// cgroup is the run's cgroup, which the process started inside; nil where the run
+	// has none.
+	cgroup *cgroup
 	// kill signals a process or group: syscall.Kill; a test's fake records the signals
 	// the stop phase sends instead (see stop_test.go).
 	kill func(pid int, sig syscall.Signal) error
@@ -37,8 +40,9 @@ type process struct {
 // winsize is the pty's window size: a roomy terminal, in case a tool asks.
 var winsize = pty.Winsize{Rows: 50, Cols: 200}
 
-// startProcess launches path with argv in dir with env, as described on process.
-func startProcess(path string, argv []string, dir string, env []string) (*process, error) {
+// startProcess launches path with argv in dir with env, as described on process, inside
+// cgroup cg unless it is nil.
+func startProcess(path string, argv []string, dir string, env []string, cg *cgroup) (*process, error) {
 	master, tty, err := pty.Open()
 	if err != nil {
 		return nil, fmt.Errorf("opening a pty: %w", err)
@@ -81,13 +85,16 @@ func startProcess(path string, argv []string, dir string, env []string) (*proces
 		},
 	}
 	setParentDeathSignal(cmd.SysProcAttr)
+	if cg != nil {
+		cg.attach(cmd.SysProcAttr)
+	}
 	if err := startChild(cmd); err != nil {
 		pm.Close()
 		stdinW.Close()
 		return nil, err
 	}
 	pid := cmd.Process.Pid
-	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: pid, start: startOf(pid), kill: syscall.Kill}, nil
+	return &process{cmd: cmd, pty: pm, stdin: stdinW, pgid: pid, start: startOf(pid), cgroup: cg, kill: syscall.Kill}, nil
 }
 
 // wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped.

@@ -40,6 +40,11 @@ type Info struct {
 	Turns     int        `json:"turns,omitempty"`
 	SessionID string     `json:"session,omitempty"`
 	PID       int        `json:"pid,omitempty"` // the process (and process group) id while it runs
+	// Cgroup is the cgroup (its folder) that held the run's processes, made for the run
+	// alone; NoCgroup says why it had none, and segwi found its processes at its end by
+	// reading /proc instead (see cgroup.go). A run recorded by an older segwi has neither.
+	Cgroup   string `json:"cgroup,omitempty"`
+	NoCgroup string `json:"noCgroup,omitempty"`
 	// Base is where the checkout stood when the run started: its changes are counted from
 	// there (see package changes). A run recorded by an older segwi has none.
 	Base *changes.Base `json:"base,omitempty"`

@@ -211,6 +211,29 @@ func main() {
 		}
 		result("success", false, 0)
 		followUps(in)
+	case "hop", "hop-hang":
+		// arg fork-hoppers (proctest.Hoppers), each started with `setsid -f` from the
+		// command line in FAKECLAUDE_HOPPER (words split at spaces), keeping this
+		// environment. "hop" ends its turn once the test says they all hop (the file
+		// <FAKECLAUDE_RECORD>/<SEGWI_RUN_ID>.hopping exists); "hop-hang" never does.
+		n, _ := strconv.Atoi(arg)
+		for range n {
+			cmd := exec.Command("setsid", append([]string{"-f"}, strings.Fields(os.Getenv("FAKECLAUDE_HOPPER"))...)...)
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "fakeclaude: setsid -f forkhopper:", err)
+				os.Exit(5)
+			}
+		}
+		record(extra)
+		text("left " + arg + " fork-hoppers behind")
+		if scenario == "hop-hang" {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+		waitFile(os.Getenv("FAKECLAUDE_RECORD") + "/" + os.Getenv("SEGWI_RUN_ID") + ".hopping")
+		result("success", false, 0)
+		followUps(in)
 	case "alive":
 		// Whether process arg is alive (a zombie is not) when this run starts.
 		pid, _ := strconv.Atoi(arg)

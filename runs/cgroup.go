@@ -1,0 +1,67 @@
+package runs
+
+import (
+	"fmt"
+)
+
+// How a run keeps track of its processes. Where the system lets segwi make cgroups (Linux
+// with cgroup v2), each run has one of its own (see cgroup): Claude Code starts inside it,
+// and at the run's end cgroup.kill ends every process in it. Elsewhere segwi finds the
+// run's processes at its end by reading /proc (leftovers.go: the sweep), which a process
+// that keeps forking can escape. run.json (Info.Cgroup or Info.NoCgroup) and a status
+// event say which a run had.
+
+// EventStatus subtype of the event that says how a run keeps track of its processes.
+const subtypeProcesses = "processes"
+
+// startContained starts Claude Code for the run (startProcess) inside a cgroup of the
+// run's own where one can be made, and otherwise as before. It records which on the run:
+// the cgroup's folder in run.json before Claude Code starts (so that a segwi killed from
+// then on leaves it named for the next one), or why there is none; then a status event.
+func (r *Run) startContained(argv, env []string) (*process, error) {
+	cg, err := newRunCgroup(r.id)
+	if err == nil {
+		r.noteCgroup(cg.dir, "")
+		proc, startErr := startProcess(r.claude, argv, r.checkout, env, cg)
+		if startErr == nil {
+			r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
+				"the run's processes are kept in cgroup %s: when the run ends, segwi ends every one of them, however it forked or detached", cg.dir)}, false)
+			return proc, nil
+		}
+		cg.remove()
+		cg.closeFD()
+		err = fmt.Errorf("starting Claude Code inside cgroup %s: %w", cg.dir, startErr)
+	}
+	r.noteCgroup("", err.Error())
+	proc, err2 := startProcess(r.claude, argv, r.checkout, env, nil)
+	if err2 == nil {
+		r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
+			"no cgroup for the run's processes (%v): when the run ends, segwi finds them by reading /proc, which a process that keeps forking can escape", err)}, false)
+	}
+	return proc, err2
+}
+
+// noteCgroup records on run.json the cgroup that holds the run's processes, or why there
+// is none.
+func (r *Run) noteCgroup(dir, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.Cgroup, r.info.NoCgroup = dir, why
+	if err := writeInfo(r.dir, r.info); err != nil {
+		r.rec.mu.Lock()
+		r.rec.fail(err)
+		r.rec.mu.Unlock()
+	}
+}
+
+// endCgroup ends the processes left in the run's cgroup and removes it, once Claude Code
+// exited, and returns what it found and the events saying so, as endLeftovers does for a
+// run without one.
+func (r *Run) endCgroup(cg *cgroup) ([]ProcessInfo, []Event) {
+	found, err := cg.end()
+	events := leftoverEvents(found, atRunEnd, r.m.red.String)
+	if err != nil {
+		events = append(events, Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()})
+	}
+	return found, events
+}

@@ -1,0 +1,232 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/proctest"
+)
+
+// noCgroupEnv, set to 1, makes every run of this test binary fall back to the sweep, as on
+// a system where segwi can make no cgroup:
+//
+//	SEGWI_RUNS_TEST_NO_CGROUP=1 go test ./runs -run Hopper
+//
+// shows the fork-hoppers escape the sweep, the attack of issue 20.
+const noCgroupEnv = "SEGWI_RUNS_TEST_NO_CGROUP"
+
+func init() {
+	if os.Getenv(noCgroupEnv) == "1" {
+		cgroupHome.once.Do(func() {})
+		cgroupHome.err = errors.New("cgroups are off for this test binary (" + noCgroupEnv + "=1)")
+	}
+}
+
+// needCgroups skips the test where this process can make no cgroup (or fails it under
+// SEGWI_TEST_STRICT=1), unless noCgroupEnv turned them off on purpose.
+func needCgroups(t *testing.T) {
+	t.Helper()
+	if _, err := runCgroupHome(); err != nil && os.Getenv(noCgroupEnv) != "1" {
+		msg := fmt.Sprintf("segwi can make no cgroup here (%v): as root on Linux with cgroup v2 it can", err)
+		if os.Getenv(claudetest.StrictEnv) == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+}
+
+// withoutCgroups makes the runs of the test fall back to the sweep, as where no cgroup
+// can be made.
+func withoutCgroups(t *testing.T) {
+	runCgroupHome()
+	dir, err := cgroupHome.dir, cgroupHome.err
+	cgroupHome.dir, cgroupHome.err = "", errors.New("no cgroup in this test")
+	t.Cleanup(func() { cgroupHome.dir, cgroupHome.err = dir, err })
+}
+
+// trackings are the two ways a run keeps track of its processes, for the tests that must
+// hold either way: each sets the way up and says whether the run has a cgroup.
+var trackings = []struct {
+	name   string
+	set    func(t *testing.T)
+	cgroup bool
+}{
+	{"in the run's cgroup", needCgroups, true},
+	{"without a cgroup, by the sweep", withoutCgroups, false},
+}
+
+// wantTracking fails the test unless the run's record and its status event say how it
+// kept track of its processes, cgroup saying which, and its cgroup is gone.
+func wantTracking(t *testing.T, info Info, evs []Event, cgroup bool) {
+	t.Helper()
+	said, _ := find(evs, func(e Event) bool { return e.Type == EventStatus && e.Subtype == subtypeProcesses })
+	switch {
+	case cgroup && (info.Cgroup == "" || info.NoCgroup != ""):
+		t.Errorf("run.json: cgroup %q, noCgroup %q; want the run's cgroup named", info.Cgroup, info.NoCgroup)
+	case cgroup && cgroupLeft(info.Cgroup):
+		t.Errorf("the run's cgroup %s is still there after the run ended", info.Cgroup)
+	case cgroup && !strings.Contains(said.Text, "kept in cgroup "+info.Cgroup):
+		t.Errorf("status event %q; want it to say the processes are kept in cgroup %s", said.Text, info.Cgroup)
+	case !cgroup && (info.Cgroup != "" || info.NoCgroup == ""):
+		t.Errorf("run.json: cgroup %q, noCgroup %q; want no cgroup, and why", info.Cgroup, info.NoCgroup)
+	case !cgroup && !strings.Contains(said.Text, "no cgroup for the run's processes ("+info.NoCgroup+")"):
+		t.Errorf("status event %q; want it to say why the run had no cgroup", said.Text)
+	}
+}
+
+// hopperLeftovers returns the leftover events of evs about the hoppers' processes.
+func hopperLeftovers(evs []Event, h *proctest.Hoppers) []Event {
+	var out []Event
+	for _, e := range evs {
+		if e.Type == EventLeftover && e.Process != nil &&
+			(strings.HasPrefix(e.Process.Command, h.Path()+" ") || e.Process.Command == fmt.Sprintf("sleep %d", h.Seconds())) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// wantHoppersKilled fails the test unless evs record the kill of at least n processes of
+// the hoppers (a hopper caught between its fork and its parent's exit is two), each killed,
+// and saying where.
+func wantHoppersKilled(t *testing.T, evs []Event, h *proctest.Hoppers, n int, where string) {
+	t.Helper()
+	left := hopperLeftovers(evs, h)
+	if len(left) < n {
+		t.Errorf("%d leftover events name the fork-hoppers, want at least %d", len(left), n)
+	}
+	for _, e := range left {
+		if !e.Process.Killed || !strings.Contains(e.Text, where) {
+			t.Errorf("leftover event %q (killed %v); want each saying it killed the process%s", e.Text, e.Process.Killed, where)
+		}
+	}
+}
+
+// The attack of issue 20: six processes that fork, let their parent exit and fork again
+// every 300 µs for 8 s, then become a sleep with an empty environment. A sweep of /proc
+// races them and loses; the run's cgroup holds every one of them, however the run ends.
+func TestForkHoppersEndWithTheirRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		prompt string
+		act    func(t *testing.T, r *Run, rec startRecord, recDir string)
+		want   State
+	}{
+		{name: "a run that succeeds while they hop", prompt: "fake:hop=6", want: StateSucceeded,
+			act: func(t *testing.T, r *Run, rec startRecord, recDir string) {
+				if err := os.WriteFile(filepath.Join(recDir, r.ID()+".hopping"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a run stopped while they hop", prompt: "fake:hop-hang=6", want: StateStopped,
+			act: func(t *testing.T, r *Run, rec startRecord, recDir string) { r.Stop() }},
+		{name: "a run whose Claude Code is killed while they hop", prompt: "fake:hop-hang=6", want: StateFailed,
+			act: func(t *testing.T, r *Run, rec startRecord, recDir string) { syscall.Kill(rec.PID, syscall.SIGKILL) }},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			needCgroups(t)
+			h := proctest.NewHoppers(t, 8*time.Second, 7311+i)
+			m, recDir := testManager(t, func(c *Config) {
+				c.Env = append(c.Env, "FAKECLAUDE_HOPPER="+strings.Join(h.Command(), " "))
+			})
+			r := start(t, m, Spec{Prompt: tt.prompt})
+			rec := waitStart(t, recDir, r.ID())
+			h.WaitStarted(t, 6, 10*time.Second)
+			tt.act(t, r, rec, recDir)
+			info := wait(t, r)
+
+			if !h.Gone(5 * time.Second) {
+				t.Errorf("processes of the 6 fork-hoppers are alive after the run ended %s (%s)", info.State, info.Reason)
+			}
+			if info.State != tt.want {
+				t.Errorf("state = %s (%s), want %s", info.State, info.Reason, tt.want)
+			}
+			evs := events(t, m, r.ID())
+			wantHoppersKilled(t, evs, h, 6, "which the run left running:")
+			wantTracking(t, info, evs, true)
+		})
+	}
+}
+
+// Where no cgroup can be made, the sweep still ends what a run left, and the record says
+// which way it went; with a cgroup, the same.
+func TestProcessesARunLeftAreGoneEitherWay(t *testing.T) {
+	for _, way := range trackings {
+		t.Run(way.name, func(t *testing.T) {
+			way.set(t)
+			m, recDir := testManager(t, nil)
+			r := start(t, m, Spec{Prompt: "fake:detach=scrubbed"})
+			rec := waitStart(t, recDir, r.ID())
+			marker := sleeperMarker(r.ID())
+			proctest.KillAtEnd(t, rec.Detached, marker)
+			info := wait(t, r)
+			if proctest.Alive(rec.Detached, marker) {
+				t.Errorf("process %d that the run left is alive after the run ended %s", rec.Detached, info.State)
+			}
+			evs := events(t, m, r.ID())
+			if e, ok := leftoverEvent(evs, rec.Detached); !ok || !e.Process.Killed {
+				t.Errorf("leftover event %+v (found %v), want one saying process %d was killed", e.Process, ok, rec.Detached)
+			}
+			wantTracking(t, info, evs, way.cgroup)
+		})
+	}
+}
+
+// startIn starts `sleep SECONDS` inside cgroup cg and returns its pid once it runs.
+func startIn(t *testing.T, cg *cgroup, seconds int) int {
+	t.Helper()
+	cmd := exec.Command("sleep", fmt.Sprint(seconds))
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	cg.attach(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting sleep %d in cgroup %s: %v", seconds, cg.dir, err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	await.For(t, 10*time.Second, fmt.Sprintf("sleep %d to run", seconds), func() bool {
+		return proctest.Alive(cmd.Process.Pid, fmt.Sprintf("sleep %d", seconds))
+	})
+	return cmd.Process.Pid
+}
+
+// A process of the run may make cgroups inside the run's and move into them: the run's
+// end reaches it there, names it, and removes them all.
+func TestTheEndOfARunReachesIntoTheCgroupsItsProcessesMade(t *testing.T) {
+	needCgroups(t)
+	cg, err := newRunCgroup("20250101-000000-1nn3r0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := startIn(t, cg, 7333)
+	inner := filepath.Join(cg.dir, "inner", "deeper")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inner, "cgroup.procs"), fmt.Appendf(nil, "%d", pid), 0); err != nil {
+		t.Fatal(err)
+	}
+
+	found, err := cg.end()
+
+	if err != nil {
+		t.Errorf("end: %v", err)
+	}
+	if len(found) != 1 || found[0].PID != pid || !found[0].Killed || found[0].Command != "sleep 7333" {
+		t.Errorf("end found %+v, want process %d (sleep 7333) killed", found, pid)
+	}
+	if proctest.Alive(pid, "sleep 7333") {
+		t.Errorf("process %d is alive", pid)
+	}
+	if cgroupLeft(cg.dir) {
+		t.Errorf("cgroup %s is still there", cg.dir)
+	}
+}

@@ -1,0 +1,28 @@
+//go:build !linux
+
+package runs
+
+import (
+	"errors"
+	"syscall"
+)
+
+// cgroup is a run's cgroup; this system has none (they are Linux's), so every run falls
+// back to the sweep.
+type cgroup struct{ dir string }
+
+var errNoCgroups = errors.New("this system has no cgroups")
+
+// newRunCgroup says this system has no cgroups.
+func newRunCgroup(string) (*cgroup, error) { return nil, errNoCgroups }
+
+func (*cgroup) attach(*syscall.SysProcAttr) {}
+
+func (*cgroup) end() ([]ProcessInfo, error) { return nil, nil }
+
+func (*cgroup) remove() error { return nil }
+
+func (*cgroup) closeFD() {}
+
+// cgroupLeft finds nothing left here.
+func cgroupLeft(string) bool { return false }
