@@ -1,7 +1,10 @@
 package runs
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"syscall"
 )
 
 // How a run keeps track of its processes. Where the system lets segwi make cgroups (Linux
@@ -64,4 +67,38 @@ func (r *Run) endCgroup(cg *cgroup) ([]ProcessInfo, []Event) {
 		events = append(events, Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()})
 	}
 	return found, events
+}
+
+// endRecordedCgroup ends what is left in the cgroup that the record info names (a segwi
+// that was killed left it, or could not remove it), removes it, and records each process
+// on the run, where saying when it was found. The caller holds the run's folder lock. A
+// record that names no cgroup, or one that is gone, is left as it is.
+func endRecordedCgroup(info Info, where string) ([]ProcessInfo, error) {
+	if info.Cgroup == "" {
+		return nil, nil
+	}
+	cg, err := openRecordedCgroup(filepath.Base(info.Dir), info.Cgroup)
+	if err != nil || cg == nil {
+		return nil, err
+	}
+	found, err := cg.end()
+	return found, errors.Join(err, recordLeftovers(info.Dir, found, where))
+}
+
+// endLeftCgroup is endRecordedCgroup for an ended run whose cgroup is still there (its
+// segwi was killed while ending it, or could not remove it), when no segwi owns the run.
+func endLeftCgroup(info Info) error {
+	if info.Cgroup == "" || !cgroupLeft(info.Cgroup) {
+		return nil
+	}
+	lock, err := lockRun(info.Dir)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil // a live segwi owns it: a push is ending it
+	}
+	if err != nil {
+		return fmt.Errorf("ending what run %s left in cgroup %s: %w", filepath.Base(info.Dir), info.Cgroup, err)
+	}
+	defer lock.Close()
+	_, err = endRecordedCgroup(info, afterRunEnded)
+	return err
 }

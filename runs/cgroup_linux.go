@@ -225,6 +225,29 @@ func (c *cgroup) remove() error {
 // closeFD lets go of the descriptor of a cgroup that is not ended here.
 func (c *cgroup) closeFD() { unix.Close(c.fd) }
 
+// openRecordedCgroup opens the cgroup that run id's record names, to end what a segwi that
+// is gone left in it. It refuses a path that is not a cgroup of that run's: the record is
+// a file the run's own processes could rewrite, to make segwi kill another cgroup's. A
+// cgroup that is gone already is (nil, nil).
+func openRecordedCgroup(id, dir string) (*cgroup, error) {
+	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Base(dir) != cgroupPrefix+id {
+		return nil, fmt.Errorf("the record of run %s names %q as its cgroup, which is not a cgroup segwi makes for that run: left alone", id, dir)
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening cgroup %s of run %s: %w", dir, id, err)
+	}
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
+		unix.Close(fd)
+		return nil, fmt.Errorf("the record of run %s names %s as its cgroup, which is not in a cgroup v2 hierarchy: left alone", id, dir)
+	}
+	return &cgroup{dir: dir, fd: fd}, nil
+}
+
 // cgroupLeft says whether the cgroup a record names is still there: one a segwi that was
 // killed, or could not remove it, left behind.
 func cgroupLeft(dir string) bool {

@@ -158,6 +158,56 @@ func TestForkHoppersEndWithTheirRun(t *testing.T) {
 	}
 }
 
+// A segwi killed with kill -9 leaves its run's fork-hoppers hopping; the next segwi that
+// marks the run interrupted ends them through the cgroup its record names.
+func TestForkHoppersOfAKilledSegwiEndWithTheNextSegwi(t *testing.T) {
+	needCgroups(t)
+	h := proctest.NewHoppers(t, 8*time.Second, 7321)
+	stateDir, recDir := t.TempDir(), t.TempDir()
+	killed := startSegwi(t, childSegwi{
+		StateDir: stateDir, Checkout: newCheckout(t), Prompt: "fake:hop-hang=6",
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "FAKECLAUDE_RECORD=" + recDir,
+			"FAKECLAUDE_HOPPER=" + strings.Join(h.Command(), " ")},
+	})
+	waitStart(t, recDir, killed.id)
+	h.WaitStarted(t, 6, 10*time.Second)
+	killed.cmd.Process.Kill()
+	killed.cmd.Wait()
+	if h.Gone(0) {
+		t.Fatal("the fork-hoppers died with segwi: this test proves nothing")
+	}
+	before, err := Load(stateDir, killed.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Cgroup == "" || !cgroupLeft(before.Cgroup) {
+		t.Errorf("run.json of the killed segwi's run names cgroup %q (%s), want one still there", before.Cgroup, before.NoCgroup)
+	}
+
+	if damaged := MarkInterrupted(stateDir); len(damaged) > 0 {
+		t.Errorf("MarkInterrupted: %v", damaged)
+	}
+
+	if !h.Gone(5 * time.Second) {
+		t.Errorf("processes of the 6 fork-hoppers are alive after the next segwi started")
+	}
+	info, err := Load(stateDir, killed.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State != StateInterrupted {
+		t.Errorf("state = %s (%s), want interrupted", info.State, info.Reason)
+	}
+	var evs []Event
+	if err := ReadEvents(stateDir, killed.id, func(e Event) error { evs = append(evs, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantHoppersKilled(t, evs, h, 6, "after the segwi that ran it ended")
+	if info.Cgroup != "" && cgroupLeft(info.Cgroup) {
+		t.Errorf("cgroup %s is still there", info.Cgroup)
+	}
+}
+
 // Where no cgroup can be made, the sweep still ends what a run left, and the record says
 // which way it went; with a cgroup, the same.
 func TestProcessesARunLeftAreGoneEitherWay(t *testing.T) {
@@ -179,6 +229,112 @@ func TestProcessesARunLeftAreGoneEitherWay(t *testing.T) {
 			}
 			wantTracking(t, info, evs, way.cgroup)
 		})
+	}
+}
+
+// A run whose cgroup segwi could not remove (a process stuck in the kernel) leaves it for
+// the next segwi, as one killed while ending the run would: the next segwi to start ends
+// what is in it, and so does a push before it reads the checkout.
+func TestACgroupLeftByAnEndedRunIsEndedByTheNextSegwi(t *testing.T) {
+	for i, tc := range []struct {
+		name  string
+		next  func(t *testing.T, stateDir, id string)
+		where string
+	}{
+		{"at the next segwi's start", func(t *testing.T, stateDir, id string) {
+			if damaged := MarkInterrupted(stateDir); len(damaged) > 0 {
+				t.Errorf("MarkInterrupted: %v", damaged)
+			}
+		}, "after it ended"},
+		{"before a push", func(t *testing.T, stateDir, id string) {
+			if _, err := KillLeftovers(stateDir, id); err != nil {
+				t.Errorf("KillLeftovers: %v", err)
+			}
+		}, "before a push"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needCgroups(t)
+			stateDir := t.TempDir()
+			id := fmt.Sprintf("20250101-000000-c9r0u%d", i)
+			dir := filepath.Join(RunsDir(stateDir), id)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cg, err := newRunCgroup(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cg.remove(); cg.closeFD() })
+			if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, Checkout: t.TempDir(), State: StateSucceeded, Created: time.Now(), Cgroup: cg.dir}); err != nil {
+				t.Fatal(err)
+			}
+			seconds := 7331 + i
+			pid := startIn(t, cg, seconds)
+
+			tc.next(t, stateDir, id)
+
+			if proctest.Alive(pid, fmt.Sprintf("sleep %d", seconds)) {
+				t.Errorf("process %d in the ended run's cgroup is alive", pid)
+			}
+			if cgroupLeft(cg.dir) {
+				t.Errorf("cgroup %s is still there", cg.dir)
+			}
+			var evs []Event
+			ReadEvents(stateDir, id, func(e Event) error { evs = append(evs, e); return nil })
+			if e, ok := leftoverEvent(evs, pid); !ok || !e.Process.Killed || !strings.Contains(e.Text, tc.where) {
+				t.Errorf("leftover event %+v (found %v), want one saying process %d was killed %s", e, ok, pid, tc.where)
+			}
+		})
+	}
+}
+
+// run.json is a file the run's own processes can write: a record naming another cgroup,
+// or a folder made to look like one, must not make the next segwi kill what is in it.
+func TestARecordCannotPointSegwiAtAnotherCgroup(t *testing.T) {
+	needCgroups(t)
+	home, _ := runCgroupHome()
+	victim := &cgroup{dir: filepath.Join(home, "segwi-test-victim-"+filepath.Base(t.TempDir()))}
+	if err := os.Mkdir(victim.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(victim.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim.fd = fd
+	t.Cleanup(func() {
+		victim.write("cgroup.kill")
+		victim.waitEvents(5*time.Second, "populated 0")
+		victim.remove()
+		victim.closeFD()
+	})
+	pid := startIn(t, victim, 7335)
+
+	stateDir := t.TempDir()
+	lookalike := filepath.Join(t.TempDir(), cgroupPrefix+"20250101-000000-f4ke00")
+	if err := os.Mkdir(lookalike, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(lookalike, "cgroup.procs"), fmt.Appendf(nil, "%d\n", pid), 0o600)
+	os.WriteFile(filepath.Join(lookalike, "cgroup.kill"), nil, 0o600)
+	os.WriteFile(filepath.Join(lookalike, "cgroup.events"), []byte("populated 1\nfrozen 0\n"), 0o600)
+	for _, tc := range []struct{ id, cgroup, say string }{
+		{"20250101-000000-0th3r0", victim.dir, "not a cgroup segwi makes for that run"},
+		{"20250101-000000-f4ke00", lookalike, "not in a cgroup v2 hierarchy"},
+	} {
+		dir := filepath.Join(RunsDir(stateDir), tc.id)
+		os.MkdirAll(dir, 0o700)
+		if err := writeInfo(dir, Info{ID: tc.id, Kind: KindBuild, Checkout: t.TempDir(), State: StateRunning, Created: time.Now(), Cgroup: tc.cgroup}); err != nil {
+			t.Fatal(err)
+		}
+		damaged := MarkInterrupted(stateDir)
+		if !proctest.Alive(pid, "sleep 7335") {
+			t.Fatalf("a record naming %s made segwi kill process %d of another cgroup", tc.cgroup, pid)
+		}
+		if len(damaged) != 1 || !strings.Contains(damaged[0].Error(), tc.say) {
+			t.Errorf("MarkInterrupted with a record naming %s: %v; want it to say %q", tc.cgroup, damaged, tc.say)
+		}
+		os.RemoveAll(dir)
 	}
 }
 

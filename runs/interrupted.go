@@ -11,11 +11,12 @@ import (
 
 // MarkInterrupted marks interrupted each run under stateDir left in a live state by a
 // segwi that is gone (no process holds its folder lock), and kills the processes still
-// running that any such run (interrupted or finished) left, recording each on its run, as
-// NewManager does: for commands that read the records without a Manager, such as segwi
-// runs and segwi push, so a run whose segwi died reads as what it is and leaves nothing
-// running. Runs of a live segwi are left alone. It returns the records it could not read
-// or update; the others are marked.
+// running that any such run (interrupted or finished) left, recording each on its run:
+// those in the cgroup its record names (which it then removes), and those the sweep finds
+// (sweepDeadRuns). NewManager does it; this is for the commands that read the records
+// without a Manager, such as segwi runs and segwi push, so that a run whose segwi died
+// reads as what it is and leaves nothing running. Runs of a live segwi are left alone. It
+// returns the records it could not read or update; the others are marked.
 func MarkInterrupted(stateDir string) []Damaged {
 	return damagedIn(stateDir, markInterrupted(stateDir))
 }
@@ -35,6 +36,7 @@ func markInterruptedRuns(stateDir string) error {
 	}
 	for _, info := range infos {
 		if info.State.Final() {
+			errs = append(errs, endLeftCgroup(info))
 			continue
 		}
 		lock, err := lockRun(info.Dir)
@@ -54,6 +56,9 @@ func markInterruptedRuns(stateDir string) error {
 		} else if _, err := appendLocked(info.Dir, Event{Type: EventState,
 			State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}); err != nil {
 			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
+		}
+		if _, err := endRecordedCgroup(info, afterSegwiEnded); err != nil {
+			errs = append(errs, err)
 		}
 		lock.Close()
 	}

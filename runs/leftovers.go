@@ -258,7 +258,14 @@ func killAndRecord(dir, where string) ([]ProcessInfo, error) {
 	if err != nil {
 		err = fmt.Errorf("finding the processes run %s left: %w", id, err)
 	}
-	errs := []error{err}
+	return found, errors.Join(err, recordLeftovers(dir, found, where))
+}
+
+// recordLeftovers appends to the record of the run in dir, whose folder lock the caller
+// holds, an event for each process found, where saying when; it redacts their command
+// lines in found too.
+func recordLeftovers(dir string, found []ProcessInfo, where string) error {
+	var errs []error
 	red := redact.New() // the common secret shapes, as appendLocked redacts
 	for i := range found {
 		found[i].Command = red.String(found[i].Command)
@@ -268,18 +275,18 @@ func killAndRecord(dir, where string) ([]ProcessInfo, error) {
 			errs = append(errs, err)
 		}
 	}
-	return found, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
-// KillLeftovers kills every process still running that the ended run id (or a unique
-// part of it) under stateDir started: those carrying its SEGWI_RUN_ID, and the processes
-// descending from them or sharing their process group or session. It records each on the
-// run's events and returns them, their command lines redacted. segwi push and the run
-// window's Push call it before anything else, so that no process of the run can change
-// the checkout, or its git configuration, while a push reads it. Its error wraps
-// ErrRunLive while a segwi process owns the run (it kills nothing then), ErrNotFound for
-// an unknown id, and ErrLeftoverAlive when a process could not be killed. Where segwi
-// cannot find processes (not Linux) it finds none.
+// KillLeftovers kills every process still running that the ended run id (or a unique part
+// of it) under stateDir started: those in its cgroup when its segwi left it, those carrying
+// its SEGWI_RUN_ID, and the processes descending from them or sharing their process group
+// or session. It records each on the run's events and returns them, their command lines
+// redacted. segwi push and the run window's Push call it before anything else, so that no
+// process of the run can change the checkout, or its git configuration, while a push reads
+// it. Its error wraps ErrRunLive while a segwi process owns the run (it kills nothing
+// then), ErrNotFound for an unknown id, and ErrLeftoverAlive when a process could not be
+// killed. Where segwi cannot find processes (not Linux) it finds none.
 func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 	dir, err := findRun(stateDir, id)
 	if err != nil {
@@ -294,7 +301,16 @@ func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 		return nil, fmt.Errorf("ending the processes of run %s: %w", id, err)
 	}
 	defer lock.Close()
-	found, err := killAndRecord(dir, beforePush)
+	var found []ProcessInfo
+	var cgErr error
+	if info, err := readInfo(dir); err == nil { // a cgroup its segwi left (see MarkInterrupted)
+		if found, cgErr = endRecordedCgroup(info, beforePush); cgErr != nil {
+			cgErr = fmt.Errorf("ending the processes of run %s: %w", id, cgErr)
+		}
+	}
+	swept, err := killAndRecord(dir, beforePush)
+	found = append(found, swept...)
+	err = errors.Join(cgErr, err)
 	for _, info := range found {
 		if !info.Killed {
 			err = errors.Join(err, fmt.Errorf("process %d of run %s (%s): %w, and segwi could not kill it: %s; end it, then try again",

@@ -24,6 +24,10 @@ var fakeClaude string
 const plantedToken = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123"
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(childSegwiEnv); spec != "" {
+		fmt.Fprintln(os.Stderr, "child segwi:", runChildSegwi(spec))
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "runs-fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -12,7 +12,7 @@ import (
 // its death hangs up the terminal and sends SIGHUP to the rest of its process group.
 // What left the group (Claude Code runs each Bash tool in a session of its own), or
 // ignores SIGHUP, survives a hard kill of segwi: the next segwi to start kills it
-// (sweepDeadRuns).
+// (endRecordedCgroup, sweepDeadRuns).
 func setParentDeathSignal(attr *syscall.SysProcAttr) {
 	attr.Pdeathsig = syscall.SIGKILL
 }
