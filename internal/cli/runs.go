@@ -177,6 +177,12 @@ func writeInfo(w io.Writer, in runs.Info) {
 	if in.PID != 0 && !in.State.Final() {
 		line("process", fmt.Sprintf("%d (its process group)", in.PID))
 	}
+	switch {
+	case in.Cgroup != "":
+		line("processes", "kept in cgroup "+in.Cgroup)
+	case in.NoCgroup != "":
+		line("processes", "found by a sweep of /proc at the end (no cgroup: "+in.NoCgroup+")")
+	}
 	line("pull request", in.PullRequest)
 	line("continues", in.ContinuedFrom)
 	line("continued by", strings.Join(in.ContinuedBy, ", "))

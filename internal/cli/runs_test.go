@@ -69,6 +69,13 @@ func TestRunsListShowAndEvents(t *testing.T) {
 		if r3 := segwi(t, "", "runs", "show", "--json", first); json.Unmarshal([]byte(r3.stdout), &info) != nil || info.ID != first {
 			t.Errorf("show --json: got %q", r3.stdout)
 		}
+		processes := "processes  kept in cgroup " + info.Cgroup + "\n"
+		if info.Cgroup == "" {
+			processes = "processes  found by a sweep of /proc at the end (no cgroup: " + info.NoCgroup + ")\n"
+		}
+		if info.Cgroup == "" && info.NoCgroup == "" || !strings.Contains(r.stdout, processes) {
+			t.Errorf("show lacks %q (run.json: cgroup %q, noCgroup %q):\n%s", processes, info.Cgroup, info.NoCgroup, r.stdout)
+		}
 	})
 	t.Run("events prints the recorded events, readable or as JSON", func(t *testing.T) {
 		r := segwi(t, "", "runs", "events", first)
