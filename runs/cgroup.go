@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -13,6 +14,9 @@ import (
 // run's processes at its end by reading /proc (leftovers.go: the sweep), which a process
 // that keeps forking can escape. run.json (Info.Cgroup or Info.NoCgroup) and a status
 // event say which a run had.
+
+// cgroupPrefix starts the name of every run's cgroup; the run's id follows.
+const cgroupPrefix = "segwi-run-"
 
 // EventStatus subtype of the event that says how a run keeps track of its processes.
 const subtypeProcesses = "processes"
@@ -101,4 +105,37 @@ func endLeftCgroup(info Info) error {
 	defer lock.Close()
 	_, err = endRecordedCgroup(info, afterRunEnded)
 	return err
+}
+
+// endCgroupsLeftBeside ends what the runs of a segwi killed since this one started left in
+// their cgroups, where this process makes its own (see leftRunCgroups), before a run
+// starts Claude Code, as sweepBeforeStart does with the sweep: another segwi may have run
+// in the checkout. A cgroup whose run is not recorded under stateDir, whose record names
+// another cgroup, or whose run a live segwi owns (this one included) is left alone.
+func endCgroupsLeftBeside(stateDir string) error {
+	var errs []error
+	for _, path := range leftRunCgroups() {
+		id := strings.TrimPrefix(filepath.Base(path), cgroupPrefix)
+		if id == "" || id == "." || id == ".." || isLiveRun(id) {
+			continue
+		}
+		dir := filepath.Join(RunsDir(stateDir), id)
+		info, err := readInfo(dir)
+		if err != nil || info.Cgroup != path {
+			continue
+		}
+		lock, err := lockRun(dir)
+		if err != nil {
+			continue // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
+		}
+		where := afterRunEnded
+		if !info.State.Final() || info.State == StateInterrupted {
+			where = afterSegwiEnded
+		}
+		if _, err := endRecordedCgroup(info, where); err != nil {
+			errs = append(errs, err)
+		}
+		lock.Close()
+	}
+	return errors.Join(errs...)
 }

@@ -30,9 +30,6 @@ type cgroup struct {
 	fd  int    // the folder, opened O_PATH
 }
 
-// cgroupPrefix starts the name of every run's cgroup; the run's id follows.
-const cgroupPrefix = "segwi-run-"
-
 // cgroupFreezeWait bounds the wait for a run's cgroup to freeze before segwi reads the list
 // of its processes; a process stuck in the kernel (a hung network file system) can hold
 // the freeze up, and is killed anyway.
@@ -246,6 +243,25 @@ func openRecordedCgroup(id, dir string) (*cgroup, error) {
 		return nil, fmt.Errorf("the record of run %s names %s as its cgroup, which is not in a cgroup v2 hierarchy: left alone", id, dir)
 	}
 	return &cgroup{dir: dir, fd: fd}, nil
+}
+
+// leftRunCgroups returns the runs' cgroups where this process makes its own: in its cgroup
+// home, and where that is a scope systemd gave a segwi, in every segwi scope beside it.
+func leftRunCgroups() []string {
+	home, err := runCgroupHome()
+	if err != nil {
+		return nil
+	}
+	homes := []string{home}
+	if strings.HasPrefix(filepath.Base(home), scopePrefix) {
+		homes, _ = filepath.Glob(filepath.Join(filepath.Dir(home), scopePrefix+"*.scope"))
+	}
+	var found []string
+	for _, h := range homes {
+		runs, _ := filepath.Glob(filepath.Join(h, cgroupPrefix+"*"))
+		found = append(found, runs...)
+	}
+	return found
 }
 
 // cgroupLeft says whether the cgroup a record names is still there: one a segwi that was

@@ -208,6 +208,40 @@ func TestForkHoppersOfAKilledSegwiEndWithTheNextSegwi(t *testing.T) {
 	}
 }
 
+// A segwi killed while this one runs (the tray, and a segwi run that was killed) leaves
+// the fork-hoppers of its run; the next run this segwi starts ends them before Claude
+// Code starts, through the cgroup the dead run's record names: the killed segwi may have
+// run in the same checkout.
+func TestForkHoppersOfASegwiKilledMeanwhileEndBeforeTheNextRunStarts(t *testing.T) {
+	needCgroups(t)
+	h := proctest.NewHoppers(t, 8*time.Second, 7322)
+	m, recDir := testManager(t, nil) // started before the other segwi was killed
+	killed := startSegwi(t, childSegwi{
+		StateDir: m.config().StateDir, Checkout: newCheckout(t), Prompt: "fake:hop-hang=6",
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "FAKECLAUDE_RECORD=" + t.TempDir(),
+			"FAKECLAUDE_HOPPER=" + strings.Join(h.Command(), " ")},
+	})
+	h.WaitStarted(t, 6, 10*time.Second)
+	killed.cmd.Process.Kill()
+	killed.cmd.Wait()
+	if h.Gone(0) {
+		t.Fatal("the fork-hoppers died with segwi: this test proves nothing")
+	}
+
+	r := start(t, m, Spec{Prompt: "fake:success"})
+	waitStart(t, recDir, r.ID())
+
+	if !h.Gone(0) {
+		t.Errorf("processes of the 6 fork-hoppers of run %s, whose segwi was killed, were alive when run %s started Claude Code", killed.id, r.ID())
+	}
+	var evs []Event
+	if err := ReadEvents(m.config().StateDir, killed.id, func(e Event) error { evs = append(evs, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantHoppersKilled(t, evs, h, 6, "after the segwi that ran it ended")
+	wait(t, r)
+}
+
 // Where no cgroup can be made, the sweep still ends what a run left, and the record says
 // which way it went; with a cgroup, the same.
 func TestProcessesARunLeftAreGoneEitherWay(t *testing.T) {
@@ -384,5 +418,23 @@ func TestTheEndOfARunReachesIntoTheCgroupsItsProcessesMade(t *testing.T) {
 	}
 	if cgroupLeft(cg.dir) {
 		t.Errorf("cgroup %s is still there", cg.dir)
+	}
+}
+
+// BenchmarkEndOfARunInItsCgroup measures what a run's end costs segwi with a cgroup when
+// the run left nothing: make the cgroup (as at the run's start), then freeze it, read its
+// list, kill, wait and remove it. Compare BenchmarkScanProcs, the least the sweep costs.
+func BenchmarkEndOfARunInItsCgroup(b *testing.B) {
+	if _, err := runCgroupHome(); err != nil {
+		b.Skip(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		cg, err := newRunCgroup(fmt.Sprintf("bench-%d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if found, err := cg.end(); err != nil || len(found) > 0 {
+			b.Fatalf("end: %v, %v", found, err)
+		}
 	}
 }

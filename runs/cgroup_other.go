@@ -27,5 +27,8 @@ func (*cgroup) closeFD() {}
 // openRecordedCgroup finds nothing: no segwi here made a cgroup.
 func openRecordedCgroup(id, dir string) (*cgroup, error) { return nil, nil }
 
+// leftRunCgroups finds none here.
+func leftRunCgroups() []string { return nil }
+
 // cgroupLeft finds nothing left here.
 func cgroupLeft(string) bool { return false }

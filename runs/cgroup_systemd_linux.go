@@ -16,6 +16,9 @@ const (
 	systemdManager = "org.freedesktop.systemd1.Manager"
 )
 
+// scopePrefix starts the name of a segwi's scope; the pid of the segwi follows.
+const scopePrefix = "app-segwi-"
+
 // scopeWait bounds the wait for systemd to start segwi's scope.
 const scopeWait = 10 * time.Second
 
@@ -39,7 +42,7 @@ func systemdScope() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scopeWait)
 	defer cancel()
-	return startScope(ctx, conn, fmt.Sprintf("app-segwi-%d.scope", os.Getpid()), os.Getpid())
+	return startScope(ctx, conn, fmt.Sprintf("%s%d.scope", scopePrefix, os.Getpid()), os.Getpid())
 }
 
 // unitProperty is one property of a unit to start, D-Bus signature (sv).

@@ -48,7 +48,13 @@ func startSegwi(t *testing.T, c childSegwi) killable {
 	if err != nil {
 		t.Fatalf("the child segwi named no run: %v", err)
 	}
-	return killable{cmd: cmd, id: strings.TrimSpace(line)}
+	id := strings.TrimSpace(line)
+	t.Cleanup(func() { // a failed test leaves no cgroup behind
+		if info, err := Load(c.StateDir, id); err == nil {
+			endRecordedCgroup(info, afterSegwiEnded)
+		}
+	})
+	return killable{cmd: cmd, id: id}
 }
 
 // runChildSegwi is the child segwi of startSegwi: it starts its run, prints the run's id

@@ -321,10 +321,11 @@ func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 }
 
 // sweepBeforeStart kills, before the run starts Claude Code, the processes left by the
-// runs of a segwi that was killed meanwhile (see sweepDeadRuns): another segwi may have
-// run in this checkout, and its lock died with it.
+// runs of a segwi that was killed meanwhile (see endCgroupsLeftBeside and sweepDeadRuns):
+// another segwi may have run in this checkout, and its lock died with it.
 func (r *Run) sweepBeforeStart() {
-	if err := sweepDeadRuns(r.m.config().StateDir); err != nil {
+	stateDir := r.m.config().StateDir
+	if err := errors.Join(endCgroupsLeftBeside(stateDir), sweepDeadRuns(stateDir)); err != nil {
 		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
 	}
 }
