@@ -32,7 +32,7 @@ func (r *Run) startContained(argv, env []string) (*process, error) {
 		proc, startErr := startProcess(r.claude, argv, r.checkout, env, cg)
 		if startErr == nil {
 			r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
-				"the run's processes are kept in cgroup %s: when the run ends, segwi ends every one of them, however it forked or detached", cg.dir)}, false)
+				"kept in cgroup %s: every one ends with the run, however it forks or detaches", cg.dir)}, false)
 			return proc, nil
 		}
 		cg.remove()
@@ -43,7 +43,7 @@ func (r *Run) startContained(argv, env []string) (*process, error) {
 	proc, err2 := startProcess(r.claude, argv, r.checkout, env, nil)
 	if err2 == nil {
 		r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
-			"no cgroup for the run's processes (%v): when the run ends, segwi finds them by reading /proc, which a process that keeps forking can escape", err)}, false)
+			"no cgroup (%v): at the run's end %s", err, sweepReach)}, false)
 	}
 	return proc, err2
 }

@@ -30,6 +30,9 @@ type cgroup struct {
 	fd  int    // the folder, opened O_PATH
 }
 
+// sweepReach says what the sweep reaches, for a run without a cgroup.
+const sweepReach = "segwi finds them by reading /proc, which a process that keeps forking can escape"
+
 // cgroupFreezeWait bounds the wait for a run's cgroup to freeze before segwi reads the list
 // of its processes; a process stuck in the kernel (a hung network file system) can hold
 // the freeze up, and is killed anyway.

@@ -13,6 +13,10 @@ type cgroup struct{ dir string }
 
 var errNoCgroups = errors.New("this system has no cgroups")
 
+// sweepReach says what the sweep reaches, for a run without a cgroup: with no /proc here,
+// not what left the group.
+const sweepReach = "segwi reaches only Claude Code's process group"
+
 // newRunCgroup says this system has no cgroups.
 func newRunCgroup(string) (*cgroup, error) { return nil, errNoCgroups }
 

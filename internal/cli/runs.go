@@ -181,7 +181,7 @@ func writeInfo(w io.Writer, in runs.Info) {
 	case in.Cgroup != "":
 		line("processes", "kept in cgroup "+in.Cgroup)
 	case in.NoCgroup != "":
-		line("processes", "found by a sweep of /proc at the end (no cgroup: "+in.NoCgroup+")")
+		line("processes", "swept at the end, no cgroup: "+in.NoCgroup)
 	}
 	line("pull request", in.PullRequest)
 	line("continues", in.ContinuedFrom)

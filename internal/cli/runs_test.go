@@ -71,7 +71,7 @@ func TestRunsListShowAndEvents(t *testing.T) {
 		}
 		processes := "processes  kept in cgroup " + info.Cgroup + "\n"
 		if info.Cgroup == "" {
-			processes = "processes  found by a sweep of /proc at the end (no cgroup: " + info.NoCgroup + ")\n"
+			processes = "processes  swept at the end, no cgroup: " + info.NoCgroup + "\n"
 		}
 		if info.Cgroup == "" && info.NoCgroup == "" || !strings.Contains(r.stdout, processes) {
 			t.Errorf("show lacks %q (run.json: cgroup %q, noCgroup %q):\n%s", processes, info.Cgroup, info.NoCgroup, r.stdout)

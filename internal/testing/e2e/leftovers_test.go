@@ -222,7 +222,7 @@ func wantHoppersKilled(t *testing.T, rec record, h *proctest.Hoppers, say string
 		}
 		t.Errorf("run %s records the kill of %d processes of the fork-hoppers (saying %q), want at least 6; leftover events: %q", rec.info.ID, len(killed), say, got)
 	}
-	said := rec.find(runs.EventStatus, func(e runs.Event) bool { return strings.Contains(e.Text, "kept in cgroup "+rec.info.Cgroup) })
+	said := rec.find(runs.EventStatus, func(e runs.Event) bool { return strings.Contains(e.Text, "kept in cgroup "+rec.info.Cgroup+":") })
 	if rec.info.Cgroup == "" || len(said) != 1 {
 		t.Errorf("run.json names cgroup %q (no cgroup: %q), %d status events say the processes are kept there; want it named, and said once", rec.info.Cgroup, rec.info.NoCgroup, len(said))
 	}
