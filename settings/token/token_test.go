@@ -14,6 +14,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/zalando/go-keyring"
+
+	"github.com/segwi/segwi/internal/testing/sockdir"
 )
 
 // useStore swaps the keyring backend for the rest of the test.
@@ -263,7 +265,7 @@ func TestWithNoSessionBus(t *testing.T) {
 		fmt.Fprintf(os.Stdout, "unavailable=%v\n%v\n", errors.Is(err, ErrUnavailable), err)
 		return
 	}
-	empty := t.TempDir()
+	empty := sockdir.New(t) // a socket path in it must fit in 108 bytes
 	tests := []struct {
 		name string
 		env  []string
