@@ -134,26 +134,48 @@ func writeInfo(dir string, info Info) error {
 	return nil
 }
 
+// readInfo reads the record of the run in dir. Its error is fs.ErrNotExist's for a folder
+// without a run.json (one being created, or not a run's), else a Damaged.
 func readInfo(dir string) (Info, error) {
+	info, _, err := readInfoStat(dir)
+	return info, err
+}
+
+// readInfoStat is readInfo, with what stat says of the file it read (for the runs index:
+// the version of the record it summarises).
+func readInfoStat(dir string) (Info, fs.FileInfo, error) {
 	path := filepath.Join(dir, infoFile)
-	b, err := os.ReadFile(path)
+	damaged := func(err error) (Info, fs.FileInfo, error) {
+		return Info{}, nil, Damaged{Dir: dir, File: path, Err: unwrapPath(err)}
+	}
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Info{}, err
+		return Info{}, nil, err
 	}
 	if err != nil {
-		return Info{}, Damaged{Dir: dir, File: path, Err: unwrapPath(err)}
+		return damaged(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return damaged(err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return damaged(err)
 	}
 	var info Info
 	if err := json.Unmarshal(b, &info); err != nil {
-		return Info{}, Damaged{Dir: dir, File: path, Err: err}
+		return damaged(err)
 	}
 	info.Dir = dir
-	return info, nil
+	return info, st, nil
 }
 
 // List returns the runs recorded under stateDir, oldest first, and the records it could
 // not read: a folder whose run.json is damaged is left out of the runs and named in
-// damaged. Its error is for a runs folder that cannot be listed at all.
+// damaged. Its error is for a runs folder that cannot be listed at all. It reads and
+// decodes every record: Summaries lists the runs through the runs index, far quicker.
 func List(stateDir string) (infos []Info, damaged []Damaged, err error) {
 	entries, err := os.ReadDir(RunsDir(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -56,11 +56,14 @@ func (r *Run) settleLocked() {
 
 // StateText is the run's state as a list shows it in a word or three: its state, or for a
 // waiting run what it waits for ("waiting for your reply", "waiting for approval").
-func (in Info) StateText() string {
+func (in Info) StateText() string { return stateText(in.State, in.Waiting) }
+
+// stateText is StateText of a run in state s, waiting for w.
+func stateText(s State, w WaitReason) string {
 	switch {
-	case in.State != StateWaiting:
-		return string(in.State)
-	case in.Waiting == WaitReply:
+	case s != StateWaiting:
+		return string(s)
+	case w == WaitReply:
 		return waitingForReply
 	}
 	return "waiting for approval"

@@ -1,0 +1,28 @@
+//go:build !linux
+
+package runs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// keyOf is the recordKey of what stat said of a run.json, st: its size and modification
+// time (the inode and change time are read on Linux only).
+func keyOf(st fs.FileInfo) recordKey {
+	return recordKey{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+}
+
+// statRecords stats the run.json of the run folders names in the folder dir (open), into
+// keys; errs[i] is what failed for names[i].
+func statRecords(dir *os.File, names []string, keys []recordKey, errs []error) {
+	for i, name := range names {
+		st, err := os.Stat(filepath.Join(dir.Name(), name, infoFile))
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		keys[i] = keyOf(st)
+	}
+}

@@ -1,0 +1,54 @@
+package runs
+
+import (
+	"time"
+
+	"github.com/segwi/segwi/internal/visible"
+)
+
+// Summary is a run as a list of runs shows it: its record (Info) without what only the
+// run's own window reads (its command line, its base, its whole task). The runs index
+// keeps one for each run (see Summaries), so that a list of thousands of runs reads one
+// file rather than every run.json.
+//
+// A field a list needs is added here, from Info (SummaryOf), with indexVersion raised: an
+// index of another version is rebuilt from the records.
+type Summary struct {
+	ID       string `json:"id"`
+	Kind     Kind   `json:"kind"`
+	Checkout string `json:"checkout"`
+	// Task is the first line of the run's task (Info.Prompt), cut at SummaryTaskRunes
+	// runes, with an ellipsis when anything was left out.
+	Task    string     `json:"task,omitempty"`
+	Model   string     `json:"model,omitempty"`
+	State   State      `json:"state"`
+	Waiting WaitReason `json:"waiting,omitempty"`
+	Created time.Time  `json:"created"`
+	Start   time.Time  `json:"start,omitzero"`
+	End     time.Time  `json:"end,omitzero"`
+	CostUSD float64    `json:"costUSD,omitempty"`
+	Turns   int        `json:"turns,omitempty"`
+	// PullRequest is the URL of the last pull request opened for the run's branch.
+	PullRequest string `json:"pullRequest,omitempty"`
+	// ContinuedFrom is the run this one continues: runs that continue one another are a
+	// conversation.
+	ContinuedFrom string `json:"continuedFrom,omitempty"`
+	Dir           string `json:"-"` // the run's folder
+}
+
+// SummaryTaskRunes is how much of a run's task its Summary keeps: the first line, cut at
+// this many runes.
+const SummaryTaskRunes = 200
+
+// SummaryOf returns the summary of the run info records.
+func SummaryOf(info Info) Summary {
+	return Summary{
+		ID: info.ID, Kind: info.Kind, Checkout: info.Checkout, Task: visible.FirstLine(info.Prompt, SummaryTaskRunes),
+		Model: info.Model, State: info.State, Waiting: info.Waiting,
+		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
+		PullRequest: info.PullRequest, ContinuedFrom: info.ContinuedFrom, Dir: info.Dir,
+	}
+}
+
+// StateText is the run's state as a list shows it, as Info.StateText says.
+func (s Summary) StateText() string { return stateText(s.State, s.Waiting) }
