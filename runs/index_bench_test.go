@@ -22,7 +22,8 @@ const (
 )
 
 // TestListingManyRunsThroughTheIndex measures, over a state folder of 10,000 runs, what it
-// costs to list them through the runs index (Summaries) beside List, which reads and decodes every record, as everything did
+// costs to list them through the runs index (Summaries, and MarkInterrupted, which the
+// tray runs at start) beside List, which reads and decodes every record, as everything did
 // before the index. It prints the figures, and fails when a warm list through the index
 // takes more than a quarter of List's CPU time.
 func TestListingManyRunsThroughTheIndex(t *testing.T) {
@@ -69,8 +70,13 @@ func TestListingManyRunsThroughTheIndex(t *testing.T) {
 			t.Fatalf("Summaries = %d runs, %v; want %d", len(sums), err, manyRuns)
 		}
 	})
+	_, mark := best("MarkInterrupted from the index (the tray's start)", func() {
+		if damaged := runs.MarkInterrupted(state); len(damaged) != 0 {
+			t.Fatalf("MarkInterrupted found damaged records: %v", damaged)
+		}
+	})
 	// CPU time compares more steadily than wall time on a machine busy with other work.
-	for what, d := range map[string]time.Duration{"Summaries": sums} {
+	for what, d := range map[string]time.Duration{"Summaries": sums, "MarkInterrupted": mark} {
 		if float64(d) > indexedShare*float64(list) {
 			t.Errorf("%s of %d runs took %d ms of CPU, more than %.0f%% of List's %d ms", what, manyRuns, d.Milliseconds(), 100*indexedShare, list.Milliseconds())
 		}

@@ -350,3 +350,27 @@ func TestAListAndAReadOfARecordSeeTheSameKey(t *testing.T) {
 		t.Errorf("a list sees %+v, a read %+v; want the same key, with its inode", keys[0], keyOf(st))
 	}
 }
+
+// The index only says which runs to look at: a run it holds as live whose record, read
+// under the run's lock, says it ended (its segwi ended it after the index was read, then
+// let go of the lock) is left as it ended.
+func TestMarkInterruptedGoesByTheRecordReadUnderTheLock(t *testing.T) {
+	state := t.TempDir()
+	long := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded, Created: long}, long)
+	entries, _, _ := loadIndex(state)
+	if len(entries) != 1 {
+		t.Fatalf("the index holds %d runs, want 1", len(entries))
+	}
+	seen := entries[0] // as the index read it while the run was going
+	seen.state = StateRunning
+	if err := writeIndex(state, []indexEntry{seen}); err != nil {
+		t.Fatal(err)
+	}
+	if damaged := MarkInterrupted(state); len(damaged) != 0 {
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	if in, err := Load(state, "aaaaaa"); err != nil || in.State != StateSucceeded {
+		t.Errorf("the run is %s (%v), want succeeded, as its record says", in.State, err)
+	}
+}

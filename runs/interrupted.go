@@ -1,12 +1,16 @@
 package runs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // MarkInterrupted marks interrupted each run under stateDir left in a live state by a
@@ -27,42 +31,79 @@ func markInterrupted(stateDir string) error {
 	return errors.Join(err, sweepDeadRuns(stateDir))
 }
 
-// markInterruptedRuns marks the runs interrupted, as MarkInterrupted says.
+// markInterruptedRuns marks the runs interrupted, as MarkInterrupted says. It finds the
+// runs left in a live state in the runs index (which stats every record, and reads only
+// those it does not know as they are), and reads each such record again under its folder's
+// lock: its segwi may have ended it meanwhile, and let go of the lock.
 func markInterruptedRuns(stateDir string) error {
-	infos, damaged, listErr := List(stateDir)
+	entries, damaged, listErr := loadIndex(stateDir)
 	errs := []error{listErr}
 	for _, d := range damaged {
 		errs = append(errs, d)
 	}
-	for _, info := range infos {
-		if info.State.Final() {
-			errs = append(errs, endLeftCgroup(info))
+	for _, e := range entries {
+		if e.state.Final() {
+			errs = append(errs, endLeftCgroupOf(stateDir, e))
 			continue
 		}
-		lock, err := lockRun(info.Dir)
+		dir := filepath.Join(RunsDir(stateDir), e.id)
+		lock, err := lockRun(dir)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			continue // a live segwi (the tray app, another `segwi run`) owns it
 		}
 		if err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, lockFile), Err: unwrapPath(err)})
+			errs = append(errs, Damaged{Dir: dir, File: filepath.Join(dir, lockFile), Err: unwrapPath(err)})
 			continue
 		}
-		from := info.State
-		info.State, info.Waiting = StateInterrupted, ""
-		info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
-		info.End = lastWrite(info.Dir)
-		if err := writeInfo(info.Dir, info); err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, infoFile), Err: unwrapPath(err)})
-		} else if _, err := appendLocked(info.Dir, Event{Type: EventState,
-			State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}); err != nil {
-			errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
-		}
-		if _, err := endRecordedCgroup(info, afterSegwiEnded); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, markInterruptedLocked(dir))
 		lock.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// markInterruptedLocked marks interrupted the run in dir, whose folder lock the caller
+// holds, if its record says it is in a live state.
+func markInterruptedLocked(dir string) error {
+	info, err := readInfo(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil || info.State.Final() {
+		return err
+	}
+	from := info.State
+	info.State, info.Waiting = StateInterrupted, ""
+	info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
+	info.End = lastWrite(info.Dir)
+	var errs []error
+	if err := writeInfo(info.Dir, info); err != nil {
+		errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, infoFile), Err: unwrapPath(err)})
+	} else if _, err := appendLocked(info.Dir, Event{Type: EventState,
+		State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}); err != nil {
+		errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
+	}
+	if _, err := endRecordedCgroup(info, afterSegwiEnded); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// endLeftCgroupOf ends what the ended run of entry e left in its cgroup, when its summary
+// names a cgroup that is still there (one segwi could not remove at the run's end): only
+// then is its record read.
+func endLeftCgroupOf(stateDir string, e indexEntry) error {
+	if !bytes.Contains(e.summary, []byte(`"cgroup":`)) {
+		return nil
+	}
+	var s Summary
+	if err := fastjson.Unmarshal(e.summary, &s); err != nil || s.Cgroup == "" || !cgroupLeft(s.Cgroup) {
+		return nil
+	}
+	info, err := readInfo(filepath.Join(RunsDir(stateDir), e.id))
+	if err != nil {
+		return nil // the list names a damaged record
+	}
+	return endLeftCgroup(info)
 }
 
 // lastWrite returns when the run's record was last written: its end, for an interrupted run.

@@ -33,7 +33,10 @@ type Summary struct {
 	// ContinuedFrom is the run this one continues: runs that continue one another are a
 	// conversation.
 	ContinuedFrom string `json:"continuedFrom,omitempty"`
-	Dir           string `json:"-"` // the run's folder
+	// Cgroup is the cgroup that held the run's processes (Info.Cgroup): an ended run's is
+	// looked at again when segwi starts, in case it could not be removed.
+	Cgroup string `json:"cgroup,omitempty"`
+	Dir    string `json:"-"` // the run's folder
 }
 
 // SummaryTaskRunes is how much of a run's task its Summary keeps: the first line, cut at
@@ -46,7 +49,7 @@ func SummaryOf(info Info) Summary {
 		ID: info.ID, Kind: info.Kind, Checkout: info.Checkout, Task: visible.FirstLine(info.Prompt, SummaryTaskRunes),
 		Model: info.Model, State: info.State, Waiting: info.Waiting,
 		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
-		PullRequest: info.PullRequest, ContinuedFrom: info.ContinuedFrom, Dir: info.Dir,
+		PullRequest: info.PullRequest, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
 	}
 }
 
