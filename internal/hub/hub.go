@@ -212,9 +212,17 @@ func (h *Hub) Snapshot() tray.Snapshot {
 }
 
 // Show asks the window process to show a window, starting one when none runs, and returns
-// its answer: nil once the window shows. It returns when the window process answered,
-// could not be started, or ctx is done.
+// its answer: nil once the window shows. Asked before Run has the core (the tray's menu
+// shows while the core reads the run records), it waits for the core first: a window
+// process is started only once Run has given the windows its context, whose end ends
+// them. It returns when the window process answered, could not be started, or ctx is
+// done.
 func (h *Hub) Show(ctx context.Context, s control.Show) error {
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	return h.windows.show(ctx, s)
 }
 

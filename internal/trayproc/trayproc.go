@@ -8,6 +8,8 @@ package trayproc
 import (
 	"context"
 	"log"
+	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
@@ -30,7 +32,8 @@ type Options struct {
 // Run runs the tray until the person quits it or ctx is done (SIGINT, SIGTERM); either
 // way it ends the window process and stops every run in two steps before it returns. Bad
 // settings do not stop it: it runs with the defaults and shows what is wrong; nor do
-// damaged run records: it names them. It fails at once without a desktop to show on.
+// damaged run records: it names them. It fails at once without a desktop to show on, and
+// quits with the core's error when the core cannot start (no state folder it can create).
 func Run(ctx context.Context, opts Options) error {
 	if err := tray.HaveDisplay(); err != nil {
 		return err
@@ -52,13 +55,25 @@ func Run(ctx context.Context, opts Options) error {
 		Warner:  opts.Warner,
 		Quit:    quit,
 	})
-	c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, Log: logf})
-	if err != nil {
-		return err
-	}
+	// The core reads the run records as it starts (it marks interrupted the runs a segwi
+	// that is gone left live): with thousands of runs, or a cold disk at login, that takes
+	// a while, and the menu does not wait for it. Until the core is there the menu shows no
+	// runs, and what it is asked for waits for the core (the hub holds its clients back).
+	var built atomic.Pointer[core.Core]
+	coreErr := make(chan error, 1)
 	hubDone := make(chan struct{})
 	go func() {
 		defer close(hubDone)
+		c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, Log: logf})
+		coreErr <- err
+		if err != nil {
+			quit()
+			return
+		}
+		built.Store(c)
+		// Reading the records left garbage that the next collection, which an idle tray
+		// may not need for minutes, would have freed: hand it back now.
+		debug.FreeOSMemory()
 		h.Run(ctx, c)
 	}()
 
@@ -73,7 +88,7 @@ func Run(ctx context.Context, opts Options) error {
 		Settings:       show(control.Show{Window: control.ShowSettings}),
 		Canary:         show(control.Show{Window: control.ShowCanary}),
 		Quit: func() {
-			if len(c.Live()) == 0 {
+			if c := built.Load(); c == nil || len(c.Live()) == 0 {
 				quit()
 				return
 			}
@@ -81,10 +96,13 @@ func Run(ctx context.Context, opts Options) error {
 		},
 	})
 	go tray.Follow(ctx, t, h.Changes(), h.Snapshot)
-	err = t.Run(ctx, h.Snapshot())
+	err := t.Run(ctx, h.Snapshot())
 	quit()
-	<-hubDone             // the window process has ended
-	closeErr := c.Close() // stops the runs in two steps, then the approvals server
+	if cerr := <-coreErr; cerr != nil {
+		return cerr
+	}
+	<-hubDone                        // the window process has ended
+	closeErr := built.Load().Close() // stops the runs in two steps, then the approvals server
 	if err != nil {
 		return err
 	}
