@@ -3,11 +3,10 @@ package runs_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/testing/measure"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 )
@@ -15,10 +14,10 @@ import (
 // Figures of issue 22 for listing many runs.
 const (
 	manyRuns = 10_000
-	// indexedShare is the most a list through the index may take of the time List takes
-	// to read every record, measured beside it: a clear regression beyond it.
+	// indexedShare is the most CPU time a list through the index may take of what List
+	// takes to read every record, measured beside it: a clear regression beyond it.
 	indexedShare = 0.25
-	listTries    = 5 // tries of each, the best counting: a loaded machine only slows a try down
+	listTries    = 5
 )
 
 // TestListingManyRunsThroughTheIndex measures, over a state folder of 10,000 runs, what it
@@ -33,24 +32,7 @@ func TestListingManyRunsThroughTheIndex(t *testing.T) {
 	state := t.TempDir()
 	records.WriteMany(t, state, manyRuns)
 
-	// best runs f listTries times and returns the least wall and CPU time (of every thread:
-	// the index stats records on several) a try took.
-	best := func(what string, f func()) (wall, cpu time.Duration) {
-		wall, cpu = time.Hour, time.Hour
-		var alloc float64
-		for range listTries {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			startCPU, start := cpuTime(t), time.Now()
-			f()
-			wall, cpu = min(wall, time.Since(start)), min(cpu, cpuTime(t)-startCPU)
-			runtime.ReadMemStats(&after)
-			alloc = float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
-		}
-		t.Logf("%s: %d ms, %d ms of CPU (best of %d), %.1f MB allocated", what, wall.Milliseconds(), cpu.Milliseconds(), listTries, alloc)
-		return wall, cpu
-	}
-	_, list := best("List (every record read)", func() {
+	list := measure.Best(t, listTries, "List (every record read)", func() {
 		if infos, _, err := runs.List(state); err != nil || len(infos) != manyRuns {
 			t.Fatalf("List = %d runs, %v; want %d", len(infos), err, manyRuns)
 		}
@@ -65,30 +47,20 @@ func TestListingManyRunsThroughTheIndex(t *testing.T) {
 		t.Fatalf("no index written: %v", err)
 	}
 	t.Logf("the index of %d runs: %.1f MB", manyRuns, float64(st.Size())/(1<<20))
-	_, sums := best("Summaries from the index", func() {
+	sums := measure.Best(t, listTries, "Summaries from the index", func() {
 		if sums, _, err := runs.Summaries(state); err != nil || len(sums) != manyRuns {
 			t.Fatalf("Summaries = %d runs, %v; want %d", len(sums), err, manyRuns)
 		}
 	})
-	_, mark := best("MarkInterrupted from the index (the tray's start)", func() {
+	mark := measure.Best(t, listTries, "MarkInterrupted from the index (the tray's start)", func() {
 		if damaged := runs.MarkInterrupted(state); len(damaged) != 0 {
 			t.Fatalf("MarkInterrupted found damaged records: %v", damaged)
 		}
 	})
-	// CPU time compares more steadily than wall time on a machine busy with other work.
-	for what, d := range map[string]time.Duration{"Summaries": sums, "MarkInterrupted": mark} {
-		if float64(d) > indexedShare*float64(list) {
-			t.Errorf("%s of %d runs took %d ms of CPU, more than %.0f%% of List's %d ms", what, manyRuns, d.Milliseconds(), 100*indexedShare, list.Milliseconds())
+	for what, fig := range map[string]measure.Figure{"Summaries": sums, "MarkInterrupted": mark} {
+		if float64(fig.CPU) > indexedShare*float64(list.CPU) {
+			t.Errorf("%s of %d runs took %d ms of CPU, more than %.0f%% of List's %d ms",
+				what, manyRuns, fig.CPU.Milliseconds(), 100*indexedShare, list.CPU.Milliseconds())
 		}
 	}
-}
-
-// cpuTime is the CPU time this process has used so far, in user and system mode.
-func cpuTime(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
