@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -73,21 +74,23 @@ func runsList(env *Env) error {
 		return err
 	}
 	unmarked := runs.MarkInterrupted(dir)
-	infos, unread, err := runs.List(dir)
+	sums, unread, err := runs.Summaries(dir)
 	if err != nil {
 		return err
 	}
-	if len(infos) == 0 && len(unread) == 0 && len(unmarked) == 0 {
+	if len(sums) == 0 && len(unread) == 0 && len(unmarked) == 0 {
 		fmt.Fprintf(env.Stdout, "no runs recorded in %s yet; start one with segwi run\n", runs.RunsDir(dir))
 		return nil
 	}
-	slices.Reverse(infos)
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	slices.Reverse(sums)
+	out := bufio.NewWriter(env.Stdout)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSTARTED\tCHECKOUT\tCOST")
-	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", in.ID, in.Kind, in.StateText(), in.Created.Local().Format("2006-01-02 15:04:05"), in.Checkout, in.CostUSD)
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t$%.4f\n", s.ID, s.Kind, s.StateText(), s.Created.Local().Format("2006-01-02 15:04:05"), s.Checkout, s.CostUSD)
 	}
 	tw.Flush()
+	out.Flush()
 	if n := warnDamaged(env, unmarked, unread); n > 0 {
 		return fmt.Errorf("%d run records are damaged (named above); the other runs are listed", n)
 	}
