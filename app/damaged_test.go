@@ -48,17 +48,19 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 	})
 
 	t.Run("the history lists the good runs and names the damaged record", func(t *testing.T) {
-		h := newHistoryWindow(a, state, func() []settings.Repository { return nil }, func(runs.Info) {})
-		defer h.win.Close()
+		h := openHistory(t, a, state, func() []settings.Repository { return nil }, func(string) {})
 		var ids []string
-		for _, in := range h.infos {
-			ids = append(ids, in.ID)
-		}
+		note, _ := historyTexts(h)
+		ui(func() {
+			for _, s := range h.sums {
+				ids = append(ids, s.ID)
+			}
+		})
 		if diff := cmp.Diff([]string{st.Interrupted, st.Unreadable, st.Good}, ids); diff != "" {
 			t.Errorf("runs in the history (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(h.note.Text, st.BadInfo) || !strings.HasPrefix(h.note.Text, "3 runs, the newest first.") {
-			t.Errorf("the history's note is %q; want the 3 runs and the damaged %s", h.note.Text, st.BadInfo)
+		if !strings.Contains(note, st.BadInfo) || !strings.HasPrefix(note, "3 runs, the newest first.") {
+			t.Errorf("the history's note is %q; want the 3 runs and the damaged %s", note, st.BadInfo)
 		}
 	})
 

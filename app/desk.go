@@ -310,8 +310,8 @@ func (d *desk) openRun(id string) {
 	d.openRecord(info)
 }
 
-// openRecord opens the window of a run from the history: live while it runs, else read
-// only from its record.
+// openRecord opens the window of the run info records: live while it runs, else read only
+// from its record.
 func (d *desk) openRecord(info runs.Info) {
 	if w := d.runWins[info.ID]; w != nil {
 		w.Show()
@@ -329,7 +329,7 @@ func (d *desk) openRecord(info runs.Info) {
 // openHistory opens the run history, reading the records again when it is open already.
 func (d *desk) openHistory() {
 	if d.history == nil {
-		d.history = newHistoryWindow(d.app, d.tray.stateDir(), d.tray.repos, d.openRecord)
+		d.history = newHistoryWindow(d.app, d.tray.stateDir(), d.tray.repos, d.openRun)
 		d.history.win.SetOnClosed(func() { d.history = nil })
 	} else {
 		d.history.reload()
