@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// watch enforces the run's time limits and the second step of a stop, and syncs the
-// record every second, until done is closed.
+// watch enforces the run's time limits and the second step of a stop, until done is
+// closed.
 func (r *Run) watch(done <-chan struct{}) {
 	for {
 		cfg := r.m.config()
@@ -17,7 +17,6 @@ func (r *Run) watch(done <-chan struct{}) {
 			return
 		case <-time.After(tick):
 		}
-		r.rec.syncIfDirty()
 		r.check(cfg, time.Now())
 	}
 }

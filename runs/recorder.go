@@ -33,8 +33,11 @@ type recorder struct {
 	lastSync time.Time
 	buf      []byte         // the event being written
 	syncing  sync.WaitGroup // fsyncs running without mu; close waits for them
-	err      error          // the first write error; the run goes on, and it is reported at the end
-	closed   bool
+	// syncLater syncs what was written a second after the last sync: armed by the first
+	// write after a sync, so that a quiet run's record wakes nobody.
+	syncLater *time.Timer
+	err       error // the first write error; the run goes on, and it is reported at the end
+	closed    bool
 }
 
 // openRecorder opens (creating) the events and output files of the run folder dir.
@@ -76,7 +79,7 @@ func (r *recorder) event(e *Event, sync bool) {
 	if _, err := r.ew.Write(b); err != nil {
 		r.fail(err)
 	}
-	r.dirty = true
+	r.written()
 	if sync {
 		r.syncLocked()
 	}
@@ -101,7 +104,22 @@ func (r *recorder) output(b []byte) {
 	if r.outCut {
 		r.ow.WriteString(outputCutMarker)
 	}
+	r.written()
+}
+
+// written notes that something was written, and makes sure it reaches the disk within a
+// second of the last sync. r.mu is held.
+func (r *recorder) written() {
+	if r.dirty {
+		return // a sync is due already
+	}
 	r.dirty = true
+	wait := time.Second - time.Since(r.lastSync)
+	if r.syncLater == nil {
+		r.syncLater = time.AfterFunc(wait, r.syncIfDirty)
+	} else {
+		r.syncLater.Reset(wait)
+	}
 }
 
 // flush writes out what the files buffer, without syncing them: readers in other
@@ -119,13 +137,14 @@ func (r *recorder) flush() {
 	}
 }
 
-// syncIfDirty flushes and syncs when something was written since the last sync, a
-// second or more ago. The run's watchdog calls it often, so that events reach the disk
-// at least once a second while they flow. The fsync itself runs without the lock, so the
-// reader goroutine does not wait for the disk.
+// syncIfDirty flushes and syncs when something was written since the last sync: the
+// timer that the first write after a sync arms calls it a second after that sync, so that
+// events reach the disk at least once a second while they flow, and nothing wakes while
+// none do. The fsync itself runs without the lock, so the reader goroutine does not wait
+// for the disk.
 func (r *recorder) syncIfDirty() {
 	r.mu.Lock()
-	if r.closed || !r.dirty || time.Since(r.lastSync) < time.Second {
+	if r.closed || !r.dirty {
 		r.mu.Unlock()
 		return
 	}
@@ -164,23 +183,40 @@ func (r *recorder) syncLocked() {
 	r.lastSync = time.Now()
 }
 
+// fail keeps err as the first error met while recording, unless one is kept already.
+// r.mu is held.
 func (r *recorder) fail(err error) {
 	if r.err == nil {
 		r.err = fmt.Errorf("recording run in %s: %w", r.dir, err)
 	}
 }
 
-// close syncs and closes the files, and returns the first error met while recording.
-func (r *recorder) close() error {
-	r.syncing.Wait()
+// failed is fail for a part of the record written elsewhere (run.json): the error is
+// reported with the record's at the end.
+func (r *recorder) failed(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.fail(err)
+}
+
+// close syncs and closes the files, and returns the first error met while recording.
+// Nothing is written after it; a second call returns the same error.
+func (r *recorder) close() error {
+	r.mu.Lock()
 	if r.closed {
+		defer r.mu.Unlock()
 		return r.err
 	}
+	r.closed = true // from here on, writes and the timer's syncs do nothing
+	if r.syncLater != nil {
+		r.syncLater.Stop()
+	}
+	r.mu.Unlock()
+	r.syncing.Wait() // a timer's fsync that began before
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.syncLocked()
 	r.events.Close()
 	r.out.Close()
-	r.closed = true
 	return r.err
 }

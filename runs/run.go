@@ -252,9 +252,7 @@ func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	}
 	r.info.State, r.info.Waiting, r.info.Reason = s, w, reason
 	if err := writeInfo(r.dir, r.info); err != nil {
-		r.rec.mu.Lock()
-		r.rec.fail(err)
-		r.rec.mu.Unlock()
+		r.rec.failed(err)
 	}
 	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, true)
 }
