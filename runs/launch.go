@@ -66,8 +66,7 @@ func (r *Run) launch() {
 	r.proc = proc
 	r.info.PID, r.info.Start = proc.pgid, time.Now()
 	r.stepLocked(onStarted, "", "") // a stop asked meanwhile reaches it now
-	r.sent++                        // the prompt, written below
-	r.settleLocked()                // running, or waiting for an approval; a stopped run says stopping
+	r.moveInputLocked(sendPrompt)   // written below; running, or waiting for an approval; a stopped run says stopping
 	r.mu.Unlock()
 
 	readerDone := make(chan struct{})
@@ -135,7 +134,7 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 		return StateFailed, fmt.Sprintf("claude was killed by %s", exit.Signal)
 	case exit.Code != 0:
 		return StateFailed, fmt.Sprintf("claude exited with code %d", exit.Code)
-	case r.results == 0:
+	case r.input.results == 0:
 		return StateFailed, "claude exited without a result"
 	case r.lastFailed:
 		return StateFailed, "the last turn ended with an error"

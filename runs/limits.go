@@ -51,14 +51,14 @@ func (r *Run) check(cfg Config, now time.Time) {
 	}
 	idle := now.Sub(time.Unix(0, r.lastActivity.Load()))
 	if idle >= cfg.IdleTimeout {
-		if r.keepsOpenLocked() && r.results >= r.sent && !r.inputClosed {
+		if r.input.state == inputIdle {
 			// The turn is over and nobody followed up: end the run as CloseInput would.
 			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("no follow-up for %s (runs.idleTimeout): closing the input", cfg.IdleTimeout)}, false)
-			r.closeInputLocked()
+			r.moveInputLocked(idleOver)
 			return
 		}
 		reason := fmt.Sprintf("no output for %s (runs.idleTimeout)", cfg.IdleTimeout)
-		if r.inputClosed && r.results >= r.sent {
+		if r.input.state == inputClosed && r.input.finished() {
 			// Ending: Claude Code exits once its input is closed. One that has not, a
 			// stop grace after the idle timeout, is stopped like any idle run.
 			if idle < cfg.IdleTimeout+cfg.StopGrace {

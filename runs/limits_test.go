@@ -84,11 +84,8 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 	tests := []struct {
 		name        string
 		from        phase
-		keepOpen    bool
-		inputClosed bool
+		in          input // where the run's conversation stands
 		pending     int
-		sent        int
-		results     int
 		idle        time.Duration // since the last output
 		elapsed     time.Duration // since the process started (and since the stop, when stopping)
 		signals     []syscall.Signal
@@ -96,31 +93,31 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 		reason      string // what the run's state says, in part
 		closesInput bool
 	}{
-		{name: "a busy run within its limits is left alone", sent: 1, idle: time.Second, elapsed: time.Minute,
+		{name: "a busy run within its limits is left alone", in: input{state: inputBusy, out: 1}, idle: time.Second, elapsed: time.Minute,
 			state: StateRunning},
-		{name: "a run past maxDuration is stopped as timed out", sent: 1, idle: time.Second, elapsed: time.Hour,
+		{name: "a run past maxDuration is stopped as timed out", in: input{state: inputBusy, out: 1}, idle: time.Second, elapsed: time.Hour,
 			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.maxDuration"},
-		{name: "a run waiting for a person still has maxDuration", pending: 1, sent: 1, idle: 2 * time.Hour, elapsed: time.Hour,
+		{name: "a run waiting for a person still has maxDuration", in: input{state: inputBusy, out: 1}, pending: 1, idle: 2 * time.Hour, elapsed: time.Hour,
 			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.maxDuration"},
-		{name: "a run waiting for a person is not idle", pending: 1, sent: 1, idle: 2 * time.Minute, elapsed: 5 * time.Minute,
+		{name: "a run waiting for a person is not idle", in: input{state: inputBusy, out: 1}, pending: 1, idle: 2 * time.Minute, elapsed: 5 * time.Minute,
 			state: StateRunning},
-		{name: "a silent run past idleTimeout is stopped as timed out", sent: 1, idle: time.Minute, elapsed: 5 * time.Minute,
+		{name: "a silent run past idleTimeout is stopped as timed out", in: input{state: inputBusy, out: 1}, idle: time.Minute, elapsed: 5 * time.Minute,
 			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "no output for 1m0s (runs.idleTimeout)"},
-		{name: "a kept-open run nobody followed up has its input closed", keepOpen: true, sent: 1, results: 1,
+		{name: "a kept-open run nobody followed up has its input closed", in: input{state: inputIdle, results: 1},
 			idle: time.Minute, elapsed: 5 * time.Minute, state: StateRunning, closesInput: true},
-		{name: "a kept-open run silent in its turn is stopped", keepOpen: true, sent: 2, results: 1,
+		{name: "a kept-open run silent in its turn is stopped", in: input{state: inputBusy, out: 1, results: 1},
 			idle: time.Minute, elapsed: 5 * time.Minute,
 			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "runs.idleTimeout"},
-		{name: "a run whose input closed has a stop grace more to exit", inputClosed: true, sent: 1, results: 1,
+		{name: "a run whose input closed has a stop grace more to exit", in: input{state: inputClosed, results: 1},
 			idle: time.Minute + 5*time.Second, elapsed: 5 * time.Minute, state: StateRunning},
-		{name: "a run that does not exit after its input closed is stopped", inputClosed: true, sent: 1, results: 1,
+		{name: "a run that does not exit after its input closed is stopped", in: input{state: inputClosed, results: 1},
 			idle: time.Minute + 10*time.Second, elapsed: 5 * time.Minute,
 			signals: []syscall.Signal{syscall.SIGTERM}, state: StateStopping, reason: "did not exit within 1m10s"},
-		{name: "a stopped run within the stop grace is left alone", from: phaseStopping, sent: 1,
+		{name: "a stopped run within the stop grace is left alone", from: phaseStopping, in: input{state: inputBusy, out: 1},
 			idle: time.Hour, elapsed: 5 * time.Second, state: StateStopping},
-		{name: "a stopped run past the stop grace is killed", from: phaseStopping, sent: 1,
+		{name: "a stopped run past the stop grace is killed", from: phaseStopping, in: input{state: inputBusy, out: 1},
 			idle: time.Hour, elapsed: 10 * time.Second, signals: []syscall.Signal{syscall.SIGKILL}, state: StateStopping},
-		{name: "an exited run is not watched", from: phaseExited, sent: 1, idle: time.Hour, elapsed: 2 * time.Hour,
+		{name: "an exited run is not watched", from: phaseExited, in: input{state: inputBusy, out: 1}, idle: time.Hour, elapsed: 2 * time.Hour,
 			state: StateRunning},
 	}
 	for _, tt := range tests {
@@ -132,7 +129,7 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 			}
 			defer stdinR.Close()
 			r.proc.stdin = stdinW
-			r.spec.KeepOpen, r.inputClosed, r.pending, r.sent, r.results = tt.keepOpen, tt.inputClosed, tt.pending, tt.sent, tt.results
+			r.input, r.pending = tt.in, tt.pending
 			now := start.Add(tt.elapsed)
 			r.info.Start = start
 			r.stopped.at = start
@@ -148,7 +145,7 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 			if tt.reason != "" && r.stopped.as != StateTimedOut {
 				t.Errorf("the run is to end %q, want %s", r.stopped.as, StateTimedOut)
 			}
-			if got := r.inputClosed && !tt.inputClosed; got != tt.closesInput {
+			if got := r.input.state == inputClosed && tt.in.state != inputClosed; got != tt.closesInput {
 				t.Errorf("input closed by the watchdog = %v, want %v", got, tt.closesInput)
 			}
 		})

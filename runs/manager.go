@@ -139,7 +139,7 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 	}
 	r := &Run{
 		m: m, id: id, dir: dir, spec: spec, prompt: prompt, claude: claude, checkout: checkout,
-		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}),
+		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}), input: newInput(spec.KeepOpen),
 		info: Info{
 			ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 			Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,

@@ -123,7 +123,6 @@ func (r *Run) handleLine(p *parser, line []byte) {
 		case EventInit:
 			r.info.SessionID = e.SessionID
 		case EventResult:
-			r.results++
 			r.lastFailed = e.Result.IsError
 			r.info.CostUSD = e.Result.CostUSD // total_cost_usd is the session's total so far
 			r.info.Turns = e.Result.NumTurns
@@ -133,10 +132,9 @@ func (r *Run) handleLine(p *parser, line []byte) {
 		}
 		r.emitLocked(e, false)
 		if e.Type == EventResult {
-			if !r.keepsOpenLocked() && r.results >= r.sent {
-				r.closeInputLocked()
-			}
-			r.settleLocked() // kept open, its turn over: waiting for the person's reply
+			// The input closes with the last result of a run not kept open; a kept-open run
+			// whose turn is over waits for the person's reply.
+			r.moveInputLocked(gotResult)
 		}
 	})
 }

@@ -70,10 +70,7 @@ type Run struct {
 	token       string      // the approvals bearer token, redacted everywhere
 	phase       phase       // running, stopping, killing, exited, ended: see phase
 	stopped     stopRequest // the first stop, asked before the process exited
-	inputClosed bool        // the input is closed, in any phase: the run ends once Claude Code exits
-	finishEarly bool        // CloseInput came before Claude Code started: its input closes after the first turn
-	sent        int         // messages written to the input
-	results     int         // results read
+	input       input       // where the conversation stands: what may be sent, when the input closes
 	lastFailed  bool
 	subs        subscribers
 	backlog     []Event
@@ -124,16 +121,14 @@ func (r *Run) Wait(ctx context.Context) (Info, error) {
 // has started or once it stops, and ErrInputClosed once its input is closed.
 func (r *Run) Send(text string) error {
 	r.mu.Lock()
-	switch {
-	case r.inputClosed:
-		r.mu.Unlock()
-		return fmt.Errorf("sending to run %s: %w (it ends after its current turn; start a new run)", r.id, ErrInputClosed)
-	case r.proc == nil || r.phase != phaseRunning:
+	if r.input.state != inputClosed && r.phase != phaseRunning {
 		r.mu.Unlock()
 		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
 	}
-	r.sent++
-	r.settleLocked() // a turn is going again: running
+	if err := r.moveInputLocked(sendFollowUp); err != nil {
+		r.mu.Unlock()
+		return err
+	}
 	r.mu.Unlock()
 	return r.write(text)
 }
@@ -163,23 +158,25 @@ func (r *Run) CloseInput() {
 	r.closeInputLocked()
 }
 
-// keepsOpenLocked says whether the run's input stays open after a turn, for a follow-up:
-// Spec.KeepOpen, unless CloseInput came before Claude Code started.
-func (r *Run) keepsOpenLocked() bool { return r.spec.KeepOpen && !r.finishEarly }
+func (r *Run) closeInputLocked() { r.moveInputLocked(closeAsked) }
 
-func (r *Run) closeInputLocked() {
-	if r.proc == nil {
-		// Queued or starting: Claude Code gets its prompt, then its input closes after
-		// the turn, as a run not kept open.
-		r.finishEarly = true
-		return
+// moveInputLocked moves the run's input on e (see input.next) and carries out the move:
+// it closes Claude Code's input, or refuses a message with an error that says why. A
+// message to write is the caller's to write. The run's state follows: a turn going is
+// running, a kept-open run whose turn is over waits for the person's reply. r.mu is held.
+func (r *Run) moveInputLocked(e inputEvent) error {
+	in, act := r.input.next(e)
+	r.input = in
+	switch act {
+	case inputRefuseClosed:
+		return fmt.Errorf("sending to run %s: %w (it ends after its current turn; start a new run)", r.id, ErrInputClosed)
+	case inputRefuseUnstarted:
+		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
+	case inputShut:
+		r.proc.stdin.Close()
 	}
-	if r.inputClosed {
-		return
-	}
-	r.inputClosed = true
-	r.proc.stdin.Close()
-	r.settleLocked() // no more follow-ups: it is not waiting for one
+	r.settleLocked()
+	return nil
 }
 
 // RecordApproval appends an approval request, or its answer, to the run's record. The

@@ -34,7 +34,7 @@ func (r *Run) stop(as State, reason string) {
 // and the end (finish) comes from any phase: a queued run that is stopped, a run that
 // could not start. Whether the run's input is closed is not a phase: closing it is how a
 // run ends normally (its last result, CloseInput, the idle timeout), it happens while the
-// run is running, and a stop may come before it or after it (see Run.inputClosed).
+// run is running, and a stop may come before it or after it (see input).
 type phase uint8
 
 // The phases, in the only order a run goes through them.

@@ -232,7 +232,7 @@ func TestStopPhaseEffects(t *testing.T) {
 // between the exit and the end (the person pressed Stop as it finished).
 func TestAStopAfterTheProcessExitedKeepsItsSuccess(t *testing.T) {
 	r, sig := phaseRun(t, phaseRunning, true)
-	r.results, r.sent = 1, 1
+	r.input = inputAfter(false, sendPrompt, gotResult)
 	r.mu.Lock()
 	r.stepLocked(onExited, "", "")
 	r.mu.Unlock()

@@ -20,13 +20,13 @@ const (
 )
 
 // waitFor says what a started run that nobody stopped waits for, from what it knows: an
-// approval while one is pending; the person's reply when it is kept open, its input is
-// open and every message sent has its result; nothing (it is running) otherwise.
-func waitFor(pending int, keepOpen, inputClosed bool, sent, results int) WaitReason {
+// approval while one is pending; the person's reply while its input is idle (kept open,
+// every message sent has its result); nothing (it is running) otherwise.
+func waitFor(pending int, in input) WaitReason {
 	switch {
 	case pending > 0:
 		return WaitApproval
-	case keepOpen && !inputClosed && sent > 0 && results >= sent:
+	case in.state == inputIdle:
 		return WaitReply
 	}
 	return ""
@@ -44,7 +44,7 @@ func (r *Run) settleLocked() {
 	default:
 		return
 	}
-	switch w := waitFor(r.pending, r.keepsOpenLocked(), r.inputClosed, r.sent, r.results); w {
+	switch w := waitFor(r.pending, r.input); w {
 	case WaitApproval:
 		r.changeStateLocked(StateWaiting, w, waitingForApproval)
 	case WaitReply:

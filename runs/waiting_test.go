@@ -13,26 +13,25 @@ import (
 
 func TestWhatARunWaitsFor(t *testing.T) {
 	tests := []struct {
-		name          string
-		pending       int
-		keepOpen      bool
-		inputClosed   bool
-		sent, results int
-		want          WaitReason
+		name     string
+		pending  int
+		keepOpen bool
+		events   []inputEvent // what happened to its input since the start
+		want     WaitReason
 	}{
-		{"a run in its turn waits for nothing", 0, true, false, 1, 0, ""},
-		{"a kept-open run whose turn is over waits for your reply", 0, true, false, 1, 1, WaitReply},
-		{"and again after a follow-up's result", 0, true, false, 2, 2, WaitReply},
-		{"a follow-up sent puts it back to work", 0, true, false, 2, 1, ""},
-		{"a run that is not kept open waits for nobody's reply", 0, false, false, 1, 1, ""},
-		{"a run whose input is closed waits for no reply", 0, true, true, 1, 1, ""},
-		{"a run that has sent nothing yet waits for nothing", 0, true, false, 0, 0, ""},
-		{"a pending approval is waited for", 1, false, false, 1, 0, WaitApproval},
-		{"a pending approval comes before a reply", 2, true, false, 1, 1, WaitApproval},
+		{"a run in its turn waits for nothing", 0, true, []inputEvent{sendPrompt}, ""},
+		{"a kept-open run whose turn is over waits for your reply", 0, true, []inputEvent{sendPrompt, gotResult}, WaitReply},
+		{"and again after a follow-up's result", 0, true, []inputEvent{sendPrompt, gotResult, sendFollowUp, gotResult}, WaitReply},
+		{"a follow-up sent puts it back to work", 0, true, []inputEvent{sendPrompt, gotResult, sendFollowUp}, ""},
+		{"a run that is not kept open waits for nobody's reply", 0, false, []inputEvent{sendPrompt, gotResult}, ""},
+		{"a run whose input is closed waits for no reply", 0, true, []inputEvent{sendPrompt, gotResult, closeAsked}, ""},
+		{"a run that has sent nothing yet waits for nothing", 0, true, nil, ""},
+		{"a pending approval is waited for", 1, false, []inputEvent{sendPrompt}, WaitApproval},
+		{"a pending approval comes before a reply", 2, true, []inputEvent{sendPrompt, gotResult}, WaitApproval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := waitFor(tt.pending, tt.keepOpen, tt.inputClosed, tt.sent, tt.results); got != tt.want {
+			if got := waitFor(tt.pending, inputAfter(tt.keepOpen, tt.events...)); got != tt.want {
 				t.Errorf("waitFor = %q, want %q", got, tt.want)
 			}
 		})
