@@ -21,7 +21,7 @@ const (
 )
 
 // emitLocked is emit with r.mu held. An event after the run ended is dropped: its record
-// is closed.
+// is closed. One while the run is ending is held back from subscribers (see phaseEnding).
 func (r *Run) emitLocked(e Event, sync bool) {
 	if r.phase == phaseEnded {
 		return
@@ -30,7 +30,7 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
 	r.rec.event(&e, sync)
-	if r.ending {
+	if r.phase == phaseEnding {
 		r.held = append(r.held, e)
 		return
 	}
@@ -55,6 +55,18 @@ func (r *Run) fanOutLocked(e Event) {
 	}
 }
 
+// tellEnd hands the events held while the run was ending to its subscribers, the last
+// its final state, and closes their channels: nothing comes after.
+func (r *Run) tellEnd() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.held {
+		r.fanOutLocked(e)
+	}
+	r.held = nil
+	r.subs.closeAll()
+}
+
 // Subscribe returns a channel of the run's events: the most recent past ones (up to 256,
 // see ReadEvents for all of them), then each new one as it happens. The channel is closed
 // after the run's last event, or when cancel is called. A subscriber that falls more than
@@ -64,7 +76,7 @@ func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := NewSubscriber(r.backlog)
-	if r.phase == phaseEnded {
+	if r.phase == phaseEnded && r.held == nil { // ended, and its last events told
 		s.Close()
 		return s.Events(), func() {}
 	}

@@ -112,3 +112,29 @@ func TestSubscribersAreClosedAfterTheRunsLastEvent(t *testing.T) {
 		t.Errorf("an event after the end was kept: %d events, want 3", got)
 	}
 }
+
+// A subscriber that comes while the run ends, after its final state was recorded and
+// before it was told, gets that state like the others: its channel is not closed on it
+// before the end it waits for.
+func TestASubscriberWhileTheRunEndsGetsItsEnd(t *testing.T) {
+	r := bareRun(t, t.TempDir())
+	defer r.rec.close()
+	emitTexts(r, 1, 2)
+	r.mu.Lock()
+	r.stepLocked(onEnding, "", "")
+	r.setStateLocked(StateSucceeded, "")
+	r.stepLocked(onEnded, "", "")
+	r.mu.Unlock()
+	events, cancel := r.Subscribe()
+	defer cancel()
+	r.tellEnd()
+	var last Event
+	n := 0
+	for e := range events {
+		last = e
+		n++
+	}
+	if n != 3 || last.Type != EventState || last.State.To != StateSucceeded {
+		t.Errorf("got %d events ending with %+v, want the 2 texts, then the move to succeeded, then a closed channel", n, last)
+	}
+}

@@ -150,7 +150,7 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 func (r *Run) finish(state State, reason string, last []Event) {
 	cfg := r.m.config()
 	r.mu.Lock()
-	if r.phase == phaseEnded {
+	if r.phase >= phaseEnding {
 		r.mu.Unlock()
 		return
 	}
@@ -162,7 +162,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 
 	r.mu.Lock()
-	r.ending = true
+	r.stepLocked(onEnding, "", "") // the last events and the final state wait for the record's close
 	for _, e := range last {
 		if e.Exit != nil {
 			code := e.Exit.Code
@@ -172,7 +172,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 	r.info.End = time.Now()
 	r.setStateLocked(state, reason)
-	r.stepLocked(onEnded, "", "")
+	r.stepLocked(onEnded, "", "") // no event after the final state
 	r.mu.Unlock()
 
 	if err := r.rec.close(); err != nil {
@@ -183,13 +183,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 	r.lock.Close() // releases the folder's lock: the run is no longer live
 
-	r.mu.Lock()
-	for _, e := range r.held {
-		r.fanOutLocked(e)
-	}
-	r.held = nil
-	r.subs.closeAll()
-	r.mu.Unlock()
+	r.tellEnd()
 	r.m.ended(r)
 	close(r.done)
 }

@@ -75,10 +75,7 @@ type Run struct {
 	subs        subscribers
 	backlog     []Event
 	backlogSize int
-	// ending holds back the run's last events from subscribers while finish closes the
-	// record and lets go of the folder's lock; held are those events, in order.
-	ending bool
-	held   []Event
+	held        []Event // the last events, recorded while ending, for the subscribers once ended
 }
 
 // ID returns the run's id, the name of its folder.

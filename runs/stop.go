@@ -29,10 +29,13 @@ func (r *Run) stop(as State, reason string) {
 //
 //	running --stop--> stopping --stop, grace--> killing
 //	   |                 |                         |
-//	   +-----------------+---------exit------------+--> exited --end--> ended
+//	   +-----------------+---------exit------------+--> exited --ending--> ending --end--> ended
 //
 // and the end (finish) comes from any phase: a queued run that is stopped, a run that
-// could not start. Whether the run's input is closed is not a phase: closing it is how a
+// could not start. While ending, the run's last events and its final state are recorded
+// but held back from its subscribers; once ended, no event is taken, and the held ones
+// are told once the record is closed and the folder's lock let go: a subscriber that acts
+// on the end finds the run no longer live. Whether the run's input is closed is not a phase: closing it is how a
 // run ends normally (its last result, CloseInput, the idle timeout), it happens while the
 // run is running, and a stop may come before it or after it (see input).
 type phase uint8
@@ -43,7 +46,8 @@ const (
 	phaseStopping              // a stop was asked: SIGTERM sent to the group, or sent once it starts
 	phaseKilling               // SIGKILL sent to the group, or sent once it starts
 	phaseExited                // the process exited: the run ends as it ended, whatever a stop says now
-	phaseEnded                 // the run has ended: its final state recorded, its record closed
+	phaseEnding                // the run is ending: its last events recorded, held back from subscribers
+	phaseEnded                 // the run has ended: its final state recorded, no event after it
 )
 
 func (p phase) String() string {
@@ -56,6 +60,8 @@ func (p phase) String() string {
 		return "killing"
 	case phaseExited:
 		return "exited"
+	case phaseEnding:
+		return "ending"
 	case phaseEnded:
 		return "ended"
 	}
@@ -71,7 +77,8 @@ const (
 	onGrace                  // the stop grace has passed since the first stop
 	onStarted                // the process has started
 	onExited                 // the process has exited
-	onEnded                  // the run ends (finish)
+	onEnding                 // the run's end begins (finish): its last events are held back
+	onEnded                  // the run has ended: its final state is recorded
 )
 
 func (t trigger) String() string {
@@ -84,6 +91,8 @@ func (t trigger) String() string {
 		return "started"
 	case onExited:
 		return "exited"
+	case onEnding:
+		return "ending"
 	case onEnded:
 		return "ended"
 	}
@@ -121,6 +130,8 @@ func (p phase) next(t trigger) (phase, effect) {
 	switch {
 	case t == onEnded:
 		return phaseEnded, doNothing
+	case t == onEnding && p < phaseEnding:
+		return phaseEnding, doNothing
 	case p >= phaseExited:
 		return p, doNothing // too late: a stop does not change how the run ended
 	case t == onExited:

@@ -82,29 +82,41 @@ func TestStopPhaseMoves(t *testing.T) {
 		{"a process starting without a stop is left alone", move{phaseRunning, onStarted}, phaseRunning, doNothing},
 		{"a run that exits by itself is exited", move{phaseRunning, onExited}, phaseExited, doNothing},
 		{"a run that ends before it started is ended", move{phaseRunning, onEnded}, phaseEnded, doNothing},
+		{"a run that ends before it started holds its last events back", move{phaseRunning, onEnding}, phaseEnding, doNothing},
 
 		{"a second stop kills", move{phaseStopping, onStop}, phaseKilling, doKill},
 		{"the grace passed kills", move{phaseStopping, onGrace}, phaseKilling, doKill},
 		{"a process that starts after a stop gets SIGTERM", move{phaseStopping, onStarted}, phaseStopping, doTerm},
 		{"a stopped run that exits is exited", move{phaseStopping, onExited}, phaseExited, doNothing},
 		{"a run stopped while it started ends", move{phaseStopping, onEnded}, phaseEnded, doNothing},
+		{"a run stopped while it started begins its end", move{phaseStopping, onEnding}, phaseEnding, doNothing},
 
 		{"a third stop adds nothing", move{phaseKilling, onStop}, phaseKilling, doNothing},
 		{"the grace after a kill adds nothing", move{phaseKilling, onGrace}, phaseKilling, doNothing},
 		{"a process that starts after a second stop gets SIGKILL", move{phaseKilling, onStarted}, phaseKilling, doKill},
 		{"a killed run that exits is exited", move{phaseKilling, onExited}, phaseExited, doNothing},
 		{"a run killed while it started ends", move{phaseKilling, onEnded}, phaseEnded, doNothing},
+		{"a run killed while it started begins its end", move{phaseKilling, onEnding}, phaseEnding, doNothing},
 
 		{"a stop after the exit changes nothing", move{phaseExited, onStop}, phaseExited, doNothing},
 		{"the grace after the exit changes nothing", move{phaseExited, onGrace}, phaseExited, doNothing},
 		{"a start after the exit cannot happen and does nothing", move{phaseExited, onStarted}, phaseExited, doNothing},
 		{"a second exit does nothing", move{phaseExited, onExited}, phaseExited, doNothing},
 		{"an exited run ends", move{phaseExited, onEnded}, phaseEnded, doNothing},
+		{"an exited run begins its end", move{phaseExited, onEnding}, phaseEnding, doNothing},
+
+		{"a stop while the run ends changes nothing", move{phaseEnding, onStop}, phaseEnding, doNothing},
+		{"the grace while the run ends changes nothing", move{phaseEnding, onGrace}, phaseEnding, doNothing},
+		{"a start while the run ends cannot happen and does nothing", move{phaseEnding, onStarted}, phaseEnding, doNothing},
+		{"an exit while the run ends does nothing", move{phaseEnding, onExited}, phaseEnding, doNothing},
+		{"a second beginning of the end does nothing", move{phaseEnding, onEnding}, phaseEnding, doNothing},
+		{"an ending run ends", move{phaseEnding, onEnded}, phaseEnded, doNothing},
 
 		{"a stop after the end changes nothing", move{phaseEnded, onStop}, phaseEnded, doNothing},
 		{"the grace after the end changes nothing", move{phaseEnded, onGrace}, phaseEnded, doNothing},
 		{"a start after the end does nothing", move{phaseEnded, onStarted}, phaseEnded, doNothing},
 		{"an exit after the end does nothing", move{phaseEnded, onExited}, phaseEnded, doNothing},
+		{"the end does not begin again", move{phaseEnded, onEnding}, phaseEnded, doNothing},
 		{"a second end does nothing", move{phaseEnded, onEnded}, phaseEnded, doNothing},
 	}
 	listed := map[move]bool{}
