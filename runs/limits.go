@@ -6,19 +6,70 @@ import (
 )
 
 // watch enforces the run's time limits and the second step of a stop, until done is
-// closed.
+// closed. It sleeps until the next moment check has something to do (deadlineLocked),
+// or until the run tells it that moment moved (wakeWatch); a run that waits, for a
+// person or for its agent, wakes nothing until its time is up.
 func (r *Run) watch(done <-chan struct{}) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
 		cfg := r.m.config()
-		tick := min(cfg.IdleTimeout, cfg.MaxDuration, cfg.StopGrace, time.Second) / 10
-		tick = max(tick, 5*time.Millisecond)
+		r.mu.Lock()
+		due := r.deadlineLocked(cfg)
+		r.mu.Unlock()
+		if due.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(time.Until(due))
+		}
 		select {
 		case <-done:
 			return
-		case <-time.After(tick):
+		case <-r.wake:
+		case <-timer.C:
+			r.check(cfg, time.Now())
 		}
-		r.check(cfg, time.Now())
 	}
+}
+
+// wakeWatch tells the run's watchdog that its next deadline may have come closer: a
+// stop was asked, no approval waits any more, the limits changed. It never waits.
+func (r *Run) wakeWatch() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // it is told already
+	}
+}
+
+// deadlineLocked returns when check next has something to do under cfg, or zero when
+// nothing is due: the end of the stop grace of a stopping run; for a running one, the
+// earlier of its maximum duration and its idle timeout, which a pending approval holds
+// off and which a finished run whose input is closed gets a stop grace more of. Output
+// since the deadline was taken moves the idle timeout on; check then finds nothing to do,
+// and the next deadline is taken from the last output. r.mu is held.
+func (r *Run) deadlineLocked(cfg Config) time.Time {
+	if r.proc == nil {
+		return time.Time{}
+	}
+	switch r.phase {
+	case phaseRunning:
+	case phaseStopping:
+		return r.stopped.at.Add(cfg.StopGrace)
+	default:
+		return time.Time{}
+	}
+	due := r.info.Start.Add(cfg.MaxDuration)
+	if r.pending > 0 {
+		return due // waiting for a person is not being idle
+	}
+	idle := time.Unix(0, r.lastActivity.Load()).Add(cfg.IdleTimeout)
+	if r.input.state == inputClosed && r.input.finished() {
+		idle = idle.Add(cfg.StopGrace) // ending: see check
+	}
+	if idle.Before(due) {
+		return idle
+	}
+	return due
 }
 
 // check applies the limits of cfg at now: the stop grace of a run being stopped, the

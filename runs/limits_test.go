@@ -151,3 +151,55 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 		})
 	}
 }
+
+// TestWhenTheWatchdogLooksNext puts a run in each situation the watchdog looks at and
+// checks when it wakes next (deadlineLocked): only when something may be due, never on a
+// tick. A run waiting for a person, or for its agent's next output, sleeps until its
+// limit.
+func TestWhenTheWatchdogLooksNext(t *testing.T) {
+	cfg := Config{MaxDuration: time.Hour, IdleTimeout: time.Minute, StopGrace: 10 * time.Second}
+	start := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+	lastOutput := start.Add(5 * time.Minute)
+	tests := []struct {
+		name    string
+		from    phase
+		started bool
+		in      input
+		pending int
+		want    time.Time // zero: nothing is due
+	}{
+		{"a run not started yet has no limit running", phaseRunning, false, input{}, 0, time.Time{}},
+		{"a busy run wakes at its idle timeout", phaseRunning, true, input{state: inputBusy, out: 1}, 0, lastOutput.Add(time.Minute)},
+		{"a kept-open run waiting for your reply wakes at its idle timeout", phaseRunning, true, input{state: inputIdle, results: 1}, 0, lastOutput.Add(time.Minute)},
+		{"a run waiting for a person wakes only at its maximum duration", phaseRunning, true, input{state: inputBusy, out: 1}, 1, start.Add(time.Hour)},
+		{"a finished run whose input closed gets a stop grace more", phaseRunning, true, input{state: inputClosed, results: 1}, 0, lastOutput.Add(time.Minute + 10*time.Second)},
+		{"a run closed in its turn wakes at its idle timeout", phaseRunning, true, input{state: inputClosed, out: 1}, 0, lastOutput.Add(time.Minute)},
+		{"a stopping run wakes at the end of its stop grace", phaseStopping, true, input{state: inputBusy, out: 1}, 0, start.Add(30*time.Minute + 10*time.Second)},
+		{"a killed run waits for nothing more", phaseKilling, true, input{state: inputBusy, out: 1}, 0, time.Time{}},
+		{"an exited run is not watched", phaseExited, true, input{state: inputBusy, out: 1}, 0, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := phaseRun(t, tt.from, tt.started)
+			r.input, r.pending = tt.in, tt.pending
+			r.info.Start = start
+			r.stopped.at = start.Add(30 * time.Minute)
+			r.lastActivity.Store(lastOutput.UnixNano())
+			r.mu.Lock()
+			got := r.deadlineLocked(cfg)
+			r.mu.Unlock()
+			if !got.Equal(tt.want) {
+				t.Errorf("next wake at %v, want %v", got, tt.want)
+			}
+		})
+	}
+	r, _ := phaseRun(t, phaseRunning, true)
+	r.input, r.info.Start = input{state: inputBusy, out: 1}, start
+	r.lastActivity.Store(start.Add(59 * time.Minute).UnixNano())
+	r.mu.Lock()
+	got := r.deadlineLocked(cfg)
+	r.mu.Unlock()
+	if !got.Equal(start.Add(time.Hour)) {
+		t.Errorf("a chatty run near its maximum duration wakes at %v, want at that duration %v", got, start.Add(time.Hour))
+	}
+}

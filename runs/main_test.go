@@ -217,5 +217,5 @@ func bareRun(tb testing.TB, dir string) *Run {
 		tb.Fatal(err)
 	}
 	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), checkouts: map[string]*Run{}}
-	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{})}
+	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 }

@@ -75,7 +75,11 @@ func (m *Manager) SetConfig(cfg Config) {
 	m.mu.Lock()
 	cfg.StateDir = m.cfg.StateDir // the record's place does not move under live runs
 	m.cfg = cfg.withDefaults()
+	live := slices.Clone(m.live)
 	m.mu.Unlock()
+	for _, r := range live {
+		r.wakeWatch() // its limits may have come closer
+	}
 	m.schedule()
 }
 
@@ -140,6 +144,7 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 	r := &Run{
 		m: m, id: id, dir: dir, spec: spec, prompt: prompt, claude: claude, checkout: checkout,
 		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}), input: newInput(spec.KeepOpen),
+		wake: make(chan struct{}, 1),
 		info: Info{
 			ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 			Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,

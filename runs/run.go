@@ -57,8 +57,9 @@ type Run struct {
 	checkoutLock   *os.File // the checkout's lock across segwi processes; guarded by Manager.mu
 	waitsElsewhere bool     // said it waits for another segwi's run; guarded by Manager.mu
 
-	lastActivity atomic.Int64 // unix nanoseconds of the last output or approval activity
-	calls        toolCalls    // the tool calls Claude Code is making, from its output
+	lastActivity atomic.Int64  // unix nanoseconds of the last output or approval activity
+	wake         chan struct{} // tells the watchdog its next deadline may have come closer (wakeWatch)
+	calls        toolCalls     // the tool calls Claude Code is making, from its output
 
 	writeMu sync.Mutex // orders writes to the input
 
@@ -221,6 +222,7 @@ func (r *Run) SetPending(n int) {
 	r.pending = n
 	r.touch()
 	r.settleLocked()
+	r.wakeWatch() // the idle timeout counts again once nobody is asked
 }
 
 // Ending reports whether the run is on its way to its end: a stop was asked (by the

@@ -169,6 +169,7 @@ func (r *Run) stepLocked(t trigger, as State, why string) {
 		r.stopped = stopRequest{as: as, reason: why, at: time.Now()}
 		r.setStateLocked(StateStopping, why)
 		r.signalLocked(syscall.SIGTERM)
+		r.wakeWatch() // the stop grace counts from now
 	case doTerm:
 		r.signalLocked(syscall.SIGTERM)
 	case doKill:

@@ -1,0 +1,61 @@
+package runs
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+// wakeupsGoal is issue 22's bound on the tray process at rest: at most 3 context switches
+// a second. A run that waits for the person's reply, perhaps for half an hour, is at rest.
+const wakeupsGoal = 3.0
+
+// contextSwitches returns the voluntary and involuntary context switches of every thread
+// of this process so far.
+func contextSwitches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
+}
+
+// TestARunWaitingForAReplyLetsSegwiSleep measures how often segwi's side of a run (this
+// test process, which holds the Manager) wakes while the run waits for the person's reply:
+// the context switches of the process over 10 s once its record is on disk, with the
+// limits at their defaults. It
+// prints the figure (go test -run LetsSegwiSleep -v) and fails above wakeupsGoal a second,
+// measuring a second time before it fails, so that one burst of a loaded machine does not.
+func TestARunWaitingForAReplyLetsSegwiSleep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for 10 s: not in -short")
+	}
+	m, _ := testManager(t, func(c *Config) { c.StopGrace = DefaultStopGrace })
+	r := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
+	await.For(t, 10*time.Second, "the run to wait for your reply", func() bool {
+		return r.State() == StateWaiting && r.Info().Waiting == WaitReply
+	})
+	// What it wrote reaches the disk within a second: the run is at rest once it has.
+	await.For(t, 10*time.Second, "the run's record to be on disk", func() bool {
+		r.rec.mu.Lock()
+		defer r.rec.mu.Unlock()
+		return !r.rec.dirty
+	})
+	const over = 10 * time.Second
+	measure := func() float64 {
+		before := contextSwitches()
+		time.Sleep(over) // the measurement's clock: nothing happens, and that is the point
+		return float64(contextSwitches()-before) / over.Seconds()
+	}
+	rate := measure()
+	if rate > wakeupsGoal {
+		rate = min(rate, measure())
+	}
+	t.Logf("a run waiting for a reply: %.1f context switches a second of segwi's process (goal <= %.0f)", rate, wakeupsGoal)
+	if rate > wakeupsGoal {
+		t.Errorf("%.1f context switches a second while a run waits for a reply, want at most %.0f", rate, wakeupsGoal)
+	}
+	if got := r.State(); got != StateWaiting {
+		t.Errorf("the run is %s after the measurement, want still waiting for your reply", got)
+	}
+}
