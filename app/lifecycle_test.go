@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	cfg, _ := json.Marshal(bin)
 	c, _ := testCore(t, "segwi:\n  claude:\n    path: "+string(cfg)+"\n  runs:\n    stopGrace: 1s\n")
 	checkout := gitCheckout(t)
-	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
+	r, err := c.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "do it", KeepOpen: true})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -81,7 +82,7 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	if st := r.Info().State; st != runs.StateSucceeded {
 		t.Errorf("the run ended %s, want succeeded", st)
 	}
-	r2, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "q", KeepOpen: true})
+	r2, err := c.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "q", KeepOpen: true})
 	if err != nil {
 		t.Fatalf("second Start: %v", err)
 	}

@@ -27,10 +27,7 @@ func (r *Run) recordBase(cfg Config) {
 	// git's own words may hold a remote's URL with its password; the names (branch, files)
 	// are kept as they are, since a commit leaves out exactly the files named here.
 	b.Error = r.m.red.String(b.Error)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.info.Base = &b
-	r.emitLocked(Event{Type: EventBase, Base: &b}, false)
+	r.emit(Event{Type: EventBase, Base: &b}, false)
 }
 
 // BaseText says where a run started, for a person: "main at 1a2b3c4d5e6f, clean",

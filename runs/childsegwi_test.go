@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,7 +69,7 @@ func runChildSegwi(spec string) error {
 	if err != nil {
 		return err
 	}
-	r, err := m.Start(Spec{Kind: KindBuild, Checkout: c.Checkout, Prompt: c.Prompt})
+	r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: c.Checkout, Prompt: c.Prompt})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -13,14 +14,14 @@ var ErrNoSession = errors.New("no Claude Code session recorded")
 // sessionID is what a Claude Code session id looks like (a UUID): never a flag.
 var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
 
-// Continue starts a run that continues the ended run id (or unique id prefix): in the
-// same checkout, of the same kind and model, resuming its recorded Claude Code session
+// Continue starts a run that continues the ended run id (or unique id prefix), living
+// until it ends or ctx is done as Start's: in the same checkout, of the same kind and model, resuming its recorded Claude Code session
 // (--resume) with prompt as the next message, kept open as keepOpen says. The new run's
 // Info.ContinuedFrom names the earlier run, whose record gets the new run's id in
 // ContinuedBy and a runs.EventContinued event. The new run's base is read afresh when it
 // starts: its changes are its own. Errors wrap ErrNotFound, ErrNoSession, or say the
 // earlier run has not ended.
-func (m *Manager) Continue(id, prompt string, keepOpen bool) (*Run, error) {
+func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool) (*Run, error) {
 	stateDir := m.config().StateDir
 	if r := m.Get(id); r != nil {
 		return nil, fmt.Errorf("continuing run %s: it is still going (%s); send it a follow-up instead", id, r.State())
@@ -35,7 +36,7 @@ func (m *Manager) Continue(id, prompt string, keepOpen bool) (*Run, error) {
 	if earlier.SessionID == "" || !sessionID.MatchString(earlier.SessionID) {
 		return nil, fmt.Errorf("continuing run %s: %w on it; start a new run instead", earlier.ID, ErrNoSession)
 	}
-	r, err := m.Start(Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
+	r, err := m.Start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
 		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID})
 	if err != nil {
 		return nil, fmt.Errorf("continuing run %s: %w", earlier.ID, err)

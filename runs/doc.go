@@ -22,16 +22,25 @@
 // Config.StopGrace has passed; a Stop that comes after Claude Code exited changes nothing.
 // The stop is one phase value with its moves in one place (stop.go).
 //
+// A run has one owner, a goroutine that holds its state (its phase, its input, its
+// process, its pending approvals, its timers) and carries out every change asked of it;
+// the work that waits runs on goroutines of its own that report to the owner. Start takes
+// a context: when it ends, the run stops as Stop does.
+//
 // Each file holds one concern: run.go is a run's API (Send, CloseInput, the approvals
-// server's hooks); base.go the base it records before Claude Code starts (where its
-// checkout stood, see package changes); stop.go its stop phase; launch.go the process's life, from its start
-// to the run's end; leftovers.go the processes a run leaves, killed before its checkout is
-// free; limits.go the watchdog (maxDuration, idleTimeout, the stop grace); output.go the
-// pty reader and the cut of long lines, parse.go the stream-json it parses; fanout.go the
-// events published to subscribers; manager.go the queue and the slots; checkout.go the
-// folders a run may start in; recorder.go a live run's record, record.go reading records,
-// append.go adding to an ended run's record, interrupted.go marking the runs of a segwi
-// that is gone; format.go the words of events.
+// server's hooks); owner.go its owner goroutine and what it carries out; launch.go the
+// steps that wait, from the launch to the agent's process and from its exit to what it
+// left swept, and the run's end (finish); writer.go the writes to the agent's input;
+// input.go where the conversation stands (input.next); stop.go the stop phase
+// (phase.next); limits.go the limits as deadlines (maxDuration, idleTimeout, the stop
+// grace); waiting.go what a waiting run waits for; base.go the base it records before
+// Claude Code starts (where its checkout stood, see package changes); leftovers.go the
+// processes a run leaves, killed before its checkout is free; output.go the pty reader
+// and the cut of long lines, parse.go the stream-json it parses; fanout.go the journal:
+// events recorded and published to subscribers; manager.go the queue and the slots;
+// checkout.go the folders a run may start in; recorder.go a live run's record, record.go
+// reading records, append.go adding to an ended run's record, interrupted.go marking the
+// runs of a segwi that is gone; format.go the words of events.
 //
 // What a run leaves running is killed before its checkout is free: cgroup.go keeps a run's
 // processes in a cgroup of its own where the system allows one (cgroup_linux.go, and

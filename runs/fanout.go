@@ -29,12 +29,38 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	r.seq++
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
+	r.info.note(&e)
 	r.rec.event(&e, sync)
 	if r.phase == phaseEnding {
 		r.held = append(r.held, e)
 		return
 	}
 	r.fanOutLocked(e)
+}
+
+// note keeps in the run's summary what e says of the run: its session, its cost and
+// turns so far, its base, its exit code. Whoever emits an event, the summary that a
+// subscriber reads on it is up to date.
+func (in *Info) note(e *Event) {
+	switch e.Type {
+	case EventInit:
+		in.SessionID = e.SessionID
+	case EventResult:
+		if e.Result != nil {
+			in.CostUSD = e.Result.CostUSD // total_cost_usd is the session's total so far
+			in.Turns = e.Result.NumTurns
+		}
+		if e.SessionID != "" {
+			in.SessionID = e.SessionID
+		}
+	case EventBase:
+		in.Base = e.Base
+	case EventExit:
+		if e.Exit != nil {
+			code := e.Exit.Code
+			in.ExitCode = &code
+		}
+	}
 }
 
 // fanOutLocked hands a recorded event to the run's subscribers, the Manager's (when

@@ -12,118 +12,152 @@ import (
 	"github.com/segwi/segwi/approvals"
 )
 
-// launch starts the process of a run the Manager took off the queue, and follows it to
-// its end. It runs on its own goroutine.
-func (r *Run) launch() {
+// The steps of a run's life that wait (on the approvals server, git, the process table,
+// the agent), each on a goroutine of its own that reports to the run's owner: start, from
+// the launch to the agent's process, and clear, from its exit to what it left swept. The
+// owner's side is in owner.go; finish, on the owner, ends the run.
+
+// startResult is what a run's start did, for its owner (started).
+type startResult struct {
+	token   string   // the approvals token, "" when none was registered (or it was withdrawn again)
+	argv    []string // the agent's command line
+	model   string
+	proc    *process // the agent's process; nil when it did not start
+	failure string   // why the start failed, for a person; "" when it did not fail
+}
+
+// start carries out a launched run's start, on a goroutine of its own: the registration
+// with the approvals server and the run's mcp.json, its command line, the sweep of what a
+// killed segwi left, the checkout's base, and the agent's process, unless a stop came
+// first. It reports to the owner (started), which ends a run whose start failed.
+func (r *Run) start() {
+	st := r.startSteps()
+	r.do(func() { r.started(st) })
+}
+
+// startSteps is start's work; its result says what became of it. A failure after the
+// registration withdraws it again.
+func (r *Run) startSteps() (st startResult) {
 	cfg := r.m.config()
 	r.m.refreshSecrets(cfg)
-
-	mcpPath := ""
-	if cfg.Approvals != nil {
-		reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout}, r)
-		if err != nil {
-			r.finish(StateFailed, fmt.Sprintf("could not register the run with the approvals server: %v", err), nil)
-			return
+	defer func() {
+		if st.proc == nil {
+			r.withdraw(cfg, st.token) // nothing started: nothing can ask any more
 		}
-		r.m.red.Add(reg.Token)
-		r.mu.Lock()
-		r.token = reg.Token
-		r.mu.Unlock()
-		mcpPath = filepath.Join(r.dir, mcpFile)
-		if err := os.WriteFile(mcpPath, reg.MCPConfig(), 0o600); err != nil {
-			r.finish(StateFailed, fmt.Sprintf("could not write %s: %v", mcpPath, err), nil)
-			return
-		}
+	}()
+	mcpPath, failure := r.register(cfg, &st)
+	if failure != "" {
+		st.failure = failure
+		return st
 	}
-
-	model := r.spec.Model
-	if model == "" {
-		model = cfg.Model
+	st.model = r.spec.Model
+	if st.model == "" {
+		st.model = cfg.Model
 	}
-	argv := argvFor(r.claude, r.spec.Kind, model, mcpPath, r.spec.Resume)
+	st.argv = argvFor(r.claude, r.spec.Kind, st.model, mcpPath, r.spec.Resume)
 	env := envFor(cfg.Env, cfg.PassForgeTokens, r.id, r.spec.Kind)
-
-	r.mu.Lock()
-	r.info.Argv, r.info.Model = argv, model
-	if r.phase != phaseRunning { // stopped while starting
-		stopped := r.stopped
-		r.mu.Unlock()
-		r.finish(stopped.as, stopped.reason+" before it started", nil)
-		return
+	if r.stopAsked() {
+		return st
 	}
-	r.mu.Unlock()
-
 	r.sweepBeforeStart()
 	r.recordBase(cfg)
-	proc, err := r.startContained(argv, env)
+	if r.stopAsked() {
+		return st
+	}
+	proc, err := r.startContained(st.argv, env)
 	if err != nil {
-		r.finish(StateFailed, fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err), nil)
-		return
+		st.failure = fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err)
+		return st
 	}
 	trackRun(r.id)
-	r.touch()
-	r.mu.Lock()
-	r.proc = proc
-	r.info.PID, r.info.Start = proc.pgid, time.Now()
-	r.stepLocked(onStarted, "", "") // a stop asked meanwhile reaches it now
-	r.moveInputLocked(sendPrompt)   // written below; running, or waiting for an approval; a stopped run says stopping
-	r.mu.Unlock()
+	st.proc = proc
+	return st
+}
 
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		r.readOutput(proc.pty)
-	}()
-	watchDone := make(chan struct{})
-	go r.watch(watchDone)
-
-	if err := r.write(r.prompt); err != nil {
-		r.emit(Event{Type: EventStatus, Subtype: "input", Text: err.Error()}, false)
+// register registers the run with the approvals server, when there is one, and writes the
+// run's mcp.json, which points Claude Code at it with the run's token. It returns the
+// file's path ("" without a server), or why it failed.
+func (r *Run) register(cfg Config, st *startResult) (mcpPath, failure string) {
+	if cfg.Approvals == nil {
+		return "", ""
 	}
+	reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout}, r)
+	if err != nil {
+		return "", fmt.Sprintf("could not register the run with the approvals server: %v", err)
+	}
+	r.m.red.Add(reg.Token)
+	st.token = reg.Token
+	mcpPath = filepath.Join(r.dir, mcpFile)
+	if err := os.WriteFile(mcpPath, reg.MCPConfig(), 0o600); err != nil {
+		return "", fmt.Sprintf("could not write %s: %v", mcpPath, err)
+	}
+	return mcpPath, ""
+}
 
-	waitErr := proc.wait()
+// withdraw ends the run's registration with the approvals server: its pending requests
+// are denied and recorded, and its mcp.json goes (still there if Claude Code never
+// connected). It waits for requests under way to be answered, so the owner never calls it.
+func (r *Run) withdraw(cfg Config, token string) {
+	if token == "" || cfg.Approvals == nil {
+		return
+	}
+	cfg.Approvals.Unregister(r.id)
+	os.Remove(filepath.Join(r.dir, mcpFile))
+}
+
+// stopAsked says whether a stop came while the run was starting: then its agent does not
+// start, and the run ends stopped.
+func (r *Run) stopAsked() bool {
 	r.mu.Lock()
-	r.stepLocked(onExited, "", "") // a Stop from now on is too late to change how the run ended
-	r.mu.Unlock()
-	exit := exitInfo(proc.cmd.ProcessState)
-	// No process of the run outlives it: whatever is left of the group goes now, and
-	// every other process the run started, however it left the group.
-	proc.signal(syscall.SIGKILL)
-	left, leftEvents := r.endLeftovers(proc)
-	gone := proc.groupGone(5 * time.Second)
+	defer r.mu.Unlock()
+	return r.phase != phaseRunning
+}
+
+// clearance is what the sweep after a run's exit found, for its owner (cleared).
+type clearance struct {
+	exit   ExitInfo
+	events []Event // the run's last events: what the sweep found, the exit
+	said   string  // what the leftovers were, in a few words for the run's reason; "" for none
+}
+
+// clear sweeps what the run's process left once it exited, on a goroutine of its own: no
+// process of the run outlives it, the reader has read the output to its end, and the
+// approvals registration is withdrawn. It reports to the owner (cleared).
+func (r *Run) clear(p *process, waitErr error, token string) {
+	exit := exitInfo(p.cmd.ProcessState)
+	// Whatever is left of the group goes now, and every other process the run started,
+	// however it left the group.
+	p.signal(syscall.SIGKILL)
+	left, leftEvents := r.endLeftovers(p)
+	gone := p.groupGone(5 * time.Second)
 	// The reader ends when the last holder of the pty's other side is gone; a process
 	// that left the group could keep it open, so give up waiting after a while.
 	select {
-	case <-readerDone:
+	case <-r.readerDone:
 	case <-time.After(2 * time.Second):
-		proc.pty.Close()
-		<-readerDone
+		p.pty.Close()
+		<-r.readerDone
 	}
-	proc.pty.Close()
-	close(watchDone)
+	p.pty.Close()
+	r.withdraw(r.m.config(), token)
 
-	r.mu.Lock()
-	r.closeInputLocked()
-	r.mu.Unlock()
-
-	var extra []Event
+	var c clearance
 	if !gone {
-		extra = append(extra, Event{Type: EventStatus, Subtype: "kill",
-			Text: fmt.Sprintf("processes of group %d were still alive 5 s after SIGKILL", proc.pgid)})
+		c.events = append(c.events, Event{Type: EventStatus, Subtype: "kill",
+			Text: fmt.Sprintf("processes of group %d were still alive 5 s after SIGKILL", p.pgid)})
 	}
 	if waitErr != nil && !errors.As(waitErr, new(*exitErr)) {
-		extra = append(extra, Event{Type: EventStatus, Subtype: "wait", Text: waitErr.Error()})
+		c.events = append(c.events, Event{Type: EventStatus, Subtype: "wait", Text: waitErr.Error()})
 	}
-	r.mu.Lock()
-	state, reason := r.outcomeLocked(exit)
-	r.mu.Unlock()
-	extra = append(extra, Event{Type: EventExit, Exit: &exit})
-	extra = append(extra, leftEvents...)
-	if said := leftoverSummary(left); said != "" {
-		reason = strings.TrimPrefix(reason+"; "+said, "; ")
-	}
-	r.finish(state, reason, extra)
+	c.exit = exit
+	c.events = append(c.events, Event{Type: EventExit, Exit: &exit})
+	c.events = append(c.events, leftEvents...)
+	c.said = leftoverSummary(left)
+	r.do(func() { r.cleared(c) })
 }
+
+// joinReasons puts two reasons of a run's end in one, either of them maybe empty.
+func joinReasons(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }
 
 // outcomeLocked decides the end state of a run whose process exited.
 func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
@@ -142,32 +176,20 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 	return StateSucceeded, ""
 }
 
-// finish ends the run: its last events, its final state, the record closed, the
-// approvals registration withdrawn, the Manager told. Only the first call does anything.
-// The last events and the final state reach the subscribers only once the record is
-// closed and the folder's lock let go: a subscriber that acts on the end (a commit, a
-// push, a note on the record) finds the run no longer live.
+// finish ends the run, on its owner: its last events, its final state, the record closed,
+// the folder's and the checkout's locks let go, the subscribers told, the run's context
+// ended. Only the first call does anything. The last events and the final state reach the
+// subscribers only once the record is closed and the folder's lock let go: a subscriber
+// that acts on the end (a commit, a push, a note on the record) finds the run no longer
+// live. The Manager learns of the end once own returns.
 func (r *Run) finish(state State, reason string, last []Event) {
-	cfg := r.m.config()
 	r.mu.Lock()
 	if r.phase >= phaseEnding {
 		r.mu.Unlock()
 		return
 	}
-	token := r.token
-	r.mu.Unlock()
-	if token != "" && cfg.Approvals != nil {
-		cfg.Approvals.Unregister(r.id)
-		os.Remove(filepath.Join(r.dir, mcpFile)) // still there if Claude Code never connected
-	}
-
-	r.mu.Lock()
 	r.stepLocked(onEnding, "", "") // the last events and the final state wait for the record's close
 	for _, e := range last {
-		if e.Exit != nil {
-			code := e.Exit.Code
-			r.info.ExitCode = &code
-		}
 		r.emitLocked(e, false)
 	}
 	r.info.End = time.Now()
@@ -178,12 +200,15 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	if err := r.rec.close(); err != nil {
 		fmt.Fprintf(os.Stderr, "segwi: %v\n", err)
 	}
-	if token != "" {
-		r.m.red.Remove(token)
+	if r.token != "" {
+		r.m.red.Remove(r.token)
 	}
 	r.lock.Close() // releases the folder's lock: the run is no longer live
-
 	r.tellEnd()
-	r.m.ended(r)
-	close(r.done)
+	if r.checkoutLock != nil {
+		r.checkoutLock.Close() // before the Manager starts the next run in this checkout
+		r.checkoutLock = nil
+	}
+	r.cancel(errRunEnded)
+	r.over = true
 }

@@ -5,41 +5,8 @@ import (
 	"time"
 )
 
-// watch enforces the run's time limits and the second step of a stop, until done is
-// closed. It sleeps until the next moment check has something to do (deadlineLocked),
-// or until the run tells it that moment moved (wakeWatch); a run that waits, for a
-// person or for its agent, wakes nothing until its time is up.
-func (r *Run) watch(done <-chan struct{}) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		cfg := r.m.config()
-		r.mu.Lock()
-		due := r.deadlineLocked(cfg)
-		r.mu.Unlock()
-		if due.IsZero() {
-			timer.Stop()
-		} else {
-			timer.Reset(time.Until(due))
-		}
-		select {
-		case <-done:
-			return
-		case <-r.wake:
-		case <-timer.C:
-			r.check(cfg, time.Now())
-		}
-	}
-}
-
-// wakeWatch tells the run's watchdog that its next deadline may have come closer: a
-// stop was asked, no approval waits any more, the limits changed. It never waits.
-func (r *Run) wakeWatch() {
-	select {
-	case r.wake <- struct{}{}:
-	default: // it is told already
-	}
-}
+// A run's limits are real timers: its owner sleeps until deadlineLocked, then check
+// applies what is due. Nothing ticks while a run waits, for a person or for its agent.
 
 // deadlineLocked returns when check next has something to do under cfg, or zero when
 // nothing is due: the end of the stop grace of a stopping run; for a running one, the
@@ -105,7 +72,7 @@ func (r *Run) check(cfg Config, now time.Time) {
 		if r.input.state == inputIdle {
 			// The turn is over and nobody followed up: end the run as CloseInput would.
 			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("no follow-up for %s (runs.idleTimeout): closing the input", cfg.IdleTimeout)}, false)
-			r.moveInputLocked(idleOver)
+			r.moveInputLocked(idleOver, "")
 			return
 		}
 		reason := fmt.Sprintf("no output for %s (runs.idleTimeout)", cfg.IdleTimeout)

@@ -128,7 +128,7 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdinR.Close()
-			r.proc.stdin = stdinW
+			r.in = newWriter(r, stdinW) // the agent's input, which a closing input closes
 			r.input, r.pending = tt.in, tt.pending
 			now := start.Add(tt.elapsed)
 			r.info.Start = start

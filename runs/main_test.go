@@ -85,7 +85,7 @@ func start(t *testing.T, m *Manager, spec Spec) *Run {
 	if spec.Checkout == "" {
 		spec.Checkout = newCheckout(t)
 	}
-	r, err := m.Start(spec)
+	r, err := m.Start(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("Start(%+v): %v", spec, err)
 	}
@@ -216,6 +216,17 @@ func bareRun(tb testing.TB, dir string) *Run {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), checkouts: map[string]*Run{}}
-	return &Run{m: m, id: "bench", dir: dir, rec: rec, lines: m.red.Lines(), done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	m := &Manager{red: redact.New("keyring-token-0123456789", "run-token-abcdefghijklmnop"), slots: map[*Run]struct{}{}, checkouts: map[string]*Run{}}
+	return newRun(context.Background(), m, "bench", dir, Spec{KeepOpen: true}, rec, nil)
+}
+
+// owned gives the bare run r its owner, for a test of what reaches it (a turn's result),
+// until the test ends.
+func owned(t *testing.T, r *Run) {
+	t.Helper()
+	go r.own()
+	t.Cleanup(func() {
+		r.do(func() { r.over = true })
+		<-r.Done()
+	})
 }

@@ -25,18 +25,26 @@ type Manager struct {
 
 	mu         sync.Mutex
 	cfg        Config
-	configured []string        // the Config.Secrets currently added to red
-	live       []*Run          // queued and active runs, in the order they were started
-	queue      []*Run          // queued runs, in order
-	active     int             // runs holding a slot
-	checkouts  map[string]*Run // checkout -> the build or ready run holding it
-	retry      *time.Timer     // a schedule to come, for runs queued behind another segwi
+	configured []string          // the Config.Secrets currently added to red
+	live       []*Run            // queued and active runs, in the order they were started
+	queue      []*Run            // queued runs, in order
+	slots      map[*Run]struct{} // the runs holding a slot: starting, running, or ending
+	checkouts  map[string]*Run   // checkout -> the build or ready run holding it
+	retry      *time.Timer       // a schedule to come, for runs queued behind another segwi
 	closed     bool
 	damaged    []Damaged // the records NewManager could not read or update
 
 	subMu sync.Mutex
 	subs  subscribers // of every run's state events
 }
+
+// The locks of this package, and the order they are taken in. Manager.mu guards the
+// queue and the slots; nothing else is locked while it is held (schedule decides under it
+// and acts on the runs after). A run's mu guards its journal (its Info, its phase, its
+// events and subscribers); with it held, the run's recorder's lock, its writer's, and
+// Manager.subMu (to publish a notable event) may be taken, never the other way round.
+// Nothing waits for a run's owner (Run.do) while holding any of them, and the owner waits
+// for no lock longer than those critical sections.
 
 // NewManager returns a Manager for cfg. It creates StateDir/runs, marks interrupted the
 // runs a previous segwi left in a live state (whose folder lock no process holds), and
@@ -58,6 +66,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		red:       redact.New(),
 		adopts:    adopts,
 		cfg:       cfg.withDefaults(),
+		slots:     map[*Run]struct{}{},
 		checkouts: map[string]*Run{},
 	}
 	m.damaged = damagedIn(cfg.StateDir, markInterrupted(cfg.StateDir))
@@ -78,7 +87,7 @@ func (m *Manager) SetConfig(cfg Config) {
 	live := slices.Clone(m.live)
 	m.mu.Unlock()
 	for _, r := range live {
-		r.wakeWatch() // its limits may have come closer
+		r.wakeOwner() // its limits may have come closer
 	}
 	m.schedule()
 }
@@ -105,10 +114,13 @@ func (m *Manager) refreshSecrets(cfg Config) {
 }
 
 // Start checks spec and queues the run; it returns at once with the run (state queued, or
-// already starting). The errors say what to fix: an unknown kind, a missing task or
-// question, a folder that is not the top of a git checkout (see CheckoutDir), a claude
+// already starting). The run lives until it ends or ctx is done: then it is stopped as
+// Stop does, ending stopped for the reason context.Cause(ctx) gives ("interrupt signal
+// received"). A run that is to outlive its caller's work (the tray's) takes a context
+// that only ends with segwi. The errors say what to fix: an unknown kind, a missing task
+// or question, a folder that is not the top of a git checkout (see CheckoutDir), a claude
 // binary that cannot be found.
-func (m *Manager) Start(spec Spec) (*Run, error) {
+func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 	cfg := m.config()
 	prompt, err := promptFor(spec.Kind, spec.Prompt)
 	if err != nil {
@@ -141,16 +153,13 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 		lock.Close()
 		return nil, err
 	}
-	r := &Run{
-		m: m, id: id, dir: dir, spec: spec, prompt: prompt, claude: claude, checkout: checkout,
-		rec: rec, lock: lock, lines: m.red.Lines(), done: make(chan struct{}), input: newInput(spec.KeepOpen),
-		wake: make(chan struct{}, 1),
-		info: Info{
-			ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
-			Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
-		},
+	r := newRun(ctx, m, id, dir, spec, rec, lock)
+	r.prompt, r.claude, r.checkout = prompt, claude, checkout
+	r.info = Info{
+		ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
+		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
 	}
-	r.touch()
+	r.setState(StateQueued, "")
 
 	m.mu.Lock()
 	if m.closed {
@@ -162,12 +171,23 @@ func (m *Manager) Start(spec Spec) (*Run, error) {
 	}
 	m.live = append(m.live, r)
 	m.queue = append(m.queue, r)
-	r.mu.Lock()
-	r.setStateLocked(StateQueued, "")
-	r.mu.Unlock()
 	m.mu.Unlock()
+	go r.own()
 	m.schedule()
 	return r, nil
+}
+
+// newRun returns a run of m, living until ctx is done, that has its record, with no
+// owner yet.
+func newRun(ctx context.Context, m *Manager, id, dir string, spec Spec, rec *recorder, lock *os.File) *Run {
+	r := &Run{
+		m: m, id: id, dir: dir, spec: spec, rec: rec, lock: lock, lines: m.red.Lines(),
+		done: make(chan struct{}), cmds: make(chan func()), launchc: make(chan *os.File, 1), wake: make(chan struct{}, 1),
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.input = newInput(spec.KeepOpen)
+	r.touch()
+	return r
 }
 
 // ErrClaudeNotFound is wrapped by Start's error when the configured claude binary is not there.
@@ -206,40 +226,48 @@ func newID() (string, error) {
 }
 
 // schedule starts queued runs, in order, while there are free slots. A build or ready run
-// whose checkout is held by another waits, and the runs behind it that can start do.
+// whose checkout is held by another waits, and the runs behind it that can start do. It
+// decides under m.mu and tells the runs after, so that no run's lock is taken under it.
 func (m *Manager) schedule() {
+	type launch struct {
+		r    *Run
+		lock *os.File // the checkout's lock across segwi processes, for a build or ready run
+		err  error    // why that lock could not be taken, when not for another segwi
+	}
+	var launches []launch
+	var behind []*Run // queued behind another segwi's run in their checkout
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := 0; i < len(m.queue) && m.active < m.cfg.MaxConcurrent; {
+	for i := 0; i < len(m.queue) && len(m.slots) < m.cfg.MaxConcurrent; {
 		r := m.queue[i]
+		l := launch{r: r}
 		if r.spec.Kind.holdsCheckout() {
 			if m.checkouts[r.checkout] != nil {
 				i++
 				continue
 			}
-			lock, err := lockCheckout(m.cfg.StateDir, r.checkout)
-			if errors.Is(err, errCheckoutBusy) {
-				r.queuedBehindAnotherSegwi()
+			l.lock, l.err = lockCheckout(m.cfg.StateDir, r.checkout)
+			if errors.Is(l.err, errCheckoutBusy) {
+				behind = append(behind, r)
 				m.scheduleLaterLocked()
 				i++
 				continue
 			}
-			if err != nil {
-				// The lock file cannot be made: this process's own map still holds.
-				r.emit(Event{Type: EventStatus, Subtype: "checkout-lock", Text: err.Error()}, true)
-			}
-			r.checkoutLock = lock
-		}
-		m.queue = slices.Delete(m.queue, i, i+1)
-		m.active++
-		r.took = true
-		if r.spec.Kind.holdsCheckout() {
 			m.checkouts[r.checkout] = r
 		}
-		r.mu.Lock()
-		r.setStateLocked(StateStarting, "")
-		r.mu.Unlock()
-		go r.launch()
+		m.queue = slices.Delete(m.queue, i, i+1)
+		m.slots[r] = struct{}{}
+		launches = append(launches, l)
+	}
+	m.mu.Unlock()
+	for _, r := range behind {
+		r.queuedBehindAnotherSegwi()
+	}
+	for _, l := range launches {
+		if l.err != nil {
+			// The lock file cannot be made: this process's own map still holds.
+			l.r.emit(Event{Type: EventStatus, Subtype: "checkout-lock", Text: l.err.Error()}, true)
+		}
+		l.r.launchc <- l.lock // never waits: a run is launched once, into a buffer of one
 	}
 }
 
@@ -269,21 +297,16 @@ func (m *Manager) dequeue(r *Run) bool {
 	return true
 }
 
-// ended is called once by a run that has ended: its slot and checkout are free.
+// ended is called once by a run that has ended, from its owner: its slot and checkout
+// are free (the run let go of the checkout's lock already).
 func (m *Manager) ended(r *Run) {
 	m.mu.Lock()
 	if i := slices.Index(m.live, r); i >= 0 {
 		m.live = slices.Delete(m.live, i, i+1)
 	}
-	if r.took {
-		m.active-- // a run stopped while queued never took a slot
-	}
+	delete(m.slots, r) // a run stopped while queued never took one
 	if m.checkouts[r.checkout] == r {
 		delete(m.checkouts, r.checkout)
-	}
-	if r.checkoutLock != nil {
-		r.checkoutLock.Close()
-		r.checkoutLock = nil
 	}
 	m.mu.Unlock()
 	m.schedule()
@@ -306,8 +329,9 @@ func (m *Manager) Get(id string) *Run {
 // it out already, so a subscriber that lists the runs on that event sees it gone.
 func (m *Manager) Runs() []*Run {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(m.live), func(r *Run) bool { return r.State().Final() })
+	live := slices.Clone(m.live)
+	m.mu.Unlock()
+	return slices.DeleteFunc(live, func(r *Run) bool { return r.State().Final() })
 }
 
 // StopAll stops every run, for segwi quitting or getting SIGINT/SIGTERM: queued runs leave

@@ -134,7 +134,7 @@ func TestStopAllStopsEveryRunAndRefusesNewOnes(t *testing.T) {
 			t.Errorf("run %s: %s, want stopped", r.ID(), info.State)
 		}
 	}
-	if _, err := m.Start(Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}); !errors.Is(err, ErrClosed) {
+	if _, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Start after StopAll: got %v, want ErrClosed", err)
 	}
 }
@@ -171,7 +171,7 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 			}
 			m.SetConfig(cfg)
 			defer m.SetConfig(m.config())
-			_, err := m.Start(tt.spec)
+			_, err := m.Start(context.Background(), tt.spec)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error saying %q", err, tt.want)
 			}
@@ -334,5 +334,76 @@ func TestOneWritingRunPerCheckoutAcrossManagers(t *testing.T) {
 	openB()
 	if info := wait(t, b); info.State != StateSucceeded || info.Start.Before(a.Info().End) {
 		t.Errorf("second run: %s starting %s, want succeeded after the first ended at %s", info.State, info.Start, a.Info().End)
+	}
+}
+
+// A run lives as long as the context it was started with: when that ends, the run is
+// stopped as Stop does (two steps), saying why; a run still queued leaves the queue.
+func TestARunStopsWhenItsContextEnds(t *testing.T) {
+	m, recDir := testManager(t, func(c *Config) { c.MaxConcurrent = 1 })
+	ctx, cancel := context.WithCancelCause(context.Background())
+	running, err := m.Start(ctx, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "fake:silent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued, err := m.Start(ctx, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "fake:success"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStart(t, recDir, running.ID())
+	if got := queued.State(); got != StateQueued {
+		t.Fatalf("the second run is %s, want queued behind the first", got)
+	}
+	cancel(errors.New("the canary's time is up"))
+	if info := wait(t, running); info.State != StateStopped || info.Reason != "the canary's time is up" {
+		t.Errorf("the running run ended %s (%s), want stopped for the context's cause", info.State, info.Reason)
+	}
+	if info := wait(t, queued); info.State != StateStopped || info.PID != 0 || info.Reason != "the canary's time is up before it started" {
+		t.Errorf("the queued run ended %s (%s), pid %d; want stopped before it started", info.State, info.Reason, info.PID)
+	}
+	if got := states(events(t, m, running.ID())); !slices.Equal(got[len(got)-2:], []State{StateStopping, StateStopped}) {
+		t.Errorf("states = %v, want them to end stopping, stopped", got)
+	}
+
+	plain, cancelPlain := context.WithCancel(context.Background())
+	r, err := m.Start(plain, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "fake:silent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStart(t, recDir, r.ID())
+	cancelPlain()
+	if info := wait(t, r); info.State != StateStopped || info.Reason != "its context was cancelled" {
+		t.Errorf("a run whose context was cancelled ended %s (%s), want stopped saying so", info.State, info.Reason)
+	}
+}
+
+// A message the run took is written before the input closes, however close the close
+// comes after it: the prompt first, then each message taken, then the close. A close that
+// came first refuses the message, saying the input is closed.
+func TestAMessageTakenIsWrittenBeforeTheInputCloses(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	for i := range 5 {
+		r := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
+		await.For(t, 10*time.Second, "the run to start", func() bool { return r.State() == StateRunning || r.State() == StateWaiting })
+		sent := make(chan error, 1)
+		go func() { sent <- r.Send("one") }()
+		r.CloseInput()
+		err := <-sent
+		if info := wait(t, r); info.State != StateSucceeded {
+			t.Fatalf("run %d ended %s (%s), want succeeded", i, info.State, info.Reason)
+		}
+		answered := false
+		for _, e := range events(t, m, r.ID()) {
+			answered = answered || e.Type == EventText && e.Text == "follow-up: one"
+		}
+		switch {
+		case err == nil && !answered:
+			t.Errorf("run %d took the message but Claude Code never got it before its input closed", i)
+		case err != nil && !errors.Is(err, ErrInputClosed):
+			t.Errorf("run %d refused the message with %v, want ErrInputClosed", i, err)
+		}
+		if rec := waitStart(t, recDir, r.ID()); !strings.Contains(rec.Prompt, "fake:success") {
+			t.Errorf("run %d: Claude Code's first message is %q, want the prompt", i, rec.Prompt)
+		}
 	}
 }

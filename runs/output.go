@@ -109,32 +109,31 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 	return line[:rest], red
 }
 
-// handleLine parses one redacted output line (newline included) into events.
+// handleLine parses one redacted output line (newline included) into events, and tells
+// the run's owner of each turn's result.
 func (r *Run) handleLine(p *parser, line []byte) {
 	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 	p.parseLine(r.eventText(line), func(e Event) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
 		switch e.Type {
 		case EventToolCall:
 			r.calls.started(e.ToolUseID)
 		case EventToolResult, EventRefusal:
 			r.calls.finished(e.ToolUseID)
-		case EventInit:
-			r.info.SessionID = e.SessionID
-		case EventResult:
-			r.lastFailed = e.Result.IsError
-			r.info.CostUSD = e.Result.CostUSD // total_cost_usd is the session's total so far
-			r.info.Turns = e.Result.NumTurns
-			if e.SessionID != "" {
-				r.info.SessionID = e.SessionID
-			}
 		}
-		r.emitLocked(e, false)
+		r.emit(e, false)
 		if e.Type == EventResult {
-			// The input closes with the last result of a run not kept open; a kept-open run
-			// whose turn is over waits for the person's reply.
-			r.moveInputLocked(gotResult)
+			failed := e.Result.IsError
+			r.do(func() { r.turnEnded(failed) })
 		}
 	})
+}
+
+// turnEnded takes a turn's result, on the run's owner: the input closes with the last
+// result of a run not kept open; a kept-open run whose turn is over waits for the
+// person's reply.
+func (r *Run) turnEnded(failed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastFailed = failed
+	r.moveInputLocked(gotResult, "")
 }

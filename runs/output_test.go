@@ -141,6 +141,7 @@ func TestALineLongerThanTheLimitIsCutNotLost(t *testing.T) {
 // sequences, and no event at all for a line of escapes only; output.log keeps every byte.
 func TestTerminalEscapesAreStrippedFromEventsNotFromOutputLog(t *testing.T) {
 	r := bareRun(t, t.TempDir())
+	owned(t, r) // the result goes to it
 	evs, cancel := r.Subscribe()
 	defer cancel()
 	in := "\x1b[1;31mFAIL\x1b[0m web/login\n" +

@@ -40,6 +40,14 @@ var (
 
 // Run is one run: a Claude Code process, its events and its record. Its methods are safe
 // for concurrent use. *Run implements approvals.Run.
+//
+// One goroutine owns a run's state (own): its phase, its input, its process, its pending
+// approvals and its timers. Every method that changes them asks the owner (do), which
+// carries the change out at once and never waits on the agent, the disk for long, or
+// another run; the work that does wait (starting the agent, writing to its input,
+// reading its output, waiting for it to exit, sweeping what it left) runs on goroutines
+// of its own that report to the owner. What others read of a run (its Info, its events)
+// is its journal, under mu.
 type Run struct {
 	m        *Manager
 	id       string
@@ -51,28 +59,30 @@ type Run struct {
 	rec      *recorder
 	lock     *os.File
 	lines    *redact.Lines // output.log's line redactor; the reader goroutine's
-	done     chan struct{}
-	took     bool // holds one of the Manager's slots; guarded by Manager.mu
+	done     chan struct{} // closed once the run has ended and left the Manager
+	ctx      context.Context
+	cancel   context.CancelCauseFunc // ends ctx once the run has ended
 
-	checkoutLock   *os.File // the checkout's lock across segwi processes; guarded by Manager.mu
-	waitsElsewhere bool     // said it waits for another segwi's run; guarded by Manager.mu
+	// The owner's channels: what others ask of it, the slot the Manager gives a queued run,
+	// and a nudge that its limits changed. Only own receives from them.
+	cmds    chan func()
+	launchc chan *os.File // the checkout's lock across segwi processes (nil for none), once the run may start
+	wake    chan struct{}
 
-	lastActivity atomic.Int64  // unix nanoseconds of the last output or approval activity
-	wake         chan struct{} // tells the watchdog its next deadline may have come closer (wakeWatch)
-	calls        toolCalls     // the tool calls Claude Code is making, from its output
+	// Shared beyond the owner, each safe on its own: see the lock order on Manager.
+	lastActivity   atomic.Int64 // unix nanoseconds of the last output, input or approval activity
+	calls          toolCalls    // the tool calls Claude Code is making, from its output
+	waitsElsewhere atomic.Bool  // said it waits for another segwi's run in its checkout
 
-	writeMu sync.Mutex // orders writes to the input
+	// The owner's: only own and what it calls read or write these.
+	owner
 
+	// The journal: what others read of the run. mu guards it; the owner writes phase
+	// with mu held, so that emit and Subscribe see where the run is.
 	mu          sync.Mutex
 	info        Info
+	phase       phase // running, stopping, killing, exited, ending, ended: see phase
 	seq         int64
-	pending     int // approval requests waiting for a person
-	proc        *process
-	token       string      // the approvals bearer token, redacted everywhere
-	phase       phase       // running, stopping, killing, exited, ended: see phase
-	stopped     stopRequest // the first stop, asked before the process exited
-	input       input       // where the conversation stands: what may be sent, when the input closes
-	lastFailed  bool
 	subs        subscribers
 	backlog     []Event
 	backlogSize int
@@ -118,63 +128,64 @@ func (r *Run) Wait(ctx context.Context) (Info, error) {
 // written (at most 10 s if Claude Code does not read), with ErrNotRunning before the run
 // has started or once it stops, and ErrInputClosed once its input is closed.
 func (r *Run) Send(text string) error {
-	r.mu.Lock()
-	if r.input.state != inputClosed && r.phase != phaseRunning {
-		r.mu.Unlock()
-		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
+	var written <-chan error
+	var err error
+	if !r.do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		written, err = r.sendLocked(text)
+	}) {
+		return fmt.Errorf("sending to run %s: %w (it has ended; start a new run)", r.id, ErrInputClosed)
 	}
-	if err := r.moveInputLocked(sendFollowUp); err != nil {
-		r.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	r.mu.Unlock()
-	return r.write(text)
-}
-
-// write sends text as a user message and records it as a prompt event.
-func (r *Run) write(text string) error {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
-	r.emit(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
-	r.mu.Lock()
-	in := r.proc.stdin
-	r.mu.Unlock()
-	in.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := in.Write(userMessage(text)); err != nil {
-		return fmt.Errorf("writing to the input of run %s: %w", r.id, err)
-	}
-	r.touch()
-	return nil
+	return <-written
 }
 
 // CloseInput closes the run's input: Claude Code finishes the current turn and exits,
 // which ends the run. On a run not started yet (queued), Claude Code still gets its prompt
 // and its input closes after that first turn. Calling it again does nothing.
 func (r *Run) CloseInput() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closeInputLocked()
+	r.do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.moveInputLocked(closeAsked, "")
+	})
 }
 
-func (r *Run) closeInputLocked() { r.moveInputLocked(closeAsked) }
+// sendLocked is Send on the run's owner: it decides whether text may go, and queues it.
+// r.mu is held.
+func (r *Run) sendLocked(text string) (written <-chan error, err error) {
+	if r.input.state != inputClosed && r.phase != phaseRunning {
+		return nil, fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
+	}
+	return r.moveInputLocked(sendFollowUp, text)
+}
 
-// moveInputLocked moves the run's input on e (see input.next) and carries out the move:
-// it closes Claude Code's input, or refuses a message with an error that says why. A
-// message to write is the caller's to write. The run's state follows: a turn going is
-// running, a kept-open run whose turn is over waits for the person's reply. r.mu is held.
-func (r *Run) moveInputLocked(e inputEvent) error {
+// moveInputLocked moves the run's input on e (see input.next) and carries out the move,
+// on the run's owner: text goes to the agent's input (written tells how its write went),
+// the input closes, or a message is refused with an error that says why. The run's state
+// follows: a turn going is running, a kept-open run whose turn is over waits for the
+// person's reply. r.mu is held.
+func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, err error) {
 	in, act := r.input.next(e)
 	r.input = in
 	switch act {
 	case inputRefuseClosed:
-		return fmt.Errorf("sending to run %s: %w (it ends after its current turn; start a new run)", r.id, ErrInputClosed)
+		return nil, fmt.Errorf("sending to run %s: %w (it ends after its current turn; start a new run)", r.id, ErrInputClosed)
 	case inputRefuseUnstarted:
-		return fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
-	case inputShut:
-		r.proc.stdin.Close()
+		return nil, fmt.Errorf("sending to run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
 	}
 	r.settleLocked()
-	return nil
+	switch act {
+	case inputWrite:
+		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
+		return r.in.message(text), nil
+	case inputShut:
+		r.in.close()
+	}
+	return nil, nil
 }
 
 // RecordApproval appends an approval request, or its answer, to the run's record. The
@@ -215,14 +226,16 @@ func (r *Run) Connected() {
 }
 
 // SetPending tells the run how many of its approval requests wait for a person: the run
-// is waiting for an approval while there is one. The approvals server calls it.
+// is waiting for an approval while there is one. The approvals server calls it; the state
+// has changed when it returns.
 func (r *Run) SetPending(n int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending = n
-	r.touch()
-	r.settleLocked()
-	r.wakeWatch() // the idle timeout counts again once nobody is asked
+	r.do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.pending = n
+		r.touch() // the idle timeout counts from now once nobody is asked
+		r.settleLocked()
+	})
 }
 
 // Ending reports whether the run is on its way to its end: a stop was asked (by the
@@ -236,7 +249,14 @@ func (r *Run) Ending() bool {
 
 func (r *Run) touch() { r.lastActivity.Store(time.Now().UnixNano()) }
 
-// setStateLocked moves the run to state s, records it (synced) and publishes it. r.mu is held.
+// setState moves the run to state s, records it (synced) and publishes it.
+func (r *Run) setState(s State, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setStateLocked(s, reason)
+}
+
+// setStateLocked is setState with r.mu held.
 func (r *Run) setStateLocked(s State, reason string) { r.changeStateLocked(s, "", reason) }
 
 // changeStateLocked is setStateLocked for a state that may be waiting, and for what.
@@ -254,11 +274,9 @@ func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 }
 
 // queuedBehindAnotherSegwi says, once, why a queued run does not start although this
-// process has room for it. With Manager.mu held.
+// process has room for it.
 func (r *Run) queuedBehindAnotherSegwi() {
-	if r.waitsElsewhere {
-		return
+	if r.waitsElsewhere.CompareAndSwap(false, true) {
+		r.emit(Event{Type: EventStatus, Subtype: "queued", Text: "waiting: " + errCheckoutBusy.Error()}, true)
 	}
-	r.waitsElsewhere = true
-	r.emit(Event{Type: EventStatus, Subtype: "queued", Text: "waiting: " + errCheckoutBusy.Error()}, true)
 }

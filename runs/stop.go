@@ -13,15 +13,7 @@ import (
 func (r *Run) Stop() { r.stop(StateStopped, "stopped by a person") }
 
 // stop is Stop for a run that is to end in state as (stopped, timed-out), for reason.
-func (r *Run) stop(as State, reason string) {
-	if r.m.dequeue(r) {
-		r.finish(as, reason+" before it started", nil)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stepLocked(onStop, as, reason)
-}
+func (r *Run) stop(as State, reason string) { r.do(func() { r.stopFor(as, reason) }) }
 
 // phase is where a run is on its way to its end. The run's State says more to a person
 // (queued, starting, running, waiting); the phase is what decides what a stop, the stop
@@ -169,7 +161,6 @@ func (r *Run) stepLocked(t trigger, as State, why string) {
 		r.stopped = stopRequest{as: as, reason: why, at: time.Now()}
 		r.setStateLocked(StateStopping, why)
 		r.signalLocked(syscall.SIGTERM)
-		r.wakeWatch() // the stop grace counts from now
 	case doTerm:
 		r.signalLocked(syscall.SIGTERM)
 	case doKill:

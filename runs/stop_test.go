@@ -248,7 +248,7 @@ func TestAStopAfterTheProcessExitedKeepsItsSuccess(t *testing.T) {
 	r.mu.Lock()
 	r.stepLocked(onExited, "", "")
 	r.mu.Unlock()
-	r.Stop()
+	r.stopFor(StateStopped, "stopped by a person") // Stop, as the run's owner carries it out
 	r.mu.Lock()
 	state, reason := r.outcomeLocked(ExitInfo{Code: 0})
 	r.mu.Unlock()

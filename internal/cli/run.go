@@ -86,11 +86,15 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	}
 	defer c.Close() //nolint:errcheck // it kills what is left; nothing more to do
 	defer stopPage()
+	// The first Ctrl-C (or ctx's end) stops the run through its context, whichever comes
+	// first and however often; a second kills it (Stop).
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	var r *runs.Run
 	if o.continues != "" {
-		r, err = c.Continue(o.continues, spec.Prompt, false)
+		r, err = c.Continue(runCtx, o.continues, spec.Prompt, false)
 	} else {
-		r, err = c.Start(spec)
+		r, err = c.Start(runCtx, spec)
 	}
 	if errors.Is(err, runs.ErrClaudeNotFound) {
 		return fmt.Errorf("%w\n(settings file: %s)", err, res.File)
@@ -109,6 +113,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	defer cancel()
 	done := ctx.Done()
 	signals, cancelled, stops := 0, 0, 0
+	var last os.Signal
 	for events != nil {
 		select {
 		case e, ok := <-events:
@@ -119,7 +124,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 			p.print(e)
 		case <-done:
 			done, cancelled = nil, 1
-		case <-sigs:
+		case last = <-sigs:
 			signals++
 		}
 		// One SIGINT both cancels ctx and arrives on sigs, in either order: the stops asked
@@ -127,10 +132,11 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		for ; stops < max(signals, cancelled) && stops < 2; stops++ {
 			if stops == 0 {
 				fmt.Fprintf(env.Stderr, "segwi: stopping run %s (Ctrl-C again to kill it at once)\n", r.ID())
+				stopRun(stopCause(ctx, last)) // nothing more when ctx's end stopped it already
 			} else {
 				fmt.Fprintf(env.Stderr, "segwi: killing run %s\n", r.ID())
+				r.Stop()
 			}
-			r.Stop()
 		}
 	}
 	info, _ = r.Wait(context.Background()) // the events channel closed: the run has ended
@@ -139,6 +145,14 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		return &silentError{ExitError}
 	}
 	return nil
+}
+
+// stopCause is why segwi run stops its run: ctx's end, or the signal it got.
+func stopCause(ctx context.Context, sig os.Signal) error {
+	if ctx.Err() != nil || sig == nil {
+		return context.Cause(ctx)
+	}
+	return errors.New(sig.String() + " signal received")
 }
 
 // startCore starts segwi's core for a command that runs Claude Code, with the settings res

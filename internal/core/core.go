@@ -152,15 +152,18 @@ func (c *Core) Manager() *runs.Manager { return c.mgr }
 // live run's token) masked, for a front end that shows text about a run.
 func (c *Core) Redact(text string) string { return c.mgr.Redactor().String(text) }
 
-// Start starts a run; see runs.Manager.Start. It may wait for the keyring (to redact the
-// token), so a front end calls it off its UI goroutine.
-func (c *Core) Start(spec runs.Spec) (*runs.Run, error) { return c.mgr.Start(spec) }
+// Start starts a run that lives until it ends or ctx is done; see runs.Manager.Start. It
+// may wait for the keyring (to redact the token), so a front end calls it off its UI
+// goroutine. Close stops every run, whatever its context.
+func (c *Core) Start(ctx context.Context, spec runs.Spec) (*runs.Run, error) {
+	return c.mgr.Start(ctx, spec)
+}
 
 // Continue starts a run that continues the ended run id, resuming its Claude Code
-// session; see runs.Manager.Continue. Like Start, a front end calls it off its UI
-// goroutine.
-func (c *Core) Continue(id, prompt string, keepOpen bool) (*runs.Run, error) {
-	return c.mgr.Continue(id, prompt, keepOpen)
+// session, and lives until it ends or ctx is done; see runs.Manager.Continue. Like Start,
+// a front end calls it off its UI goroutine.
+func (c *Core) Continue(ctx context.Context, id, prompt string, keepOpen bool) (*runs.Run, error) {
+	return c.mgr.Continue(ctx, id, prompt, keepOpen)
 }
 
 // Live returns the runs that have not ended, oldest first.

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -80,7 +81,7 @@ func TestCoreAppliesGoodEditsAndKeepsThemOnBadOnes(t *testing.T) {
 
 func TestCoreSaysWhenClaudeIsMissing(t *testing.T) {
 	c, _ := testCore(t, "segwi:\n  claude:\n    path: /nonexistent/claude\n", false)
-	_, err := c.Start(runs.Spec{Kind: runs.KindAsk, Checkout: claudetest.Checkout(t), Prompt: "hi", KeepOpen: true})
+	_, err := c.Start(context.Background(), runs.Spec{Kind: runs.KindAsk, Checkout: claudetest.Checkout(t), Prompt: "hi", KeepOpen: true})
 	if err == nil || !strings.Contains(err.Error(), "segwi.claude.path") {
 		t.Errorf("Start = %v, want the missing claude named with its setting", err)
 	}
@@ -98,7 +99,7 @@ func TestCoreCloseStopsRunsInTwoSteps(t *testing.T) {
 	if err := c.Report().Err; err != nil {
 		t.Fatalf("settings: %v", err)
 	}
-	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "wait", KeepOpen: true})
+	r, err := c.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "wait", KeepOpen: true})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -300,7 +300,7 @@ func TestARealRunOutlivesItsWindowProcessAndIsAllowedFromTheNext(t *testing.T) {
 	h := newHarness(t, fmt.Sprintf("segwi:\n  claude:\n    path: %q\n  runs:\n    stopGrace: 2s\n", claudetest.Binary(t)),
 		options{env: env.Vars()})
 
-	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "Create approved.txt"})
+	r, err := h.core.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "Create approved.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,9 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 	<-h.ready
 	switch cmd := cmd.(type) {
 	case control.Start:
-		r, err := h.core.Start(cmd.Spec())
+		// The run outlives the command that started it: the person stops it, or the
+		// tray's Close does.
+		r, err := h.core.Start(context.WithoutCancel(ctx), cmd.Spec())
 		if err != nil {
 			return control.Failed(err)
 		}
@@ -55,7 +57,7 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		}
 		return control.Reply{PullRequest: &pr}
 	case control.Continue:
-		r, err := h.core.Continue(cmd.Run, cmd.Prompt, cmd.KeepOpen)
+		r, err := h.core.Continue(context.WithoutCancel(ctx), cmd.Run, cmd.Prompt, cmd.KeepOpen)
 		if err != nil {
 			return control.Failed(err)
 		}

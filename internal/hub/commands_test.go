@@ -326,7 +326,7 @@ func TestQuitStopsTheRunsAndEndsTheTray(t *testing.T) {
 	ctx := context.Background()
 	h.hub.Show(ctx, control.Show{Window: control.ShowQuit})
 	w := h.windows.window(t, 1)
-	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "wait"})
+	r, err := h.core.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "wait"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestWithoutSegwiWindowsTheTraySaysSoAndRequestsTimeOut(t *testing.T) {
 	}
 
 	// A run's request: nobody can be asked, so it times out and is denied, as any would.
-	r, err := h.core.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "Create approved.txt"})
+	r, err := h.core.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: "Create approved.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	r, err := opts.Manager.Start(runs.Spec{
+	r, err := opts.Manager.Start(ctx, runs.Spec{
 		Kind: runs.KindAsk, Checkout: rep.Checkout, Prompt: Prompt(file, guard), Model: opts.Model,
 	})
 	if err != nil {
@@ -142,8 +142,7 @@ func follow(ctx context.Context, r *runs.Run, onEvent func(runs.Event)) ([]runs.
 				onEvent(e)
 			}
 		case <-done:
-			ctxErr, done = ctx.Err(), nil
-			r.Stop()
+			ctxErr, done = ctx.Err(), nil // and the run, started with ctx, stops
 		}
 	}
 }

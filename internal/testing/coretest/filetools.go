@@ -62,7 +62,7 @@ func FileToolRequests(t testing.TB) FileTools {
 	asked := make(capturing, 8)
 	c, _ := New(t, fmt.Sprintf("segwi:\n  claude:\n    path: %q\n  runs:\n    stopGrace: 2s\n", claude),
 		Options{Decider: asked, Env: env.Vars()})
-	r, err := c.Start(runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: fileToolsTask})
+	r, err := c.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: fileToolsTask})
 	if err != nil {
 		t.Fatal(err)
 	}

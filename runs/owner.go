@@ -1,0 +1,182 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+)
+
+// owner is the state of a run that only its owner goroutine (own), and what it calls,
+// reads and writes. The owner holds the run's mu while it changes what the journal
+// shows with it (a state, an event), so the methods named ...Locked expect mu held.
+type owner struct {
+	launched     bool          // the Manager gave it a slot: it is starting or started
+	checkoutLock *os.File      // the checkout's lock across segwi processes, from the launch to the end
+	token        string        // the approvals bearer token, redacted everywhere until the end
+	proc         *process      // the agent's process, once started
+	in           *writer       // writes to the agent's input, in the order the owner decides
+	readerDone   chan struct{} // closed once the reader has read the output to its end
+	stopped      stopRequest   // the first stop, asked before the process exited
+	input        input         // where the conversation stands: what may be sent, when the input closes
+	pending      int           // approval requests waiting for a person
+	lastFailed   bool          // the last turn's result was an error
+	over         bool          // the run has ended: own returns
+}
+
+// errRunEnded is the cause of a run's context once the run has ended.
+var errRunEnded = errors.New("the run has ended")
+
+// own is the run's owner goroutine, from Start to the run's end. It carries out what is
+// asked of the run (do), starts it once the Manager gives it a slot, applies its limits
+// when one is due (check, deadlineLocked: a real timer, no tick), and stops it when its
+// context ends. Nothing it does waits for long: starting the agent (start), writing to it
+// (writer), reading it (readOutput), waiting for its exit and sweeping what it left
+// (clear) run on goroutines of their own, which report back through do.
+func (r *Run) own() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	ctxDone := r.ctx.Done()
+	for !r.over {
+		cfg := r.m.config()
+		r.mu.Lock()
+		due := r.deadlineLocked(cfg)
+		r.mu.Unlock()
+		if due.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(time.Until(due))
+		}
+		select {
+		case f := <-r.cmds:
+			f()
+		case lock := <-r.launchc:
+			r.launch(lock)
+		case <-timer.C:
+			r.check(cfg, time.Now())
+		case <-r.wake: // the limits changed: the deadline is taken again
+		case <-ctxDone:
+			ctxDone = nil
+			r.stopFor(StateStopped, stopReason(context.Cause(r.ctx)))
+		}
+	}
+	r.m.ended(r)
+	close(r.done)
+}
+
+// do runs f on the run's owner and returns once f has run; once the run has ended it
+// returns false without running it. The owner itself never calls it.
+func (r *Run) do(f func()) bool {
+	ran := make(chan struct{})
+	select {
+	case r.cmds <- func() { f(); close(ran) }:
+	case <-r.done:
+		return false
+	}
+	<-ran
+	return true
+}
+
+// wakeOwner tells the run's owner that its limits changed, so that it takes its next
+// deadline again. It never waits.
+func (r *Run) wakeOwner() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // it is told already
+	}
+}
+
+// stopReason is why a run whose context ended stops, for a person: the context's cause
+// ("interrupt signal received"), unless it is only that the context was cancelled.
+func stopReason(cause error) string {
+	switch {
+	case cause == nil, errors.Is(cause, context.Canceled):
+		return "its context was cancelled"
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "its context's deadline passed"
+	}
+	return cause.Error()
+}
+
+// stopFor is a stop asked of the run, carried out by its owner: a run still in the queue
+// leaves it and ends; any other takes the stop phase's move (stepLocked).
+func (r *Run) stopFor(as State, reason string) {
+	if !r.launched && r.m.dequeue(r) {
+		r.finish(as, reason+" before it started", nil)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stepLocked(onStop, as, reason)
+}
+
+// launch starts a run the Manager took off the queue, holding checkoutLock (nil for an
+// ask run): it says starting, and the start's steps run on a goroutine of their own
+// (start), which reports to started.
+func (r *Run) launch(checkoutLock *os.File) {
+	r.launched, r.checkoutLock = true, checkoutLock
+	r.setState(StateStarting, "")
+	go r.start()
+}
+
+// started takes what the start did: the run ends when it failed or was stopped before
+// its process started; otherwise its process is followed to its end (readOutput,
+// waitExit), a stop asked meanwhile reaches it now, and the prompt goes to its input.
+func (r *Run) started(st startResult) {
+	r.token = st.token
+	r.mu.Lock()
+	r.info.Argv, r.info.Model = st.argv, st.model
+	r.mu.Unlock()
+	switch {
+	case st.failure != "":
+		r.finish(StateFailed, st.failure, nil)
+		return
+	case st.proc == nil: // stopped before it started
+		r.finish(r.stopped.as, r.stopped.reason+" before it started", nil)
+		return
+	}
+	r.proc = st.proc
+	r.in = newWriter(r, st.proc.stdin)
+	r.readerDone = make(chan struct{})
+	go func() {
+		defer close(r.readerDone)
+		r.readOutput(st.proc.pty)
+	}()
+	go r.waitExit(st.proc)
+	r.touch()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.PID, r.info.Start = st.proc.pgid, time.Now() // runs.maxDuration counts from here
+	r.stepLocked(onStarted, "", "")                     // a stop asked meanwhile reaches it now
+	r.moveInputLocked(sendPrompt, r.prompt)             // running, or waiting for an approval; a stopped run says stopping
+}
+
+// waitExit waits for the agent's process to exit, on a goroutine of its own, and tells
+// the owner (exited).
+func (r *Run) waitExit(p *process) {
+	err := p.wait()
+	r.do(func() { r.exited(p, err) })
+}
+
+// exited takes the exit of the run's process: a stop from now on is too late to change
+// how the run ended, and nothing more goes to its input. What the run left is swept on a
+// goroutine of its own (clear), which reports to cleared.
+func (r *Run) exited(p *process, waitErr error) {
+	r.mu.Lock()
+	r.stepLocked(onExited, "", "")
+	r.moveInputLocked(closeAsked, "")
+	r.mu.Unlock()
+	go r.clear(p, waitErr, r.token)
+}
+
+// cleared ends a run whose process exited and whose leftovers are swept: its outcome,
+// from how the process exited and what its turns said, and the events of the end.
+func (r *Run) cleared(c clearance) {
+	r.mu.Lock()
+	state, reason := r.outcomeLocked(c.exit)
+	r.mu.Unlock()
+	if c.said != "" {
+		reason = joinReasons(reason, c.said)
+	}
+	r.finish(state, reason, c.events)
+}

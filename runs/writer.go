@@ -1,0 +1,98 @@
+package runs
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// writeWait bounds the write of one message to an agent that does not read its input.
+const writeWait = 10 * time.Second
+
+// writer writes to a run's agent what its owner decided, in that order, on a goroutine of
+// its own: the messages, then the close of the input. The owner never waits for the agent
+// to read; a Send waits for its own message only.
+type writer struct {
+	r   *Run
+	out *os.File // the write end of the agent's input
+
+	mu     sync.Mutex
+	queue  []writeOp
+	more   chan struct{} // there is something in queue
+	closed bool          // the close is queued: nothing comes after it
+}
+
+// writeOp is one thing to write: a message, or the close of the input.
+type writeOp struct {
+	text    string
+	close   bool
+	written chan error // the write's outcome, for a Send; nil for the prompt and the close
+}
+
+// newWriter returns the writer of the input out of r's agent, and starts it.
+func newWriter(r *Run, out *os.File) *writer {
+	w := &writer{r: r, out: out, more: make(chan struct{}, 1)}
+	go w.run()
+	return w
+}
+
+// message queues text; written gets the outcome of its write.
+func (w *writer) message(text string) <-chan error {
+	written := make(chan error, 1)
+	w.add(writeOp{text: text, written: written})
+	return written
+}
+
+// close queues the close of the input, after every message queued before it.
+func (w *writer) close() { w.add(writeOp{close: true}) }
+
+func (w *writer) add(op writeOp) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		if op.written != nil {
+			op.written <- fmt.Errorf("writing to the input of run %s: %w", w.r.id, ErrInputClosed)
+		}
+		return
+	}
+	w.closed = op.close
+	w.queue = append(w.queue, op)
+	select {
+	case w.more <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what is queued until it has closed the input.
+func (w *writer) run() {
+	for range w.more {
+		w.mu.Lock()
+		ops := w.queue
+		w.queue = nil
+		w.mu.Unlock()
+		for _, op := range ops {
+			if op.close {
+				w.out.Close()
+				return
+			}
+			err := w.write(op.text)
+			switch {
+			case op.written != nil:
+				op.written <- err
+			case err != nil:
+				w.r.emit(Event{Type: EventStatus, Subtype: "input", Text: err.Error()}, false)
+			}
+		}
+	}
+}
+
+// write sends text to the agent as a user message, within writeWait.
+func (w *writer) write(text string) error {
+	w.out.SetWriteDeadline(time.Now().Add(writeWait))
+	if _, err := w.out.Write(userMessage(text)); err != nil {
+		return fmt.Errorf("writing to the input of run %s: %w", w.r.id, err)
+	}
+	w.r.touch()
+	return nil
+}
