@@ -1,7 +1,7 @@
 package app
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -161,7 +161,7 @@ func TestNewRunDialogStartsTheRun(t *testing.T) {
 
 func TestNewRunDialogSaysWhyARunDidNotStart(t *testing.T) {
 	a := test.NewTempApp(t)
-	starter := &fakeStarter{t: t, allow: true, err: fmt.Errorf("claude not found: %w", runs.ErrClaudeNotFound)}
+	starter := &fakeStarter{t: t, allow: true, err: errors.New("claude not found: claude binary not found")}
 	d := newNewRunDialog(a, starter, settings.Settings{}, runs.KindReady, func(liveRun) { t.Error("a window opened for a run that did not start") })
 	t.Cleanup(func() { closeDialog(d) })
 	d.folder.SetText(gitCheckout(t))

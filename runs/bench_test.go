@@ -39,10 +39,11 @@ func BenchmarkParseAndRecord(b *testing.B) {
 	r := bareRun(b, b.TempDir())
 	defer r.rec.close()
 	b.SetBytes(int64(len(data)))
+	parse := ClaudeParser()
 	cpu0 := cpuTime()
 	n := 0
 	for b.Loop() {
-		r.readOutput(bytes.NewReader(data))
+		r.readLines(bytes.NewReader(data), MaxLineBytes, parse)
 		r.rec.mu.Lock()
 		r.rec.outN = 0 // keep output.log below its cap, to measure its writes too
 		r.rec.mu.Unlock()

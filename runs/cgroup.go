@@ -3,6 +3,7 @@ package runs
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,15 +22,16 @@ const cgroupPrefix = "segwi-run-"
 // EventStatus subtype of the event that says how a run keeps track of its processes.
 const subtypeProcesses = "processes"
 
-// startContained starts Claude Code for the run (startProcess) inside a cgroup of the
-// run's own where one can be made, and otherwise as before. It records which on the run:
-// the cgroup's folder in run.json before Claude Code starts (so that a segwi killed from
-// then on leaves it named for the next one), or why there is none; then a status event.
-func (r *Run) startContained(argv, env []string) (*process, error) {
+// startContained starts the run's agent, cmd (startAgent), inside a cgroup of the run's
+// own where one can be made, and otherwise as before. It records which on the run: the
+// cgroup's folder in run.json before the agent starts (so that a segwi killed from then on
+// leaves it named for the next one), or why there is none; then a status event.
+func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
+	again := retryable(cmd) // before the cgroup is attached to cmd
 	cg, err := newRunCgroup(r.id)
 	if err == nil {
 		r.noteCgroup(cg.dir, "")
-		proc, startErr := startProcess(r.claude, argv, r.checkout, env, cg)
+		proc, startErr := startAgent(cmd, cg)
 		if startErr == nil {
 			r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
 				"kept in cgroup %s: every one ends with the run, however it forks or detaches", cg.dir)}, false)
@@ -37,15 +39,27 @@ func (r *Run) startContained(argv, env []string) (*process, error) {
 		}
 		cg.remove()
 		cg.closeFD()
-		err = fmt.Errorf("starting Claude Code inside cgroup %s: %w", cg.dir, startErr)
+		err = fmt.Errorf("starting %s inside cgroup %s: %w", r.agent, cg.dir, startErr)
 	}
 	r.noteCgroup("", err.Error())
-	proc, err2 := startProcess(r.claude, argv, r.checkout, env, nil)
+	proc, err2 := startAgent(again, nil)
 	if err2 == nil {
 		r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
 			"no cgroup (%v): at the run's end %s", err, sweepReach)}, false)
 	}
 	return proc, err2
+}
+
+// retryable returns a copy of cmd, not started, to start again when its start inside a
+// cgroup failed: an exec.Cmd starts once, even when its start failed.
+func retryable(cmd *exec.Cmd) *exec.Cmd {
+	again := &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
+		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles}
+	if cmd.SysProcAttr != nil {
+		attr := *cmd.SysProcAttr
+		again.SysProcAttr = &attr
+	}
+	return again
 }
 
 // noteCgroup records on run.json the cgroup that holds the run's processes, or why there
@@ -55,9 +69,7 @@ func (r *Run) noteCgroup(dir, why string) {
 	defer r.mu.Unlock()
 	r.info.Cgroup, r.info.NoCgroup = dir, why
 	if err := writeInfo(r.dir, r.info); err != nil {
-		r.rec.mu.Lock()
-		r.rec.fail(err)
-		r.rec.mu.Unlock()
+		r.rec.failed(err)
 	}
 }
 

@@ -65,7 +65,7 @@ func runChildSegwi(spec string) error {
 	if err := json.Unmarshal([]byte(spec), &c); err != nil {
 		return err
 	}
-	m, err := NewManager(Config{StateDir: c.StateDir, ClaudePath: c.Claude, Env: c.Env, MaxConcurrent: 1, StopGrace: time.Second})
+	m, err := NewManager(Config{StateDir: c.StateDir, Runtime: ClaudeRuntime(c.Claude), Env: c.Env, MaxConcurrent: 1, StopGrace: time.Second})
 	if err != nil {
 		return err
 	}

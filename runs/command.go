@@ -1,14 +1,12 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/segwi/segwi/approvals"
 )
 
-// Kind is what a run is for; it decides the prompt and the extra flags.
+// Kind is what a run is for; it decides the prompt, and what the agent may do (an ask
+// run's runtime takes the tools that change files away).
 type Kind string
 
 // The run kinds of DESIGN.md.
@@ -65,35 +63,6 @@ func promptFor(k Kind, text string) (string, error) {
 	return "", fmt.Errorf("unknown run kind %q: use build, ready or ask", k)
 }
 
-// argvFor returns the command line of a run: claude and its flags. mcpConfig is the path
-// of the run's mcp.json, or "" when no approvals server is wired; resume is the session
-// to resume, or "". The prompt is not on
-// the command line: it goes to the run's input.
-func argvFor(claude string, k Kind, model, mcpConfig, resume string) []string {
-	argv := []string{claude,
-		"-p",
-		"--input-format", "stream-json",
-		"--output-format", "stream-json",
-		"--verbose",
-		"--permission-mode", "auto",
-	}
-	if mcpConfig != "" {
-		argv = append(argv,
-			"--permission-prompt-tool", approvals.PromptTool,
-			"--mcp-config", mcpConfig)
-	}
-	if model != "" {
-		argv = append(argv, "--model", model)
-	}
-	if k == KindAsk {
-		argv = append(argv, "--disallowedTools", "Edit,Write,NotebookEdit")
-	}
-	if resume != "" {
-		argv = append(argv, "--resume", resume)
-	}
-	return argv
-}
-
 // droppedEnv are removed from every run's environment: the retired IBNI_* variables and
 // segwi's own, which are set afresh (or, for outsideRunEnv, never).
 var droppedEnv = []string{
@@ -125,20 +94,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// userMessage returns text as one stream-json user message line, newline included.
-func userMessage(text string) []byte {
-	type message struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	b, err := json.Marshal(struct {
-		Type    string  `json:"type"`
-		Message message `json:"message"`
-	}{"user", message{"user", text}})
-	if err != nil {
-		panic(err) // strings always marshal
-	}
-	return append(b, '\n')
 }

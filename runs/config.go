@@ -10,8 +10,8 @@ import (
 // Config is what a Manager needs from the person's settings. The caller fills it (from
 // settings in segwi, by hand in tests); zero durations and counts take the defaults below.
 type Config struct {
-	ClaudePath      string          // the claude binary, a path or a name looked up in PATH; default "claude"
-	Model           string          // --model for runs whose Spec names none; empty: Claude Code's default
+	Runtime         Runtime         // the agent every run runs (runs/claude's Claude Code); required
+	Model           string          // the model of runs whose Spec names none; empty: the agent's default
 	MaxConcurrent   int             // runs at once; more wait in a queue, in order; default 4
 	MaxDuration     time.Duration   // wall clock from start, then a two-step stop (timed-out); default 2h
 	IdleTimeout     time.Duration   // no output for this long, then a two-step stop (timed-out); default 30m
@@ -24,8 +24,8 @@ type Config struct {
 }
 
 // Approvals is what a run needs of the approvals server: a registration per run, which
-// gives the URL and token written to the run's mcp.json (removed once Claude Code has
-// connected), withdrawn when the run ends.
+// gives the URL and token its agent asks with (Launch.Approvals: for Claude Code, the
+// run's mcp.json, removed once it has connected), withdrawn when the run ends.
 type Approvals interface {
 	Register(info approvals.RunInfo, run approvals.Run) (approvals.Registration, error)
 	Unregister(runID string)
@@ -33,7 +33,6 @@ type Approvals interface {
 
 // The defaults of Config's zero values, as in DESIGN.md's settings.
 const (
-	DefaultClaudePath    = "claude"
 	DefaultMaxConcurrent = 4
 	DefaultMaxDuration   = 2 * time.Hour
 	DefaultIdleTimeout   = 30 * time.Minute
@@ -42,9 +41,6 @@ const (
 
 // withDefaults returns c with every zero value replaced by its default.
 func (c Config) withDefaults() Config {
-	if c.ClaudePath == "" {
-		c.ClaudePath = DefaultClaudePath
-	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/claude"
 )
 
 // damagedFiles returns the files of ds.
@@ -38,7 +39,7 @@ func TestNewManagerReportsDamagedRecordsAndStarts(t *testing.T) {
 	state := t.TempDir()
 	st := records.WriteDamaged(t, state)
 
-	m, err := runs.NewManager(runs.Config{StateDir: state})
+	m, err := runs.NewManager(runs.Config{StateDir: state, Runtime: claude.Runtime{}})
 	if err != nil {
 		t.Fatalf("NewManager: %v; want a manager, with the damaged records reported", err)
 	}

@@ -1,8 +1,10 @@
-// Package runs is a run's life: it launches Claude Code in a pty in a checkout, feeds it
-// the prompt and follow-ups as stream-json, turns what it prints into typed events,
-// records them (redacted) under the state folder, enforces the limits (how many runs at
-// once, one writing run per checkout, wall-clock and idle timeouts) and stops a run in two
-// steps, reaching its whole process group.
+// Package runs is a run's life: it launches an agent in a checkout, feeds it the prompt
+// and follow-ups, turns what it prints into typed events, records them (redacted) under
+// the state folder, enforces the limits (how many runs at once, one writing run per
+// checkout, wall-clock and idle timeouts) and stops a run in two steps, reaching its whole
+// process group. The agent comes through a Runtime (runtime.go): how to start it, talk to
+// it and read it. Claude Code's is package runs/claude, which this package does not
+// import; segwi's core gives the Manager that one.
 //
 // A Manager owns the runs of one segwi process. Start queues a run and returns at once;
 // the run's Subscribe publishes its events to the run window or the CLI printer, and the
@@ -12,14 +14,14 @@
 // (Words); Event.AppendJSON is their JSON form, as events.jsonl holds it. `segwi run` and
 // `segwi runs` are thin layers over these.
 //
-// A run ends when segwi closes Claude Code's input. By default that happens as soon as
+// A run ends when segwi closes its agent's input. By default that happens as soon as
 // every message sent has its result (the prompt and any follow-up sent before the result
 // came); Spec.KeepOpen keeps the input open after a result, for a person who may send a
 // follow-up, until CloseInput, Stop, or the idle timeout (which then ends the run
 // normally, as CloseInput would).
 //
 // A run stops in two steps, SIGTERM then SIGKILL, on a second Stop or once
-// Config.StopGrace has passed; a Stop that comes after Claude Code exited changes nothing.
+// Config.StopGrace has passed; a Stop that comes after the agent exited changes nothing.
 // The stop is one phase value with its moves in one place (stop.go).
 //
 // A run has one owner, a goroutine that holds its state (its phase, its input, its
@@ -27,16 +29,18 @@
 // the work that waits runs on goroutines of its own that report to the owner. Start takes
 // a context: when it ends, the run stops as Stop does.
 //
-// Each file holds one concern: run.go is a run's API (Send, CloseInput, the approvals
-// server's hooks); owner.go its owner goroutine and what it carries out; launch.go the
+// Each file holds one concern: runtime.go the seam to the agent (Runtime, Launch,
+// Session), agentevents.go the events a runtime makes of what it cannot read; process.go
+// the agent's process as segwi starts it; run.go is a run's API (Send, CloseInput, the
+// approvals server's hooks); owner.go its owner goroutine and what it carries out; launch.go the
 // steps that wait, from the launch to the agent's process and from its exit to what it
 // left swept, and the run's end (finish); writer.go the writes to the agent's input;
 // input.go where the conversation stands (input.next); stop.go the stop phase
 // (phase.next); limits.go the limits as deadlines (maxDuration, idleTimeout, the stop
 // grace); waiting.go what a waiting run waits for; base.go the base it records before
 // Claude Code starts (where its checkout stood, see package changes); leftovers.go the
-// processes a run leaves, killed before its checkout is free; output.go the pty reader
-// and the cut of long lines, parse.go the stream-json it parses; fanout.go the journal:
+// processes a run leaves, killed before its checkout is free; output.go the output's
+// reader and the cut of long lines; fanout.go the journal:
 // events recorded and published to subscribers; manager.go the queue and the slots;
 // checkout.go the folders a run may start in; recorder.go a live run's record, record.go
 // reading records, append.go adding to an ended run's record, interrupted.go marking the

@@ -290,7 +290,7 @@ func TestNewManagerMarksARunTheIndexDoesNotKnow(t *testing.T) {
 	indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded, Created: long}, long)
 	Summaries(state)
 	indexRun(t, state, Info{ID: "20250601-130000-bbbbbb", Kind: KindBuild, State: StateRunning, Created: long}, long.Add(time.Hour))
-	if _, err := NewManager(Config{StateDir: state, ClaudePath: fakeClaude}); err != nil {
+	if _, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)}); err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
 	if in, err := Load(state, "bbbbbb"); err != nil || in.State != StateInterrupted {

@@ -32,7 +32,7 @@ func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 	}
 	defer lock.Close()
 
-	if _, err := NewManager(Config{StateDir: state, ClaudePath: fakeClaude}); err != nil {
+	if _, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)}); err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
 	want := map[string]State{"20250101-000000-aaaaaa": StateInterrupted, "20250101-000001-bbbbbb": StateSucceeded, "20250101-000002-cccccc": StateWaiting,

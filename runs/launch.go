@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,24 +20,28 @@ import (
 
 // startResult is what a run's start did, for its owner (started).
 type startResult struct {
-	token   string   // the approvals token, "" when none was registered (or it was withdrawn again)
+	token   string   // the approvals token, "" when none was registered
 	argv    []string // the agent's command line
 	model   string
 	proc    *process // the agent's process; nil when it did not start
+	session Session  // the runtime's session with it
 	failure string   // why the start failed, for a person; "" when it did not fail
 }
 
+// errStoppedFirst is Launch.Start's error for a run stopped while it was starting.
+var errStoppedFirst = errors.New("the run was stopped before its agent started")
+
 // start carries out a launched run's start, on a goroutine of its own: the registration
-// with the approvals server and the run's mcp.json, its command line, the sweep of what a
-// killed segwi left, the checkout's base, and the agent's process, unless a stop came
-// first. It reports to the owner (started), which ends a run whose start failed.
+// with the approvals server, the sweep of what a killed segwi left, the checkout's base,
+// and the agent, which the runtime starts, unless a stop came first. It reports to the
+// owner (started), which ends a run whose start failed.
 func (r *Run) start() {
 	st := r.startSteps()
 	r.do(func() { r.started(st) })
 }
 
-// startSteps is start's work; its result says what became of it. A failure after the
-// registration withdraws it again.
+// startSteps is start's work; its result says what became of it. A start that failed,
+// or was stopped, after the registration withdraws it again.
 func (r *Run) startSteps() (st startResult) {
 	cfg := r.m.config()
 	r.m.refreshSecrets(cfg)
@@ -45,64 +50,84 @@ func (r *Run) startSteps() (st startResult) {
 			r.withdraw(cfg, st.token) // nothing started: nothing can ask any more
 		}
 	}()
-	mcpPath, failure := r.register(cfg, &st)
-	if failure != "" {
-		st.failure = failure
-		return st
+	l := Launch{
+		RunID: r.id, Kind: r.spec.Kind, Checkout: r.checkout, Model: r.spec.Model, Resume: r.spec.Resume,
+		Env: envFor(cfg.Env, cfg.PassForgeTokens, r.id, r.spec.Kind), Dir: r.dir,
+		Start: r.startAgent(&st),
 	}
-	st.model = r.spec.Model
-	if st.model == "" {
-		st.model = cfg.Model
+	if l.Model == "" {
+		l.Model = cfg.Model
 	}
-	st.argv = argvFor(r.claude, r.spec.Kind, st.model, mcpPath, r.spec.Resume)
-	env := envFor(cfg.Env, cfg.PassForgeTokens, r.id, r.spec.Kind)
+	st.model = l.Model
+	if cfg.Approvals != nil {
+		reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout}, r)
+		if err != nil {
+			st.failure = fmt.Sprintf("could not register the run with the approvals server: %v", err)
+			return st
+		}
+		r.m.red.Add(reg.Token)
+		st.token, l.Approvals = reg.Token, &reg
+	}
 	if r.stopAsked() {
 		return st
 	}
 	r.sweepBeforeStart()
 	r.recordBase(cfg)
-	if r.stopAsked() {
+	session, err := cfg.Runtime.Start(l)
+	switch {
+	case errors.Is(err, errStoppedFirst): // nothing started
+	case err != nil:
+		st.failure = fmt.Sprintf("could not start %s in %s: %v", r.agent, r.checkout, err)
+	case st.proc == nil:
+		st.failure = fmt.Sprintf("could not start %s in %s: its runtime started no process", r.agent, r.checkout)
+		session.Close()
+	default:
+		trackRun(r.id)
+		st.session = session
 		return st
 	}
-	proc, err := r.startContained(st.argv, env)
-	if err != nil {
-		st.failure = fmt.Sprintf("could not start %s in %s: %v", r.claude, r.checkout, err)
-		return st
+	if st.proc != nil {
+		// The runtime gave up once its process had started: the process goes, and what it
+		// started.
+		st.proc.signal(syscall.SIGKILL)
+		st.proc.wait()
+		_, left := r.endLeftovers(st.proc)
+		for _, e := range left {
+			r.emit(e, false)
+		}
+		st.proc = nil
 	}
-	trackRun(r.id)
-	st.proc = proc
 	return st
 }
 
-// register registers the run with the approvals server, when there is one, and writes the
-// run's mcp.json, which points Claude Code at it with the run's token. It returns the
-// file's path ("" without a server), or why it failed.
-func (r *Run) register(cfg Config, st *startResult) (mcpPath, failure string) {
-	if cfg.Approvals == nil {
-		return "", ""
+// startAgent is a run's Launch.Start: it records the agent's command line, and starts
+// cmd as the run's process, in a cgroup of the run's own where it can (startContained),
+// unless the run was stopped meanwhile.
+func (r *Run) startAgent(st *startResult) func(cmd *exec.Cmd) error {
+	return func(cmd *exec.Cmd) error {
+		if st.proc != nil {
+			return errors.New("the agent's process is started already")
+		}
+		st.argv = slices.Clone(cmd.Args)
+		if r.stopAsked() {
+			return errStoppedFirst
+		}
+		p, err := r.startContained(cmd)
+		if err != nil {
+			return err
+		}
+		st.proc = p
+		return nil
 	}
-	reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout}, r)
-	if err != nil {
-		return "", fmt.Sprintf("could not register the run with the approvals server: %v", err)
-	}
-	r.m.red.Add(reg.Token)
-	st.token = reg.Token
-	mcpPath = filepath.Join(r.dir, mcpFile)
-	if err := os.WriteFile(mcpPath, reg.MCPConfig(), 0o600); err != nil {
-		return "", fmt.Sprintf("could not write %s: %v", mcpPath, err)
-	}
-	return mcpPath, ""
 }
 
 // withdraw ends the run's registration with the approvals server: its pending requests
-// are denied and recorded, and its mcp.json goes (still there if Claude Code never
-// connected). It waits for requests under way to be answered, so the owner never calls it.
+// are denied and recorded. It waits for requests under way to be answered, so the owner
+// never calls it.
 func (r *Run) withdraw(cfg Config, token string) {
-	if token == "" || cfg.Approvals == nil {
-		return
+	if token != "" && cfg.Approvals != nil {
+		cfg.Approvals.Unregister(r.id)
 	}
-	cfg.Approvals.Unregister(r.id)
-	os.Remove(filepath.Join(r.dir, mcpFile))
 }
 
 // stopAsked says whether a stop came while the run was starting: then its agent does not
@@ -121,9 +146,10 @@ type clearance struct {
 }
 
 // clear sweeps what the run's process left once it exited, on a goroutine of its own: no
-// process of the run outlives it, the reader has read the output to its end, and the
-// approvals registration is withdrawn. It reports to the owner (cleared).
-func (r *Run) clear(p *process, waitErr error, token string) {
+// process of the run outlives it, the reader has read the output to its end, the session
+// let go of what it held, and the approvals registration is withdrawn. It reports to the
+// owner (cleared).
+func (r *Run) clear(p *process, s Session, waitErr error, token string) {
 	exit := exitInfo(p.cmd.ProcessState)
 	// Whatever is left of the group goes now, and every other process the run started,
 	// however it left the group.
@@ -135,10 +161,10 @@ func (r *Run) clear(p *process, waitErr error, token string) {
 	select {
 	case <-r.readerDone:
 	case <-time.After(2 * time.Second):
-		p.pty.Close()
+		s.Close()
 		<-r.readerDone
 	}
-	p.pty.Close()
+	closeErr := s.Close()
 	r.withdraw(r.m.config(), token)
 
 	var c clearance
@@ -148,6 +174,9 @@ func (r *Run) clear(p *process, waitErr error, token string) {
 	}
 	if waitErr != nil && !errors.As(waitErr, new(*exitErr)) {
 		c.events = append(c.events, Event{Type: EventStatus, Subtype: "wait", Text: waitErr.Error()})
+	}
+	if closeErr != nil {
+		c.events = append(c.events, Event{Type: EventStatus, Subtype: "session", Text: closeErr.Error()})
 	}
 	c.exit = exit
 	c.events = append(c.events, Event{Type: EventExit, Exit: &exit})
@@ -165,11 +194,11 @@ func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
 	case r.stopped.as != "": // stopped before the process exited
 		return r.stopped.as, r.stopped.reason
 	case exit.Code != 0 && exit.Signal != "":
-		return StateFailed, fmt.Sprintf("claude was killed by %s", exit.Signal)
+		return StateFailed, fmt.Sprintf("%s was killed by %s", r.agent, exit.Signal)
 	case exit.Code != 0:
-		return StateFailed, fmt.Sprintf("claude exited with code %d", exit.Code)
+		return StateFailed, fmt.Sprintf("%s exited with code %d", r.agent, exit.Code)
 	case r.input.results == 0:
-		return StateFailed, "claude exited without a result"
+		return StateFailed, r.agent + " exited without a result"
 	case r.lastFailed:
 		return StateFailed, "the last turn ended with an error"
 	}

@@ -182,7 +182,7 @@ func processes(n int) string {
 	return fmt.Sprintf("%d processes", n)
 }
 
-// endLeftovers kills the processes the run left, once claude exited and before the run
+// endLeftovers kills the processes the run left, once its agent exited and before the run
 // gives up its checkout and its slot, and returns what it found and the events saying so:
 // those in the run's cgroup, or where it has none, those the sweep finds.
 func (r *Run) endLeftovers(p *process) ([]ProcessInfo, []Event) {
@@ -192,7 +192,7 @@ func (r *Run) endLeftovers(p *process) ([]ProcessInfo, []Event) {
 	}
 	self, pgid, sid := selfIDs()
 	found, err := killScope(scope{
-		runID: r.id, groups: []int{p.pgid}, claudeStart: p.start,
+		runID: r.id, groups: []int{p.pgid}, leaderStart: p.start,
 		self: self, selfPGID: pgid, selfSID: sid,
 		adopt: r.m.adopts, since: p.start, isChild: isChild,
 		otherLive: func(id string) bool { return id != r.id && isLiveRun(id) },

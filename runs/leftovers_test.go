@@ -127,7 +127,7 @@ func TestTheNextSegwiSweepsWhatAKilledSegwiLeft(t *testing.T) {
 	elsewhere := "20250101-000000-e15e00" // a run of another state folder
 	elsewherePID := proctest.Detach(t, env(elsewhere), 7304)
 
-	if _, err := NewManager(Config{StateDir: stateDir, ClaudePath: fakeClaude}); err != nil {
+	if _, err := NewManager(Config{StateDir: stateDir, Runtime: ClaudeRuntime(fakeClaude)}); err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
 

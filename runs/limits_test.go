@@ -20,7 +20,7 @@ func TestAClaudeThatHangsAfterItsLastResultIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := testManager(t, func(c *Config) {
-		c.ClaudePath = script
+		c.Runtime = ClaudeRuntime(script)
 		c.IdleTimeout = 200 * time.Millisecond
 		c.MaxDuration = time.Hour
 	})
@@ -128,7 +128,7 @@ func TestTheWatchdogsDecisions(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdinR.Close()
-			r.in = newWriter(r, stdinW) // the agent's input, which a closing input closes
+			r.in = newWriter(r, &catSession{in: stdinW}) // the agent's input, which a closing input closes
 			r.input, r.pending = tt.in, tt.pending
 			now := start.Add(tt.elapsed)
 			r.info.Start = start

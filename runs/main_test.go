@@ -17,8 +17,21 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
-// fakeClaude is the path of testdata/fakeclaude, built once by TestMain.
+// fakeClaude is the path of claude/testdata/fakeclaude, Claude Code's stand-in, built
+// once by TestMain.
 var fakeClaude string
+
+// ClaudeRuntime and ClaudeParser are Claude Code's runtime and its parser (package
+// runs/claude), for the tests that drive fakeclaude. This package does not import
+// runs/claude, which imports it; claude_test.go, an external test file of this folder,
+// sets them. TestARunDrivesAnyRuntime shows that a run needs none of it.
+var (
+	ClaudeRuntime func(path string) Runtime
+	ClaudeParser  func() func(line []byte, emit func(Event))
+)
+
+// mcpFile is where Claude Code's runtime writes a run's approvals configuration.
+const mcpFile = "mcp.json"
 
 // plantedToken is the GitHub token fakeclaude's "secret" scenario prints.
 const plantedToken = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123"
@@ -34,10 +47,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeClaude = filepath.Join(dir, "claude")
-	build := exec.Command("go", "build", "-o", fakeClaude, "./testdata/fakeclaude")
+	build := exec.Command("go", "build", "-o", fakeClaude, "./claude/testdata/fakeclaude")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building testdata/fakeclaude:", err)
+		fmt.Fprintln(os.Stderr, "building claude/testdata/fakeclaude:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -52,7 +65,7 @@ func testManager(t *testing.T, change func(*Config)) (*Manager, string) {
 	t.Helper()
 	recDir := t.TempDir()
 	cfg := Config{
-		ClaudePath:    fakeClaude,
+		Runtime:       ClaudeRuntime(fakeClaude),
 		StateDir:      t.TempDir(),
 		StopGrace:     300 * time.Millisecond,
 		MaxConcurrent: 4,

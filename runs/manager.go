@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -57,6 +56,9 @@ type Manager struct {
 func NewManager(cfg Config) (*Manager, error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("runs: no state folder configured (Config.StateDir)")
+	}
+	if cfg.Runtime == nil {
+		return nil, errors.New("runs: no agent runtime configured (Config.Runtime)")
 	}
 	if err := os.MkdirAll(RunsDir(cfg.StateDir), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the runs folder: %w", err)
@@ -118,8 +120,9 @@ func (m *Manager) refreshSecrets(cfg Config) {
 // Stop does, ending stopped for the reason context.Cause(ctx) gives ("interrupt signal
 // received"). A run that is to outlive its caller's work (the tray's) takes a context
 // that only ends with segwi. The errors say what to fix: an unknown kind, a missing task
-// or question, a folder that is not the top of a git checkout (see CheckoutDir), a claude
-// binary that cannot be found.
+// or question, a folder that is not the top of a git checkout (see CheckoutDir), an agent
+// its runtime cannot start (Runtime.Check: for Claude Code, a claude binary that cannot
+// be found).
 func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 	cfg := m.config()
 	prompt, err := promptFor(spec.Kind, spec.Prompt)
@@ -130,8 +133,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	claude, err := FindClaude(cfg.ClaudePath)
-	if err != nil {
+	if err := cfg.Runtime.Check(); err != nil {
 		return nil, err
 	}
 	m.refreshSecrets(cfg)
@@ -154,7 +156,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 		return nil, err
 	}
 	r := newRun(ctx, m, id, dir, spec, rec, lock)
-	r.prompt, r.claude, r.checkout = prompt, claude, checkout
+	r.prompt, r.agent, r.checkout = prompt, cfg.Runtime.Name(), checkout
 	r.info = Info{
 		ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
@@ -189,32 +191,6 @@ func newRun(ctx context.Context, m *Manager, id, dir string, spec Spec, rec *rec
 	r.touch()
 	return r
 }
-
-// ErrClaudeNotFound is wrapped by Start's error when the configured claude binary is not there.
-var ErrClaudeNotFound = errors.New("claude binary not found")
-
-// FindClaude returns the Claude Code binary that path (segwi.claude.path: a name looked up
-// in PATH, or a path) names, or an error wrapping ErrClaudeNotFound that names the setting
-// and says what to do. Start uses it, and so do the checks a front end makes ahead of a
-// run (segwi config check, the tray at launch).
-func FindClaude(path string) (string, error) {
-	claude, err := exec.LookPath(path)
-	if err != nil {
-		return "", claudeNotFound(path)
-	}
-	return claude, nil
-}
-
-// claudeNotFound is FindClaude's error: it is ErrClaudeNotFound, in words that say what
-// to do rather than repeat the sentinel's.
-type claudeNotFound string
-
-func (e claudeNotFound) Error() string {
-	return fmt.Sprintf("claude not found at %q (settings key segwi.claude.path): install Claude Code and log in to it, or set segwi.claude.path to the full path of its claude binary", string(e))
-}
-
-// Is makes errors.Is(err, ErrClaudeNotFound) hold.
-func (e claudeNotFound) Is(target error) bool { return target == ErrClaudeNotFound }
 
 // newID returns a run id that sorts by start time: 20250102-150405-ab12cd.
 func newID() (string, error) {

@@ -153,7 +153,7 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 		spec   Spec
 		want   string
 	}{
-		{"a missing claude names the setting", func(c *Config) { c.ClaudePath = "/nonexistent/claude" }, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}, "segwi.claude.path"},
+		{"a missing claude names the setting", func(c *Config) { c.Runtime = ClaudeRuntime("/nonexistent/claude") }, Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x"}, "segwi.claude.path"},
 		{"a checkout that is a file", nil, Spec{Kind: KindBuild, Checkout: file, Prompt: "x"}, "is not a directory"},
 		{"a checkout that does not exist", nil, Spec{Kind: KindBuild, Checkout: "/nonexistent/dir", Prompt: "x"}, "does not exist"},
 		{"a folder that is not a git checkout, saying what to do", nil, Spec{Kind: KindAsk, Checkout: plain, Prompt: "x"},
@@ -175,7 +175,7 @@ func TestStartRefusesWhatCannotRun(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error saying %q", err, tt.want)
 			}
-			m.SetConfig(Config{ClaudePath: fakeClaude, Env: cfg.Env, StopGrace: cfg.StopGrace})
+			m.SetConfig(Config{Runtime: ClaudeRuntime(fakeClaude), Env: cfg.Env, StopGrace: cfg.StopGrace})
 		})
 	}
 	if runs, _, _ := List(m.config().StateDir); len(runs) != 0 {

@@ -13,14 +13,17 @@ import (
 // output.log in pieces and shown as one cut output event.
 const MaxLineBytes = 16 << 20
 
-// readOutput reads the pty until it ends, one line at a time, and hands each line on. It
-// is the run's only reader of the pty.
-func (r *Run) readOutput(pty io.Reader) { r.readLines(pty, MaxLineBytes) }
+// readOutput reads the agent's output until it ends, one line at a time: it keeps each in
+// output.log, and has the session parse it into events. It is the run's only reader of
+// the output.
+func (r *Run) readOutput(s Session) { r.readLines(s.Output(), MaxLineBytes, s.Parse) }
+
+// parseFunc turns a line of output into events (Session.Parse).
+type parseFunc func(line []byte, emit func(Event))
 
 // readLines is readOutput with lines cut in pieces once they hold maxLine bytes.
-func (r *Run) readLines(pty io.Reader, maxLine int) {
-	br := bufio.NewReaderSize(pty, 64<<10)
-	p := newParser()
+func (r *Run) readLines(out io.Reader, maxLine int, parse parseFunc) {
+	br := bufio.NewReaderSize(out, 64<<10)
 	var line, red []byte
 	long := false // inside a line longer than MaxLineBytes
 	for {
@@ -49,7 +52,7 @@ func (r *Run) readLines(pty io.Reader, maxLine int) {
 			}
 			red = r.lines.Append(red[:0], whole)
 			r.recordOutput(red, br.Buffered() == 0)
-			r.handleLine(p, red)
+			r.handleLine(parse, red)
 			line = line[:0]
 		}
 		if err != nil {
@@ -100,7 +103,7 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 	red, n := r.lines.AppendPiece(red[:0], line, maxLine/longLineHoldDivisor)
 	r.rec.output(red)
 	if first {
-		e := outputEvent(r.eventText(red[:min(len(red), MaxFieldBytes)]))
+		e := OutputEvent(r.eventText(red[:min(len(red), MaxFieldBytes)]))
 		e.Truncated = true
 		e.Subtype = "long-line"
 		r.emit(e, false)
@@ -111,9 +114,9 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 
 // handleLine parses one redacted output line (newline included) into events, and tells
 // the run's owner of each turn's result.
-func (r *Run) handleLine(p *parser, line []byte) {
+func (r *Run) handleLine(parse parseFunc, line []byte) {
 	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-	p.parseLine(r.eventText(line), func(e Event) {
+	parse(r.eventText(line), func(e Event) {
 		switch e.Type {
 		case EventToolCall:
 			r.calls.started(e.ToolUseID)

@@ -22,7 +22,7 @@ const (
 func readLongLine(t *testing.T, line string, maxLine int) (output, events string) {
 	t.Helper()
 	r := bareRun(t, t.TempDir())
-	r.readLines(strings.NewReader(line), maxLine)
+	r.readLines(strings.NewReader(line), maxLine, ClaudeParser())
 	return readRecord(t, r)
 }
 
@@ -147,7 +147,7 @@ func TestTerminalEscapesAreStrippedFromEventsNotFromOutputLog(t *testing.T) {
 	in := "\x1b[1;31mFAIL\x1b[0m web/login\n" +
 		"\x1b[?25h" + `{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done","total_cost_usd":0.01}` + "\n" +
 		"\x1b[?25h"
-	r.readLines(strings.NewReader(in), MaxLineBytes)
+	r.readLines(strings.NewReader(in), MaxLineBytes, ClaudeParser())
 	output, _ := readRecord(t, r)
 	if output != in {
 		t.Errorf("output.log = %q, want the raw bytes %q", output, in)
@@ -170,7 +170,7 @@ func TestASecretPartedByAnEscapeIsRedactedInEvents(t *testing.T) {
 	r := bareRun(t, t.TempDir())
 	evs, cancel := r.Subscribe()
 	defer cancel()
-	r.readLines(strings.NewReader("token: keyring-token-0123\x1b[0m456789\n"), MaxLineBytes)
+	r.readLines(strings.NewReader("token: keyring-token-0123\x1b[0m456789\n"), MaxLineBytes, ClaudeParser())
 	_, events := readRecord(t, r)
 	var published strings.Builder
 	for len(evs) > 0 {
@@ -197,7 +197,7 @@ func TestOutputLogIsCurrentOnceThePtyIsQuiet(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.readLines(pr, MaxLineBytes)
+		r.readLines(pr, MaxLineBytes, ClaudeParser())
 	}()
 	defer func() { pw.Close(); <-done }()
 	if _, err := pw.Write([]byte("the timeout denied it\n")); err != nil {

@@ -15,6 +15,8 @@ type owner struct {
 	checkoutLock *os.File      // the checkout's lock across segwi processes, from the launch to the end
 	token        string        // the approvals bearer token, redacted everywhere until the end
 	proc         *process      // the agent's process, once started
+	session      Session       // the runtime's session with the agent, once started
+	connected    bool          // the agent reached the approvals server (Connected)
 	in           *writer       // writes to the agent's input, in the order the owner decides
 	readerDone   chan struct{} // closed once the reader has read the output to its end
 	stopped      stopRequest   // the first stop, asked before the process exited
@@ -135,12 +137,13 @@ func (r *Run) started(st startResult) {
 		r.finish(r.stopped.as, r.stopped.reason+" before it started", nil)
 		return
 	}
-	r.proc = st.proc
-	r.in = newWriter(r, st.proc.stdin)
+	r.proc, r.session = st.proc, st.session
+	r.sessionConnected() // when the agent was quicker to connect than its start to report
+	r.in = newWriter(r, st.session)
 	r.readerDone = make(chan struct{})
 	go func() {
 		defer close(r.readerDone)
-		r.readOutput(st.proc.pty)
+		r.readOutput(st.session)
 	}()
 	go r.waitExit(st.proc)
 	r.touch()
@@ -166,7 +169,7 @@ func (r *Run) exited(p *process, waitErr error) {
 	r.stepLocked(onExited, "", "")
 	r.moveInputLocked(closeAsked, "")
 	r.mu.Unlock()
-	go r.clear(p, waitErr, r.token)
+	go r.clear(p, r.session, waitErr, r.token)
 }
 
 // cleared ends a run whose process exited and whose leftovers are swept: its outcome,

@@ -20,11 +20,11 @@ const outsideRunEnv = "SEGWI_OUTSIDE_RUN"
 // scope says which processes belong to a run: attribute finds them in a snapshot.
 type scope struct {
 	runID string
-	// groups are process groups and sessions known to be the run's: claude's own, whose
-	// id is claude's pid. claudeStart tells whether a process with that pid now is
-	// another one (then the id was reused and says nothing).
+	// groups are process groups and sessions known to be the run's: its agent's own,
+	// whose id is the agent's pid. leaderStart tells whether a process with that pid now
+	// is another one (then the id was reused and says nothing).
 	groups      []int
-	claudeStart uint64
+	leaderStart uint64
 	// self is this segwi's pid, selfPGID and selfSID its process group and session: never
 	// the run's, whatever else says so.
 	self, selfPGID, selfSID int
@@ -42,8 +42,8 @@ type scope struct {
 // attribute returns the live processes of snapshot that belong to the run: those carrying
 // its SEGWI_RUN_ID, the orphans segwi adopted from it (see scope), and every process
 // descending from one of those, or in a process group or session of one of those or of
-// claude. A process group or session is only ever made by one of its processes, and a
-// run's processes start in claude's session, so these are all processes the run started:
+// the agent. A process group or session is only ever made by one of its processes, and a
+// run's processes start in the agent's session, so these are all processes the run started:
 // none of segwi's own, none of another run's.
 func attribute(snapshot []proc, sc scope) []proc {
 	elsewhere := func(p proc) bool {
@@ -54,8 +54,8 @@ func attribute(snapshot []proc, sc scope) []proc {
 		groups[g] = true
 	}
 	for _, p := range snapshot {
-		if groups[p.PID] && p.Start != sc.claudeStart {
-			groups[p.PID] = false // claude's pid is another process's now
+		if groups[p.PID] && p.Start != sc.leaderStart {
+			groups[p.PID] = false // the agent's pid is another process's now
 		}
 	}
 	in := map[int]bool{}

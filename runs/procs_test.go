@@ -42,7 +42,7 @@ func pids(ps []proc) []int {
 
 func TestAttributeFindsEveryProcessOfARunAndNoOther(t *testing.T) {
 	live := func(id string) bool { return id == "r2" }
-	own := scope{runID: "r1", groups: []int{200}, claudeStart: 1000, self: 100, selfPGID: 100, selfSID: 90,
+	own := scope{runID: "r1", groups: []int{200}, leaderStart: 1000, self: 100, selfPGID: 100, selfSID: 90,
 		adopt: true, since: 1000, isChild: func(pid int) bool { return pid == 200 || pid == 300 },
 		otherLive: live}
 	tests := []struct {
@@ -58,7 +58,7 @@ func TestAttributeFindsEveryProcessOfARunAndNoOther(t *testing.T) {
 		{"another segwi sweeping a dead run's processes",
 			scope{runID: "r2", self: 999, selfPGID: 999, selfSID: 999}, table, []int{300, 301, 500, 501}},
 		{"claude's pid taken by another process: its group says nothing",
-			scope{runID: "none", groups: []int{200}, claudeStart: 1, self: 100, selfPGID: 100, selfSID: 90},
+			scope{runID: "none", groups: []int{200}, leaderStart: 1, self: 100, selfPGID: 100, selfSID: 90},
 			table, nil},
 		{"a process with the run's id in segwi's own session never brings the session in",
 			scope{runID: "r1", self: 100, selfPGID: 100, selfSID: 90},

@@ -65,7 +65,6 @@ const (
 	infoFile   = "run.json"
 	eventsFile = "events.jsonl"
 	outputFile = "output.log"
-	mcpFile    = "mcp.json"
 	lockFile   = "run.lock"
 )
 

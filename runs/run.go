@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,7 +36,8 @@ var (
 	ErrClosed      = errors.New("segwi is stopping its runs")
 )
 
-// Run is one run: a Claude Code process, its events and its record. Its methods are safe
+// Run is one run: an agent's process (Claude Code's, or another Runtime's), its events
+// and its record. Its methods are safe
 // for concurrent use. *Run implements approvals.Run.
 //
 // One goroutine owns a run's state (own): its phase, its input, its process, its pending
@@ -54,7 +53,7 @@ type Run struct {
 	dir      string
 	spec     Spec
 	prompt   string // the first message, with the kind's prefix
-	claude   string // the resolved binary
+	agent    string // the agent's program, as a person calls it (Runtime.Name)
 	checkout string // the checkout, absolute with symlinks resolved: the lock key
 	rec      *recorder
 	lock     *os.File
@@ -71,7 +70,7 @@ type Run struct {
 
 	// Shared beyond the owner, each safe on its own: see the lock order on Manager.
 	lastActivity   atomic.Int64 // unix nanoseconds of the last output, input or approval activity
-	calls          toolCalls    // the tool calls Claude Code is making, from its output
+	calls          toolCalls    // the tool calls the agent is making, from its output
 	waitsElsewhere atomic.Bool  // said it waits for another segwi's run in its checkout
 
 	// The owner's: only own and what it calls read or write these.
@@ -125,7 +124,7 @@ func (r *Run) Wait(ctx context.Context) (Info, error) {
 }
 
 // Send writes a follow-up message to the run's input. It returns when the message is
-// written (at most 10 s if Claude Code does not read), with ErrNotRunning before the run
+// written (within seconds if the agent does not read: Session.Send), with ErrNotRunning before the run
 // has started or once it stops, and ErrInputClosed once its input is closed.
 func (r *Run) Send(text string) error {
 	var written <-chan error
@@ -143,8 +142,8 @@ func (r *Run) Send(text string) error {
 	return <-written
 }
 
-// CloseInput closes the run's input: Claude Code finishes the current turn and exits,
-// which ends the run. On a run not started yet (queued), Claude Code still gets its prompt
+// CloseInput closes the run's input: the agent finishes the current turn and exits,
+// which ends the run. On a run not started yet (queued), the agent still gets its prompt
 // and its input closes after that first turn. Calling it again does nothing.
 func (r *Run) CloseInput() {
 	r.do(func() {
@@ -214,14 +213,26 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 	r.emit(ev, true)
 }
 
-// Connected removes the run's mcp.json: Claude Code read it before connecting and does
-// not read it again, not even to reconnect, and the token in it must not stay where the
-// agent or another local program can read it. The approvals server calls it.
+// Connected tells the run that its agent reached the approvals server, so what held the
+// run's token for it can go (Claude Code's mcp.json: it read it before connecting and
+// does not read it again, not even to reconnect, and the token must not stay where the
+// agent or another local program can read it). The approvals server calls it; it is done
+// when Connected returns.
 func (r *Run) Connected() {
-	path := filepath.Join(r.dir, mcpFile)
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		r.emit(Event{Type: EventStatus, Subtype: "mcp-config",
-			Text: fmt.Sprintf("could not remove %s, which holds the run's approvals token: %v", path, err)}, false)
+	r.do(func() {
+		r.connected = true
+		r.sessionConnected()
+	})
+}
+
+// sessionConnected tells the session that its agent connected, once there are both, on
+// the run's owner, and records what could not be done then.
+func (r *Run) sessionConnected() {
+	if r.session == nil || !r.connected {
+		return
+	}
+	if err := r.session.Connected(); err != nil {
+		r.emit(Event{Type: EventStatus, Subtype: "approvals-config", Text: err.Error()}, false)
 	}
 }
 

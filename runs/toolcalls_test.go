@@ -113,7 +113,7 @@ func TestRunsMCPConfigGoesOnceClaudeCodeConnects(t *testing.T) {
 			t.Errorf("run: got %s (%s), want succeeded", info.State, info.Reason)
 		}
 		for _, e := range events(t, m, r.ID()) {
-			if e.Subtype == "mcp-config" {
+			if e.Subtype == "approvals-config" {
 				t.Errorf("event %+v, want none about mcp.json", e)
 			}
 		}

@@ -2,20 +2,15 @@ package runs
 
 import (
 	"fmt"
-	"os"
 	"sync"
-	"time"
 )
-
-// writeWait bounds the write of one message to an agent that does not read its input.
-const writeWait = 10 * time.Second
 
 // writer writes to a run's agent what its owner decided, in that order, on a goroutine of
 // its own: the messages, then the close of the input. The owner never waits for the agent
 // to read; a Send waits for its own message only.
 type writer struct {
-	r   *Run
-	out *os.File // the write end of the agent's input
+	r  *Run
+	to Session
 
 	mu     sync.Mutex
 	queue  []writeOp
@@ -30,9 +25,9 @@ type writeOp struct {
 	written chan error // the write's outcome, for a Send; nil for the prompt and the close
 }
 
-// newWriter returns the writer of the input out of r's agent, and starts it.
-func newWriter(r *Run, out *os.File) *writer {
-	w := &writer{r: r, out: out, more: make(chan struct{}, 1)}
+// newWriter returns the writer to r's agent, which session speaks to, and starts it.
+func newWriter(r *Run, session Session) *writer {
+	w := &writer{r: r, to: session, more: make(chan struct{}, 1)}
 	go w.run()
 	return w
 }
@@ -73,7 +68,7 @@ func (w *writer) run() {
 		w.mu.Unlock()
 		for _, op := range ops {
 			if op.close {
-				w.out.Close()
+				w.to.CloseInput()
 				return
 			}
 			err := w.write(op.text)
@@ -87,10 +82,9 @@ func (w *writer) run() {
 	}
 }
 
-// write sends text to the agent as a user message, within writeWait.
+// write sends text to the agent as the person's message (Session.Send).
 func (w *writer) write(text string) error {
-	w.out.SetWriteDeadline(time.Now().Add(writeWait))
-	if _, err := w.out.Write(userMessage(text)); err != nil {
+	if err := w.to.Send(text); err != nil {
 		return fmt.Errorf("writing to the input of run %s: %w", w.r.id, err)
 	}
 	w.r.touch()

@@ -18,6 +18,7 @@ import (
 	"github.com/segwi/segwi/internal/hub"
 	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -96,7 +97,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	} else {
 		r, err = c.Start(runCtx, spec)
 	}
-	if errors.Is(err, runs.ErrClaudeNotFound) {
+	if errors.Is(err, claude.ErrNotFound) {
 		return fmt.Errorf("%w\n(settings file: %s)", err, res.File)
 	}
 	if err != nil {

@@ -24,7 +24,7 @@ var (
 	fakeErr  error
 )
 
-// fakeClaude builds the runs package's fake claude program (runs/testdata/fakeclaude)
+// fakeClaude builds the Claude Code runtime's stand-in (runs/claude/testdata/fakeclaude)
 // once, and returns its path. Its first message picks a scenario with a "fake:NAME" word.
 func fakeClaude(t *testing.T) string {
 	t.Helper()
@@ -35,14 +35,14 @@ func fakeClaude(t *testing.T) string {
 			return
 		}
 		fakePath = filepath.Join(dir, "claude")
-		out, err := exec.Command("go", "build", "-o", fakePath, "../../runs/testdata/fakeclaude").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", fakePath, "../../runs/claude/testdata/fakeclaude").CombinedOutput()
 		if err != nil {
 			fakeErr = err
 			t.Logf("%s", out)
 		}
 	})
 	if fakeErr != nil {
-		t.Fatalf("building runs/testdata/fakeclaude: %v", fakeErr)
+		t.Fatalf("building runs/claude/testdata/fakeclaude: %v", fakeErr)
 	}
 	return fakePath
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -19,7 +20,7 @@ const keyringWait = 3 * time.Second
 // approvals server; env is the runs' base environment (nil: segwi's own).
 func runsConfig(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
 	return runs.Config{
-		ClaudePath:      s.Claude.Path,
+		Runtime:         claude.Runtime{Path: s.Claude.Path},
 		Model:           s.Claude.Model,
 		MaxConcurrent:   s.Runs.MaxConcurrent,
 		MaxDuration:     s.Runs.MaxDuration,

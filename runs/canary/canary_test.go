@@ -12,6 +12,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -55,7 +56,7 @@ func TestGuardCommand(t *testing.T) {
 
 func TestRunCannotStart(t *testing.T) {
 	stateDir := t.TempDir()
-	m, err := runs.NewManager(runs.Config{StateDir: stateDir, ClaudePath: "/nonexistent/claude"})
+	m, err := runs.NewManager(runs.Config{StateDir: stateDir, Runtime: claude.Runtime{Path: "/nonexistent/claude"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestRunCannotStart(t *testing.T) {
 		{"when the repository cannot be cloned", Options{Manager: m, GuardDeny: deny,
 			Repositories: []settings.Repository{{Name: "web", Path: notGit}}}, nil, "cloning " + notGit + " for the canary"},
 		{"when Claude Code is not there", Options{Manager: m, GuardDeny: deny, Checkout: claudetest.Checkout(t)},
-			runs.ErrClaudeNotFound, "starting the canary's run"},
+			claude.ErrNotFound, "starting the canary's run"},
 		{"without a Manager", Options{GuardDeny: deny}, nil, "Options.Manager is required"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -48,7 +49,7 @@ type world struct {
 // ~/.claude/settings.json holds a PreToolUse guard hook reading the deny file.
 func newWorld(t *testing.T, script fakeapi.Script, guard bool) *world {
 	t.Helper()
-	claude := claudetest.Binary(t)
+	claudeBin := claudetest.Binary(t)
 	w := &world{srv: fakeapi.New(t, script), checkout: claudetest.Checkout(t), stateDir: t.TempDir()}
 	w.env = claudetest.Env(t, w.srv.URL)
 	w.deny = claudetest.WriteDenyFile(t, t.TempDir(), "", guardCmd, "rm -rf")
@@ -64,7 +65,7 @@ func newWorld(t *testing.T, script fakeapi.Script, guard bool) *world {
 	}
 	t.Cleanup(func() { srv.Close() })
 	w.m, err = runs.NewManager(runs.Config{
-		ClaudePath: claude, StateDir: w.stateDir, Env: w.env.Vars(), Approvals: srv,
+		Runtime: claude.Runtime{Path: claudeBin}, StateDir: w.stateDir, Env: w.env.Vars(), Approvals: srv,
 		StopGrace: time.Second, MaxDuration: 2 * time.Minute,
 	})
 	if err != nil {

@@ -1,19 +1,20 @@
-package runs
+package claude
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/segwi/segwi/runs"
 )
 
-func parseAll(lines ...string) []Event {
+func parseAll(lines ...string) []runs.Event {
 	p := newParser()
-	var evs []Event
+	var evs []runs.Event
 	for _, l := range lines {
-		p.parseLine([]byte(l), func(e Event) { evs = append(evs, e) })
+		p.parseLine([]byte(l), func(e runs.Event) { evs = append(evs, e) })
 	}
 	return evs
 }
@@ -22,49 +23,49 @@ func TestParseLine(t *testing.T) {
 	tests := []struct {
 		name  string
 		lines []string
-		want  []Event
+		want  []runs.Event
 	}{
 		{"an init line starts the session",
 			[]string{`{"type":"system","subtype":"init","session_id":"s1","cwd":"/c","tools":["Bash"],"mcp_servers":[{"name":"segwi","status":"connected"}],"model":"m","permissionMode":"auto","claude_code_version":"2.1"}`},
-			[]Event{{Type: EventInit, SessionID: "s1", Init: &InitInfo{Model: "m", CWD: "/c", PermissionMode: "auto", Version: "2.1", Tools: []string{"Bash"}, MCPServers: []MCPServer{{"segwi", "connected"}}}}}},
+			[]runs.Event{{Type: runs.EventInit, SessionID: "s1", Init: &runs.InitInfo{Model: "m", CWD: "/c", PermissionMode: "auto", Version: "2.1", Tools: []string{"Bash"}, MCPServers: []runs.MCPServer{{Name: "segwi", Status: "connected"}}}}}},
 		{"an assistant line with text and a tool call gives two events",
 			[]string{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}`},
-			[]Event{{Type: EventText, Text: "hi"}, {Type: EventToolCall, ToolUseID: "t1", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}},
+			[]runs.Event{{Type: runs.EventText, Text: "hi"}, {Type: runs.EventToolCall, ToolUseID: "t1", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}},
 		{"a tool result names its tool",
 			[]string{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}`,
 				`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"file body"}],"is_error":false}]}}`},
-			[]Event{{Type: EventToolCall, ToolUseID: "t1", ToolName: "Read", Input: json.RawMessage(`{}`)}, {Type: EventToolResult, ToolUseID: "t1", ToolName: "Read", Text: "file body"}}},
+			[]runs.Event{{Type: runs.EventToolCall, ToolUseID: "t1", ToolName: "Read", Input: json.RawMessage(`{}`)}, {Type: runs.EventToolResult, ToolUseID: "t1", ToolName: "Read", Text: "file body"}}},
 		{"a failed tool that was not refused is an error result",
 			[]string{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t9","content":"exit 1","is_error":true}]}}`},
-			[]Event{{Type: EventToolResult, ToolUseID: "t9", Text: "exit 1", IsError: true}}},
+			[]runs.Event{{Type: runs.EventToolResult, ToolUseID: "t9", Text: "exit 1", IsError: true}}},
 		{"a result rejected by a hook is a refusal",
 			[]string{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"PreToolUse:Bash hook error: [g]: no","is_error":true}]},"tool_result_meta":[{"id":"t2","permission_decision":{"decision":"reject","source":"hook"}}]}`},
-			[]Event{{Type: EventRefusal, ToolUseID: "t2", Text: "PreToolUse:Bash hook error: [g]: no", IsError: true, Source: "hook"}}},
+			[]runs.Event{{Type: runs.EventRefusal, ToolUseID: "t2", Text: "PreToolUse:Bash hook error: [g]: no", IsError: true, Source: "hook"}}},
 		{"a person's deny is a refusal",
 			[]string{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t3","content":"denied by person","is_error":true}]},"tool_result_meta":[{"id":"t3","permission_decision":{"decision":"reject","source":"user_reject"}}]}`},
-			[]Event{{Type: EventRefusal, ToolUseID: "t3", Text: "denied by person", IsError: true, Source: "user_reject"}}},
+			[]runs.Event{{Type: runs.EventRefusal, ToolUseID: "t3", Text: "denied by person", IsError: true, Source: "user_reject"}}},
 		{"a disallowed tool is a refusal",
 			[]string{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t4","content":"<tool_use_error>Error: No such tool available: Write</tool_use_error>","is_error":true}]}}`},
-			[]Event{{Type: EventRefusal, ToolUseID: "t4", Text: "<tool_use_error>Error: No such tool available: Write</tool_use_error>", IsError: true, Source: "disallowed"}}},
+			[]runs.Event{{Type: runs.EventRefusal, ToolUseID: "t4", Text: "<tool_use_error>Error: No such tool available: Write</tool_use_error>", IsError: true, Source: "disallowed"}}},
 		{"a result line carries cost, turns and denials",
 			[]string{`{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"ok","total_cost_usd":0.5,"duration_ms":900,"session_id":"s1","usage":{"input_tokens":1},"permission_denials":[{"tool_name":"Write","tool_use_id":"t4","tool_input":{"a":1}}],"terminal_reason":"done"}`},
-			[]Event{{Type: EventResult, Subtype: "success", SessionID: "s1", Text: "ok", Result: &ResultInfo{NumTurns: 3, CostUSD: 0.5, DurationMS: 900, TerminalReason: "done",
-				Usage: json.RawMessage(`{"input_tokens":1}`), Denials: []Denial{{ToolName: "Write", ToolUseID: "t4", Input: json.RawMessage(`{"a":1}`)}}}}}},
+			[]runs.Event{{Type: runs.EventResult, Subtype: "success", SessionID: "s1", Text: "ok", Result: &runs.ResultInfo{NumTurns: 3, CostUSD: 0.5, DurationMS: 900, TerminalReason: "done",
+				Usage: json.RawMessage(`{"input_tokens":1}`), Denials: []runs.Denial{{ToolName: "Write", ToolUseID: "t4", Input: json.RawMessage(`{"a":1}`)}}}}}},
 		{"an informational line is a status",
 			[]string{`{"type":"system","subtype":"informational","content":"auto mode is off"}`},
-			[]Event{{Type: EventStatus, Subtype: "informational", Text: "auto mode is off", Raw: json.RawMessage(`{"type":"system","subtype":"informational","content":"auto mode is off"}`)}}},
+			[]runs.Event{{Type: runs.EventStatus, Subtype: "informational", Text: "auto mode is off", Raw: json.RawMessage(`{"type":"system","subtype":"informational","content":"auto mode is off"}`)}}},
 		{"an unknown type is kept whole as a raw event",
 			[]string{`{"type":"mystery","x":1}`},
-			[]Event{{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","x":1}`)}}},
+			[]runs.Event{{Type: runs.EventRaw, Raw: json.RawMessage(`{"type":"mystery","x":1}`)}}},
 		{"a malformed line is kept as output",
 			[]string{`{"type":"assis`},
-			[]Event{{Type: EventOutput, Text: `{"type":"assis`}}},
+			[]runs.Event{{Type: runs.EventOutput, Text: `{"type":"assis`}}},
 		{"an empty line (one of terminal escapes, stripped by the reader) gives no event",
 			[]string{"", "\r"},
 			nil},
 		{"an assistant line without content is kept raw",
 			[]string{`{"type":"assistant","message":{}}`},
-			[]Event{{Type: EventRaw, Raw: json.RawMessage(`{"type":"assistant","message":{}}`)}}},
+			[]runs.Event{{Type: runs.EventRaw, Raw: json.RawMessage(`{"type":"assistant","message":{}}`)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,17 +74,5 @@ func TestParseLine(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestCutFields(t *testing.T) {
-	e := Event{Text: strings.Repeat("é", MaxFieldBytes), Input: json.RawMessage(`"` + strings.Repeat("a", MaxFieldBytes) + `"`)}
-	cutFields(&e)
-	if !e.Truncated || len(e.Text) > MaxFieldBytes || !json.Valid(e.Input) || !strings.HasPrefix(e.Text, "é") {
-		t.Errorf("got truncated=%v, text of %d bytes, input valid=%v; want truncated, at most %d bytes, valid JSON",
-			e.Truncated, len(e.Text), json.Valid(e.Input), MaxFieldBytes)
-	}
-	if !strings.HasSuffix(e.Text, "é") {
-		t.Errorf("text cut inside a rune: ends %q", e.Text[len(e.Text)-3:])
 	}
 }

@@ -1,12 +1,13 @@
-package runs
+package claude
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/segwi/segwi/runs"
 )
 
 // parser turns Claude Code's stream-json lines into events. It remembers the names of
@@ -17,6 +18,11 @@ type parser struct {
 }
 
 func newParser() *parser { return &parser{toolNames: map[string]string{}} }
+
+// NewParser returns a parser of one Claude Code session's stream-json output, line by
+// line and in order, as a session parses it (runs.Session.Parse): for output read outside
+// a run.
+func NewParser() func(line []byte, emit func(runs.Event)) { return newParser().parseLine }
 
 // maxToolNames bounds the memory of tool ids; beyond it the oldest are forgotten at once.
 const maxToolNames = 4096
@@ -29,12 +35,12 @@ type wireLine struct {
 	Message   wireMsg `json:"message"`
 
 	// system/init
-	CWD            string      `json:"cwd"`
-	Tools          []string    `json:"tools"`
-	MCPServers     []MCPServer `json:"mcp_servers"`
-	Model          string      `json:"model"`
-	PermissionMode string      `json:"permissionMode"`
-	Version        string      `json:"claude_code_version"`
+	CWD            string           `json:"cwd"`
+	Tools          []string         `json:"tools"`
+	MCPServers     []runs.MCPServer `json:"mcp_servers"`
+	Model          string           `json:"model"`
+	PermissionMode string           `json:"permissionMode"`
+	Version        string           `json:"claude_code_version"`
 
 	// other system lines
 	Content  json.RawMessage `json:"content"`
@@ -160,22 +166,22 @@ type wireDenial struct {
 
 // parseLine turns one output line into events and hands each to emit. The line is
 // already redacted, its newline removed and its terminal control sequences stripped
-// (Run.eventText). A line that is not JSON becomes an output event; a JSON line of an
+// (see runs.Session.Parse). A line that is not JSON becomes an output event; a JSON line of an
 // unknown type, or of a known type in an unknown shape, becomes a raw event; an empty
 // line (a line of terminal escapes, such as the ESC[?25h Claude Code writes on exit)
 // becomes none.
-func (p *parser) parseLine(line []byte, emit func(Event)) {
+func (p *parser) parseLine(line []byte, emit func(runs.Event)) {
 	js := bytes.TrimRight(line, "\r")
 	if len(js) == 0 {
 		return
 	}
 	if js[0] != '{' {
-		emit(outputEvent(js))
+		emit(runs.OutputEvent(js))
 		return
 	}
 	var w wireLine
 	if err := fastjson.Unmarshal(js, &w); err != nil {
-		emit(outputEvent(js))
+		emit(runs.OutputEvent(js))
 		return
 	}
 	switch w.Type {
@@ -186,12 +192,12 @@ func (p *parser) parseLine(line []byte, emit func(Event)) {
 	case "user":
 		p.user(&w, js, emit)
 	case "result":
-		emit(Event{
-			Type:      EventResult,
+		emit(runs.Event{
+			Type:      runs.EventResult,
 			Subtype:   w.Subtype,
 			SessionID: w.SessionID,
 			Text:      w.Result,
-			Result: &ResultInfo{
+			Result: &runs.ResultInfo{
 				IsError:        w.IsError,
 				NumTurns:       w.NumTurns,
 				CostUSD:        w.TotalCostUSD,
@@ -202,14 +208,14 @@ func (p *parser) parseLine(line []byte, emit func(Event)) {
 			},
 		})
 	default:
-		emit(rawEvent(js))
+		emit(runs.RawEvent(js))
 	}
 }
 
-func (p *parser) system(w *wireLine, js []byte, emit func(Event)) {
+func (p *parser) system(w *wireLine, js []byte, emit func(runs.Event)) {
 	switch w.Subtype {
 	case "init":
-		emit(Event{Type: EventInit, SessionID: w.SessionID, Init: &InitInfo{
+		emit(runs.Event{Type: runs.EventInit, SessionID: w.SessionID, Init: &runs.InitInfo{
 			Model: w.Model, CWD: w.CWD, PermissionMode: w.PermissionMode, Version: w.Version,
 			Tools: w.Tools, MCPServers: w.MCPServers,
 		}})
@@ -226,55 +232,53 @@ func (p *parser) system(w *wireLine, js []byte, emit func(Event)) {
 		if text == "" && w.HookName != "" {
 			text = w.HookName
 		}
-		ev := Event{Type: EventStatus, Subtype: w.Subtype, ToolName: w.ToolName, Text: text}
-		if len(js) <= MaxFieldBytes {
+		ev := runs.Event{Type: runs.EventStatus, Subtype: w.Subtype, ToolName: w.ToolName, Text: text}
+		if len(js) <= runs.MaxFieldBytes {
 			ev.Raw = json.RawMessage(bytes.Clone(js))
 		}
 		emit(ev)
 	}
 }
 
-func (p *parser) assistant(w *wireLine, js []byte, emit func(Event)) {
+func (p *parser) assistant(w *wireLine, js []byte, emit func(runs.Event)) {
 	c := w.Message.Content
 	if c.Blocks == nil && c.Text == "" {
-		emit(rawEvent(js))
+		emit(runs.RawEvent(js))
 		return
 	}
 	if c.Blocks == nil {
-		emit(Event{Type: EventText, Text: c.Text})
+		emit(runs.Event{Type: runs.EventText, Text: c.Text})
 		return
 	}
 	for _, b := range c.Blocks {
 		switch b.Type {
 		case "text":
-			emit(Event{Type: EventText, Text: b.Text})
+			emit(runs.Event{Type: runs.EventText, Text: b.Text})
 		case "tool_use":
 			p.remember(b.ID, b.Name)
-			emit(Event{Type: EventToolCall, ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
+			emit(runs.Event{Type: runs.EventToolCall, ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
 		case "thinking", "redacted_thinking":
 			// Not shown and not recorded as text: the model's private reasoning.
 		default:
-			raw, _ := appendPlainJSON(nil, b, "")
-			emit(rawEvent(raw))
+			emit(runs.RawEventOf(b))
 		}
 	}
 }
 
-func (p *parser) user(w *wireLine, js []byte, emit func(Event)) {
+func (p *parser) user(w *wireLine, js []byte, emit func(runs.Event)) {
 	if w.Message.Content.Blocks == nil {
-		emit(rawEvent(js)) // a user message echoed back, or a shape segwi does not know
+		emit(runs.RawEvent(js)) // a user message echoed back, or a shape segwi does not know
 		return
 	}
 	for _, b := range w.Message.Content.Blocks {
 		if b.Type != "tool_result" {
-			raw, _ := appendPlainJSON(nil, b, "")
-			emit(rawEvent(raw))
+			emit(runs.RawEventOf(b))
 			continue
 		}
 		text := b.Content.text()
-		ev := Event{Type: EventToolResult, ToolUseID: b.ToolUseID, ToolName: p.toolNames[b.ToolUseID], Text: text, IsError: b.IsError}
+		ev := runs.Event{Type: runs.EventToolResult, ToolUseID: b.ToolUseID, ToolName: p.toolNames[b.ToolUseID], Text: text, IsError: b.IsError}
 		if src := refusalSource(b, w.ToolResultMeta); src != "" {
-			ev.Type, ev.Source = EventRefusal, src
+			ev.Type, ev.Source = runs.EventRefusal, src
 		}
 		emit(ev)
 	}
@@ -316,10 +320,10 @@ func (p *parser) remember(id, name string) {
 	p.toolNames[id] = name
 }
 
-func denials(ws []wireDenial) []Denial {
-	var ds []Denial
+func denials(ws []wireDenial) []runs.Denial {
+	var ds []runs.Denial
 	for _, w := range ws {
-		ds = append(ds, Denial{ToolName: w.ToolName, ToolUseID: w.ToolUseID, Input: w.ToolInput})
+		ds = append(ds, runs.Denial{ToolName: w.ToolName, ToolUseID: w.ToolUseID, Input: w.ToolInput})
 	}
 	return ds
 }
@@ -338,35 +342,4 @@ func jsonText(raw json.RawMessage) string {
 		return c.text()
 	}
 	return string(raw)
-}
-
-func outputEvent(line []byte) Event {
-	return Event{Type: EventOutput, Text: strings.ToValidUTF8(string(line), "\uFFFD")}
-}
-
-func rawEvent(js []byte) Event {
-	if len(js) > MaxFieldBytes {
-		return Event{Type: EventRaw, Text: string(js)} // cut later; too long to keep as JSON
-	}
-	return Event{Type: EventRaw, Raw: json.RawMessage(bytes.Clone(js))}
-}
-
-// cutFields cuts e's long text fields at MaxFieldBytes, on a rune boundary.
-func cutFields(e *Event) {
-	cut := func(s string) string {
-		if len(s) <= MaxFieldBytes {
-			return s
-		}
-		e.Truncated = true
-		n := MaxFieldBytes
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		return s[:n]
-	}
-	e.Text = cut(e.Text)
-	if len(e.Input) > MaxFieldBytes {
-		e.Truncated = true
-		e.Input, _ = appendPlainJSON(nil, cut(string(e.Input)), "")
-	}
 }

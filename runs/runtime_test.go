@@ -1,0 +1,169 @@
+package runs
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
+)
+
+// catRuntime is a Runtime whose agent is cat: each message it is sent comes back as a line
+// of its output, which its session parses as a turn, a text and then a result ("fail" in
+// the message makes the result an error). It speaks the interface the way Claude Code's
+// runtime does, with nothing of Claude Code: a run that it drives needs only the seam.
+type catRuntime struct{}
+
+func (catRuntime) Name() string { return "cat" }
+func (catRuntime) Check() error { return nil }
+
+func (catRuntime) Start(l Launch) (Session, error) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: cat, Args: []string{"cat"}, Dir: l.Checkout, Env: l.Env, Stdin: inR, Stdout: outW, Stderr: outW}
+	err = l.Start(cmd)
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	return &catSession{in: inW, out: outR}, nil
+}
+
+// catSession is catRuntime's session; it counts what the run tells it.
+type catSession struct {
+	in, out *os.File
+
+	mu        sync.Mutex
+	connected int
+	closed    int
+}
+
+func (s *catSession) Send(text string) error {
+	_, err := s.in.WriteString(strings.ReplaceAll(text, "\n", " ") + "\n")
+	return err
+}
+
+func (s *catSession) CloseInput() error { return s.in.Close() }
+func (s *catSession) Output() io.Reader { return s.out }
+
+func (s *catSession) Parse(line []byte, emit func(Event)) {
+	if len(line) == 0 {
+		return
+	}
+	emit(Event{Type: EventText, Text: string(line)})
+	emit(Event{Type: EventResult, Result: &ResultInfo{NumTurns: 1, IsError: strings.Contains(string(line), "fail")}})
+}
+
+func (s *catSession) Connected() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.connected++
+	return nil
+}
+
+func (s *catSession) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed++
+	return s.out.Close()
+}
+
+// catManager returns a Manager whose runs run cat (catRuntime), stopped at the test's end.
+func catManager(t *testing.T) *Manager {
+	t.Helper()
+	m, err := NewManager(Config{Runtime: catRuntime{}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m.StopAll(ctx)
+	})
+	return m
+}
+
+// TestARunDrivesAnyRuntime runs an agent that is not Claude Code through the runtime seam
+// alone: the run's life (its queue, states, conversation, follow-ups, the close of its
+// input, its stop, its record) is the same, and needs nothing of package runs/claude,
+// which this package does not import.
+func TestARunDrivesAnyRuntime(t *testing.T) {
+	m := catManager(t)
+	r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "hello", KeepOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitingForYou := func() bool { return r.State() == StateWaiting && r.Info().Waiting == WaitReply }
+	await.For(t, 10*time.Second, "the run to wait for your reply after its first turn", waitingForYou)
+	if err := r.Send("and again"); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	await.For(t, 10*time.Second, "the run to wait for your reply after the follow-up's turn", waitingForYou)
+	r.CloseInput()
+	info := wait(t, r)
+	if info.State != StateSucceeded || info.ExitCode == nil || *info.ExitCode != 0 || info.Turns != 1 {
+		t.Fatalf("ended %s (%s), exit %v, %d turns; want succeeded, exit 0", info.State, info.Reason, info.ExitCode, info.Turns)
+	}
+	if !slices.Equal(info.Argv, []string{"cat"}) || info.PID == 0 {
+		t.Errorf("argv %q, pid %d; want cat's, as its runtime started it", info.Argv, info.PID)
+	}
+	var said []string
+	for _, e := range events(t, m, r.ID()) {
+		switch e.Type {
+		case EventPrompt:
+			said = append(said, "> "+e.Text)
+		case EventText:
+			said = append(said, "< "+e.Text)
+		}
+	}
+	if want := []string{"> hello", "< hello", "> and again", "< and again"}; !slices.Equal(said, want) {
+		t.Errorf("the conversation = %q, want %q", said, want)
+	}
+	want := []State{StateQueued, StateStarting, StateRunning, StateWaiting, StateRunning, StateWaiting, StateRunning, StateSucceeded}
+	if got := states(events(t, m, r.ID())); !slices.Equal(got, want) {
+		t.Errorf("states = %v, want %v", got, want)
+	}
+
+	t.Run("and stops it", func(t *testing.T) {
+		r, err := m.Start(context.Background(), Spec{Kind: KindAsk, Checkout: newCheckout(t), Prompt: "wait", KeepOpen: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		await.For(t, 10*time.Second, "the run to wait for your reply", func() bool { return r.State() == StateWaiting })
+		r.Stop()
+		if info := wait(t, r); info.State != StateStopped || info.Reason != "stopped by a person" {
+			t.Errorf("ended %s (%s), want stopped by a person", info.State, info.Reason)
+		}
+	})
+	t.Run("and fails it when its last turn failed", func(t *testing.T) {
+		r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "fail please"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info := wait(t, r); info.State != StateFailed || info.Reason != "the last turn ended with an error" {
+			t.Errorf("ended %s (%s), want failed by its last turn", info.State, info.Reason)
+		}
+	})
+}
