@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"log"
 	"sync"
 	"time"
 
@@ -186,7 +185,7 @@ func (d *desk) ask(a control.Approval) {
 		actx, acancel := context.WithTimeout(context.Background(), commandTimeout)
 		defer acancel()
 		if err := d.tray.client.Answer(actx, control.AnswerOf(a.Request, answer, control.ByThisDesktop)); err != nil {
-			log.Printf("segwi: the answer to approval request %s did not reach the tray: %v", a.Request, err)
+			d.opts.Log.Printf("the answer to approval request %s did not reach the tray: %v", a.Request, err)
 			return
 		}
 		d.withdraw(a.Request) // answered: the run's window takes it away too

@@ -20,6 +20,7 @@ import (
 
 	"github.com/segwi/segwi/assets"
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/tray"
 )
 
@@ -39,6 +40,9 @@ type WindowOptions struct {
 	Version string
 	// IdleExit overrides IdleExit (tests); zero means IdleExit.
 	IdleExit time.Duration
+	// Log gets what goes wrong that no window can show: an answer that did not reach the
+	// tray. Nil writes nothing.
+	Log logger.Logf
 }
 
 // RunWindows runs the window process over conn, its channel to the tray that started it,

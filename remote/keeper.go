@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -14,7 +15,7 @@ import (
 // this machine's addresses moves it.) It is safe for concurrent use.
 type Keeper struct {
 	hub     Hub
-	logf    func(format string, args ...any)
+	logf    logger.Logf
 	changed func()
 
 	mu      sync.Mutex
@@ -27,7 +28,7 @@ type Keeper struct {
 
 // NewKeeper returns a Keeper of pages that are clients of hub and write to logf. changed,
 // when not nil, is called (without blocking for long) each time Status may have changed.
-func NewKeeper(hub Hub, logf func(format string, args ...any), changed func()) *Keeper {
+func NewKeeper(hub Hub, logf logger.Logf, changed func()) *Keeper {
 	if changed == nil {
 		changed = func() {}
 	}
@@ -56,7 +57,7 @@ func (k *Keeper) startLocked(ctx context.Context) {
 		Logf: k.logf, OnState: func(State) { k.changed() }})
 	if err != nil {
 		k.err = err
-		k.logf("remote: the approval page is not served: %v", err)
+		k.logf.Printf("remote: the approval page is not served: %v", err)
 		return
 	}
 	ctx, stop := context.WithCancel(ctx)

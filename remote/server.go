@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/httpguard"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -25,8 +26,8 @@ type Config struct {
 	Socket string   // segwi.remote.socket; empty: the platform's tailscaled socket
 	Hub    Hub      // the core; required
 	// Logf writes a line to segwi's log: each refused request, naming its node and login,
-	// and each change of where the page is served. log.Printf when nil.
-	Logf func(format string, args ...any)
+	// and each change of where the page is served. Nil writes nothing.
+	Logf logger.Logf
 	// OnState, when set, is called with the server's new State each time where the page
 	// is served changes or a problem starts or ends (the tray shows it). Calls come in
 	// order, on the server's goroutine: it must not block for long.
@@ -88,9 +89,6 @@ func newServer(cfg Config, ts tailscaled, lim limits) (*Server, error) {
 	if cfg.Port < 1 || cfg.Port > 65535 {
 		return nil, fmt.Errorf("remote: new server: port %d is not a TCP port", cfg.Port)
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = log.Printf
-	}
 	s := &Server{
 		cfg: cfg, lim: lim, ts: ts, socket: socketPath(cfg.Socket), owners: slices.Clone(cfg.Owners),
 		sessions:  newSessions(),
@@ -110,7 +108,7 @@ func newServer(cfg Config, ts tailscaled, lim limits) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }
+func (s *Server) logf(format string, args ...any) { s.cfg.Logf.Printf(format, args...) }
 
 // Run serves the page until ctx is done, then stops listening and ends every connection
 // to the hub. It follows tailscaled: it listens where this machine's node is reachable,

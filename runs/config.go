@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/logger"
 )
 
 // Config is what a Manager needs from the person's settings. The caller fills it (from
@@ -21,6 +22,9 @@ type Config struct {
 	Secrets         func() []string // extra strings to redact (the keyring token), asked at each start
 	Approvals       Approvals       // the approvals server; nil runs without the prompt tool
 	Env             []string        // the base environment of a run; nil means os.Environ()
+	// Log gets what goes wrong that no run's record can hold: a record that could not be
+	// written. Nil writes nothing.
+	Log logger.Logf
 }
 
 // Approvals is what a run needs of the approvals server: a registration per run, which

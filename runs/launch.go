@@ -3,7 +3,6 @@ package runs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -227,7 +226,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	r.mu.Unlock()
 
 	if err := r.rec.close(); err != nil {
-		fmt.Fprintf(os.Stderr, "segwi: %v\n", err)
+		r.m.config().Log.Printf("%v", err)
 	}
 	if r.token != "" {
 		r.m.red.Remove(r.token)

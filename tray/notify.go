@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/segwi/segwi/internal/logger"
 )
 
 // The freedesktop notification service (Desktop Notifications Specification 1.2).
@@ -31,7 +33,7 @@ const OpenLabel = "Open the run window"
 // dropped and that is logged once, until one gets through again: the tray, the runs and
 // the popups go on without them. Safe for concurrent use.
 type Notifier struct {
-	logf func(format string, args ...any)
+	logf logger.Logf
 
 	mu      sync.Mutex
 	conn    *dbus.Conn
@@ -43,7 +45,7 @@ type Notifier struct {
 }
 
 // NewNotifier returns a notifier on the session bus that logs a failure with logf.
-func NewNotifier(logf func(format string, args ...any)) *Notifier {
+func NewNotifier(logf logger.Logf) *Notifier {
 	return &Notifier{logf: logf, open: make(map[uint32]func()), shown: make(map[uint32]bool)}
 }
 
@@ -74,7 +76,7 @@ func (n *Notifier) Notify(note Note) (withdraw func()) {
 	id, err := n.notify(note)
 	if err != nil {
 		if !n.failing {
-			n.logf("segwi: desktop notifications are off: %v", err)
+			n.logf.Printf("segwi: desktop notifications are off: %v", err)
 		}
 		n.failing = true
 		return nil
@@ -134,7 +136,7 @@ func (n *Notifier) withdraw(conn *dbus.Conn, id uint32) {
 	defer cancel()
 	err := conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".CloseNotification", 0, id).Err
 	if err != nil {
-		n.logf("segwi: could not withdraw desktop notification %d: %v", id, err)
+		n.logf.Printf("segwi: could not withdraw desktop notification %d: %v", id, err)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/segwi/segwi/app"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/fynelocale"
+	"github.com/segwi/segwi/internal/logger"
 )
 
 // version is segwi's version, set at build time with
@@ -47,7 +48,7 @@ func main() {
 
 // windows runs the window process over conn, its channel to the tray that started it.
 func windows(ctx context.Context, conn net.Conn) error {
-	return app.RunWindows(ctx, conn, app.WindowOptions{Version: version})
+	return app.RunWindows(ctx, conn, app.WindowOptions{Version: version, Log: logger.Std("segwi-windows: ")})
 }
 
 // usage is what --help prints.

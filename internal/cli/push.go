@@ -10,6 +10,7 @@ import (
 
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
@@ -53,7 +54,7 @@ func shipper(env *Env, s settings.Settings, stateDir string) core.Shipper {
 		Settings:          s,
 		StateDir:          stateDir,
 		AllowLoopbackHTTP: env.AllowLoopbackHTTP,
-		Log:               func(format string, args ...any) { fmt.Fprintf(env.Stderr, "segwi: "+format+"\n", args...) },
+		Log:               logger.To(env.Stderr, "segwi: "),
 	}
 }
 

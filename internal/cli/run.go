@@ -16,6 +16,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/internal/visible"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/claude"
@@ -164,13 +165,13 @@ func stopCause(ctx context.Context, sig os.Signal) error {
 // until ctx is done or stop is called (the first answer wins, from the terminal or the
 // page); stop returns once the page has stopped.
 func startCore(ctx context.Context, env *Env, res *settings.Result, st settings.Standing, page bool) (c *core.Core, stop func(), err error) {
-	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "warning: "+format+"\n", args...) }
+	warn := logger.To(env.Stderr, "warning: ")
 	var decider approvals.Decider = approvals.NewTerminalDecider()
 	var h *hub.Hub
 	if page && st.Settings.Remote.Enabled {
 		// What the page logs (where it listens, each refusal, each answer) is news, not a
 		// warning.
-		say := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "segwi: "+format+"\n", args...) }
+		say := logger.To(env.Stderr, "segwi: ")
 		h = hub.New(hub.Options{Program: "segwi run", Log: say})
 		decider = approvals.FirstAnswer(decider, h)
 	}

@@ -15,10 +15,10 @@ import (
 // a run.
 const keyringWait = 3 * time.Second
 
-// runsConfig returns the runs manager's configuration for s. secrets gives the strings to
-// redact beyond the common secret shapes (keyringSecrets in production); srv is the
-// approvals server; env is the runs' base environment (nil: segwi's own).
-func runsConfig(s settings.Settings, stateDir string, secrets func() []string, srv runs.Approvals, env []string) runs.Config {
+// runsConfig returns the runs manager's configuration for s, with the core's secrets (the
+// strings to redact beyond the common secret shapes: keyringSecrets in production), base
+// environment (nil: segwi's own) and log from cfg; srv is the approvals server.
+func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Approvals) runs.Config {
 	return runs.Config{
 		Runtime:         claude.Runtime{Path: s.Claude.Path},
 		Model:           s.Claude.Model,
@@ -28,9 +28,10 @@ func runsConfig(s settings.Settings, stateDir string, secrets func() []string, s
 		StopGrace:       s.Runs.StopGrace,
 		PassForgeTokens: s.Runs.PassForgeTokens,
 		StateDir:        stateDir,
-		Secrets:         secrets,
+		Secrets:         cfg.Secrets,
 		Approvals:       srv,
-		Env:             env,
+		Env:             cfg.Env,
+		Log:             cfg.Log,
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -55,7 +56,7 @@ type Config struct {
 	Watch bool
 	// Log is where the core writes what goes wrong in its background work, and what it
 	// found at start (damaged run records, bad settings); nil writes nothing.
-	Log func(format string, args ...any)
+	Log logger.Logf
 }
 
 // Core is segwi's core: settings, approvals server and runs manager. Its methods are safe
@@ -83,9 +84,6 @@ type Core struct {
 // cannot work: no state folder, no server, no manager. What it finds wrong in the run
 // records of earlier runs does not stop it: Damaged names those, and Log gets each.
 func New(cfg Config) (*Core, error) {
-	if cfg.Log == nil {
-		cfg.Log = func(string, ...any) {}
-	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = keyringSecrets
 	}
@@ -104,7 +102,7 @@ func New(cfg Config) (*Core, error) {
 		c.report = loadReport(cfg.ConfigPath, cfg.Log)
 	}
 	if err := c.report.Err; err != nil {
-		cfg.Log("running with the default settings: %v", err)
+		cfg.Log.Printf("running with the default settings: %v", err)
 	}
 	s := c.report.InForce
 
@@ -113,23 +111,23 @@ func New(cfg Config) (*Core, error) {
 		return nil, fmt.Errorf("starting the approvals server: %w", err)
 	}
 	c.server = srv
-	mgr, err := runs.NewManager(runsConfig(s, stateDir, cfg.Secrets, srv, cfg.Env))
+	mgr, err := runs.NewManager(runsConfig(s, stateDir, cfg, srv))
 	if err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("starting the runs manager: %w", err)
 	}
 	c.mgr = mgr
 	for _, d := range mgr.Damaged() {
-		cfg.Log("%v", d)
+		cfg.Log.Printf("%v", d)
 	}
 
 	if cfg.Watch && cfg.ConfigPath != "" {
 		// Watch needs the folder; creating ~/.config/segwi also gives the settings window a
 		// place to save to.
 		if err := os.MkdirAll(filepath.Dir(cfg.ConfigPath), 0o755); err != nil {
-			cfg.Log("not watching the settings file: %v", err)
+			cfg.Log.Printf("not watching the settings file: %v", err)
 		} else if w, err := settings.Watch(cfg.ConfigPath, s, c.apply); err != nil {
-			cfg.Log("not watching the settings file: %v", err)
+			cfg.Log.Printf("not watching the settings file: %v", err)
 		} else {
 			c.watcher = w
 		}

@@ -87,7 +87,7 @@ func (c *Core) putInForce(rep SettingsReport, g settings.Guarded) error {
 	if err := c.server.SetPolicy(s.Approvals.Timeout, s.Approvals.Trusted); err != nil {
 		return err
 	}
-	c.mgr.SetConfig(runsConfig(s, c.stateDir, c.cfg.Secrets, c.server, c.cfg.Env))
+	c.mgr.SetConfig(runsConfig(s, c.stateDir, c.cfg, c.server))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.report.Confirmed = g

@@ -1,6 +1,9 @@
 package core
 
-import "github.com/segwi/segwi/settings"
+import (
+	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/settings"
+)
 
 // SettingsReport is what segwi found in its settings file, for a front end that shows it
 // (the settings window, the warnings): the file, the last load, and what is wrong. Err is
@@ -44,7 +47,7 @@ func (r SettingsReport) Problems() []settings.Problem {
 
 // loadReport loads the settings file; bad settings give the defaults and say why. log
 // gets what went wrong with the record of what the person confirmed.
-func loadReport(path string, log func(string, ...any)) SettingsReport {
+func loadReport(path string, log logger.Logf) SettingsReport {
 	if path == "" {
 		return reportOf("", nil, nil, log)
 	}
@@ -59,7 +62,7 @@ func loadReport(path string, log func(string, ...any)) SettingsReport {
 // reportOf is the report of res, a load of the settings file at path, after the record of
 // what the person confirmed (st, when the caller stood it already): bad settings give the
 // defaults and say why; no res gives the defaults. log gets what went wrong with the record.
-func reportOf(path string, res *settings.Result, st *settings.Standing, log func(string, ...any)) SettingsReport {
+func reportOf(path string, res *settings.Result, st *settings.Standing, log logger.Logf) SettingsReport {
 	d := settings.Default()
 	rep := SettingsReport{File: path, InForce: d, Confirmed: settings.GuardedOf(d)}
 	if res == nil {
@@ -78,7 +81,7 @@ func reportOf(path string, res *settings.Result, st *settings.Standing, log func
 	if st == nil {
 		stood := settings.Stand(res)
 		if stood.Problem != nil {
-			log("%v", stood.Problem)
+			log.Printf("%v", stood.Problem)
 		}
 		st = &stood
 	}
@@ -101,7 +104,7 @@ func (c *Core) apply(ch settings.Change) {
 	if ch.Err == nil && ch.Result != nil {
 		st := settings.Stand(ch.Result)
 		if st.Problem != nil {
-			c.cfg.Log("%v", st.Problem)
+			c.cfg.Log.Printf("%v", st.Problem)
 		}
 		rep.Confirmed, rep.Edit = st.Confirmed, st.Edit
 		if e, p := rep.Edit, prev.Edit; e != nil && p != nil && p.Declined && p.Same(*e) {
@@ -109,10 +112,10 @@ func (c *Core) apply(ch settings.Change) {
 		}
 		s := st.Settings
 		rep.InForce = s
-		c.mgr.SetConfig(runsConfig(s, c.stateDir, c.cfg.Secrets, c.server, c.cfg.Env))
+		c.mgr.SetConfig(runsConfig(s, c.stateDir, c.cfg, c.server))
 		if err := c.server.SetPolicy(s.Approvals.Timeout, s.Approvals.Trusted); err != nil {
 			// settings validated the list already; this is a disagreement between the two.
-			c.cfg.Log("approvals policy not applied: %v", err)
+			c.cfg.Log.Printf("approvals policy not applied: %v", err)
 			rep.Err = err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
@@ -25,18 +26,12 @@ type Shipper struct {
 	// AllowLoopbackHTTP accepts http:// remotes and APIs on loopback: for tests only.
 	AllowLoopbackHTTP bool
 	// Log gets what the person should know that is no error: a process the run left
-	// running that was killed, an attempt that could not be recorded. nil: nothing.
-	Log func(format string, args ...any)
+	// running that was killed, an attempt that could not be recorded. Nil writes nothing.
+	Log logger.Logf
 }
 
 // ErrNotEnded is wrapped by Commit's error for a run that has not ended.
 var ErrNotEnded = errors.New("the run has not ended")
-
-func (s Shipper) logf(format string, args ...any) {
-	if s.Log != nil {
-		s.Log(format, args...)
-	}
-}
 
 // Changes reads the changes of the run id (or unique id prefix) from its base (see
 // changes.Take), live or ended: close the snapshot when done. It returns when git has
@@ -64,7 +59,7 @@ func (s Shipper) quiet(info runs.Info) error {
 	killed, err := runs.KillLeftovers(s.StateDir, info.ID)
 	for _, p := range killed {
 		if p.Killed {
-			s.logf("killed process %d, which run %s left running: %s", p.PID, info.ID, p.Command)
+			s.Log.Printf("killed process %d, which run %s left running: %s", p.PID, info.ID, p.Command)
 		}
 	}
 	return err
@@ -103,7 +98,7 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, err)
 	}
 	if _, err := runs.Annotate(s.StateDir, info.ID, runs.Event{Type: runs.EventCommit, Text: runs.CommitText(c), Commit: &c}, nil); err != nil {
-		s.logf("run %s: the commit %s is not on the run's record: %v", info.ID, c.Commit, err)
+		s.Log.Printf("run %s: the commit %s is not on the run's record: %v", info.ID, c.Commit, err)
 	}
 	return c, nil
 }
@@ -112,7 +107,7 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 // ask run and while the run has not ended.
 func (s Shipper) pushRequest(info runs.Info) push.Request {
 	req := PushRequest(s.Settings, s.StateDir, info.ID, info.Checkout, func(err error) {
-		s.logf("run %s: the push attempt is not on the run's record: %v", info.ID, err)
+		s.Log.Printf("run %s: the push attempt is not on the run's record: %v", info.ID, err)
 	})
 	req.AskRun = info.Kind == runs.KindAsk
 	req.RunActive = !info.State.Final()
@@ -211,7 +206,7 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 	_, err = runs.Annotate(s.StateDir, info.ID, runs.Event{Type: runs.EventPullRequest, Text: pr.URL, PullRequest: &pr},
 		func(in *runs.Info) { in.PullRequest = pr.URL })
 	if err != nil {
-		s.logf("run %s: pull request %s is not on the run's record: %v", info.ID, pr.URL, err)
+		s.Log.Printf("run %s: pull request %s is not on the run's record: %v", info.ID, pr.URL, err)
 	}
 	return pr, nil
 }

@@ -62,7 +62,7 @@ func (h *Hub) Decide(ctx context.Context, req approvals.Request) (approvals.Answ
 func (h *Hub) ask(req approvals.Request, note *notice) {
 	n := tray.AskNotice(req)
 	if err := h.windows.need(); err != nil {
-		h.opts.Log("approval request %s of run %s: no window could open to show it; unless one opens, it is denied when it times out at %s: %v",
+		h.opts.Log.Printf("approval request %s of run %s: no window could open to show it; unless one opens, it is denied when it times out at %s: %v",
 			req.ID, req.Run.ID, req.Deadline.Format(time.TimeOnly), err)
 		why := "see segwi's log"
 		if h.windows.lostProgram() != nil {
@@ -122,7 +122,7 @@ func (h *Hub) windowEnded() {
 		return
 	}
 	if err := h.windows.need(); err != nil {
-		h.opts.Log("no window for the approval requests waiting: %v", err)
+		h.opts.Log.Printf("no window for the approval requests waiting: %v", err)
 	}
 }
 

@@ -175,7 +175,7 @@ func (h *Hub) quit() error {
 	}
 	err := h.core.StopAll()
 	if err != nil {
-		h.opts.Log("stopping the runs to quit: %v", err)
+		h.opts.Log.Printf("stopping the runs to quit: %v", err)
 	}
 	go h.opts.Quit()
 	return nil

@@ -28,6 +28,7 @@ import (
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/remote"
 	"github.com/segwi/segwi/runs"
@@ -52,7 +53,7 @@ type Options struct {
 	Notify func(tray.Note) (withdraw func())
 	// Log is where the hub writes what goes wrong in its background work; nil writes
 	// nothing.
-	Log func(format string, args ...any)
+	Log logger.Logf
 	// Warner remembers the retired settings warned about in this process; nil makes one.
 	Warner *migrate.Warner
 	// Checks says what in the settings would stop a run (a claude not found, a repository
@@ -93,9 +94,6 @@ type Hub struct {
 
 // New returns a hub with opts. Its Decider is ready for core.New.
 func New(opts Options) *Hub {
-	if opts.Log == nil {
-		opts.Log = func(string, ...any) {}
-	}
 	if opts.Warner == nil {
 		opts.Warner = migrate.NewWarner()
 	}
@@ -230,7 +228,7 @@ func (h *Hub) Show(ctx context.Context, s control.Show) error {
 // it logs what fails, but for a hub without windows. It returns as Show does.
 func (h *Hub) Open(ctx context.Context, s control.Show) {
 	if err := h.Show(ctx, s); err != nil && ctx.Err() == nil && !errors.Is(err, errNoSpawn) {
-		h.opts.Log("showing the %s window: %v", s.Window, err)
+		h.opts.Log.Printf("showing the %s window: %v", s.Window, err)
 	}
 }
 
@@ -265,7 +263,7 @@ func (h *Hub) Disconnected(p *control.Peer, _ error) {
 // publish sends b to every client whose role receives it.
 func (h *Hub) publish(b control.Body) {
 	if err := h.server.Publish(b); err != nil {
-		h.opts.Log("publishing %s: %v", b.MessageType(), err)
+		h.opts.Log.Printf("publishing %s: %v", b.MessageType(), err)
 	}
 }
 

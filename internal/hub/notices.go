@@ -30,7 +30,7 @@ func (h *Hub) notifyRuns(events []runs.Event) {
 		}
 		info, err := h.runInfo(e.RunID)
 		if err != nil {
-			h.opts.Log("no notification for run %s: %v", e.RunID, err)
+			h.opts.Log.Printf("no notification for run %s: %v", e.RunID, err)
 			continue
 		}
 		note, ok := tray.Notice(e, info, h.runName(info))

@@ -113,9 +113,9 @@ const (
 // nil, that it was found again.
 func (h *Hub) programMissing(err error) {
 	if err == nil {
-		h.opts.Log("%s is found again: windows open", WindowsProgram)
+		h.opts.Log.Printf("%s is found again: windows open", WindowsProgram)
 	} else {
-		h.opts.Log("%v", err)
+		h.opts.Log.Printf("%v", err)
 		h.notify(noWindowTitle, err.Error())
 	}
 	h.changed()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/logger"
 )
 
 // Process is a window process the hub started: this side's end of its channel, and how
@@ -57,7 +58,7 @@ type windows struct {
 	spawn   Spawn
 	find    func() error // see Options.Find; nil: spawn's errors alone say the program is missing
 	server  *control.Server
-	logf    func(format string, args ...any)
+	logf    logger.Logf
 	ended   func()          // called after a window process ended
 	missing func(err error) // called when the program goes missing (err) or is found again (nil)
 
@@ -78,7 +79,7 @@ type child struct {
 	done      chan struct{} // closed once it has ended and been waited for
 }
 
-func newWindows(spawn Spawn, find func() error, server *control.Server, logf func(string, ...any), ended func(), missing func(error)) *windows {
+func newWindows(spawn Spawn, find func() error, server *control.Server, logf logger.Logf, ended func(), missing func(error)) *windows {
 	return &windows{spawn: spawn, find: find, server: server, logf: logf, ended: ended, missing: missing, ctx: context.Background()}
 }
 
@@ -198,7 +199,7 @@ func (w *windows) serve(ctx context.Context, c *child) {
 		select {
 		case <-c.connected:
 		case <-time.After(connectWithin):
-			w.logf("the window process (pid %d) did not connect within %s: killing it", c.proc.Pid, connectWithin)
+			w.logf.Printf("the window process (pid %d) did not connect within %s: killing it", c.proc.Pid, connectWithin)
 			cancel()
 		case <-connectCtx.Done():
 		}
@@ -206,7 +207,7 @@ func (w *windows) serve(ctx context.Context, c *child) {
 	err := w.server.Serve(connectCtx, c.proc.Conn, control.Grant{Role: control.RoleWindow, Who: control.ByThisDesktop})
 	cancel()
 	if err != nil && !isEnd(err) && ctx.Err() == nil {
-		w.logf("the window process's channel: %v", err)
+		w.logf.Printf("the window process's channel: %v", err)
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- c.proc.Wait() }()
@@ -218,7 +219,7 @@ func (w *windows) serve(ctx context.Context, c *child) {
 		exit = <-waited
 	}
 	if exit != nil && ctx.Err() == nil {
-		w.logf("the window process (pid %d) ended: %v", c.proc.Pid, exit)
+		w.logf.Printf("the window process (pid %d) ended: %v", c.proc.Pid, exit)
 	}
 	w.mu.Lock()
 	if time.Since(c.started) < quickEnd {
@@ -279,7 +280,7 @@ func (w *windows) show(ctx context.Context, s control.Show) error {
 	for attempt := 0; ; attempt++ {
 		p, err := w.ensure(ctx)
 		if errors.Is(err, errEndedEarly) && attempt == 0 {
-			w.logf("showing the %s window: %v; starting another", s.Window, err)
+			w.logf.Printf("showing the %s window: %v; starting another", s.Window, err)
 			continue
 		}
 		if err != nil {
@@ -291,7 +292,7 @@ func (w *windows) show(ctx context.Context, s control.Show) error {
 			if attempt > 0 || !errors.Is(err, control.ErrLeaving) {
 				return err
 			}
-			w.logf("showing the %s window: the window process is leaving; asking the next one once it has gone", s.Window)
+			w.logf.Printf("showing the %s window: the window process is leaving; asking the next one once it has gone", s.Window)
 			if err := w.gone(ctx, p); err != nil {
 				return err
 			}

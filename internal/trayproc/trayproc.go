@@ -7,13 +7,13 @@ package trayproc
 
 import (
 	"context"
-	"log"
 	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/core"
 	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/logger"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/tray"
@@ -38,7 +38,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := tray.HaveDisplay(); err != nil {
 		return err
 	}
-	logf := func(format string, args ...any) { log.Printf("segwi: "+format, args...) }
+	logf := logger.Std("segwi: ")
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
 	// The window process: segwi-windows, looked for beside this executable, else on PATH,
