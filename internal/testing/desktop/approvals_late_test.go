@@ -31,6 +31,7 @@ const lateAnswer = 90 * time.Second
 // a tray host and a notification daemon (dunst) of its own.
 func TestAnApprovalAnsweredLateInAPopupIsHeard(t *testing.T) {
 	needDesktop(t, "dbus-daemon", "dunst", "status-notifier-watcher")
+	needClaudeCode(t) // before the build
 	t.Parallel()
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)

@@ -32,6 +32,7 @@ const (
 // window has closed, and SIGTERM leaves no process behind.
 func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	conn := needDesktop(t, "ss")
+	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "approvals.txt")
 	bin := buildSegwi(t)

@@ -53,6 +53,12 @@ func needDesktop(t *testing.T, tools ...string) *dbus.Conn {
 	return conn
 }
 
+// needClaudeCode skips the test (or, under SEGWI_TEST_STRICT=1, fails it) when the pinned
+// Claude Code is not installed. A test that runs Claude Code calls it first: building
+// segwi (buildSegwi) takes 35 to 38 s on two cores, and a test that built it only to skip
+// for want of Claude Code wasted them.
+func needClaudeCode(t *testing.T) { t.Helper(); claudetest.Binary(t) }
+
 // screenshotDir returns where screenshots and figures go: $SEGWI_SCREENSHOTS, else a temp
 // folder.
 func screenshotDir(t *testing.T) string {
@@ -70,6 +76,7 @@ func screenshotDir(t *testing.T) string {
 
 func TestTrayAppOnARealDesktop(t *testing.T) {
 	conn := needDesktop(t)
+	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
 	var figures []string
 	figure := func(format string, args ...any) {

@@ -19,6 +19,7 @@ import (
 // rather than exactly on top of it (issue 15).
 func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 	conn := needDesktop(t)
+	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
 

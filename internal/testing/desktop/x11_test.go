@@ -78,13 +78,12 @@ func windowGone(t testing.TB, name string, within time.Duration) {
 }
 
 // screenshot saves the whole display as dir/name.png for a person to look at. A window
-// that was just mapped may not be painted yet, so it retakes the picture for a few seconds
-// while the display is still all black.
+// that was just mapped may not be painted yet, so it takes the picture again until the
+// display is no longer all black; a display still black 10 s later fails the test.
 func screenshot(t testing.TB, dir, name string) {
 	t.Helper()
 	path := filepath.Join(dir, name+".png")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	await.For(t, 10*time.Second, "a screenshot that is not all black ("+path+")", func() error {
 		out, err := exec.Command("import", "-window", "root", path).CombinedOutput()
 		if err != nil {
 			t.Fatalf("screenshot %s: %v: %s", path, err, out)
@@ -93,11 +92,11 @@ func screenshot(t testing.TB, dir, name string) {
 		if err != nil {
 			t.Fatalf("reading screenshot %s: %v", path, err)
 		}
-		if v, _ := strconv.ParseFloat(strings.TrimSpace(string(mean)), 64); v > 0.005 || time.Now().After(deadline) {
-			break
+		if v, _ := strconv.ParseFloat(strings.TrimSpace(string(mean)), 64); v <= 0.005 {
+			return fmt.Errorf("its mean brightness is %v", v)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	t.Logf("screenshot: %s", path)
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
@@ -164,12 +166,10 @@ func killMarked(t *testing.T, home, marker string) {
 		}
 		return left
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for left := kill(); len(left) > 0; left = kill() {
-		if time.Now().After(deadline) {
-			t.Errorf("could not kill the rewriter: %v", left)
-			return
+	await.For(t, 5*time.Second, "the rewriter's processes to be gone", func() error {
+		if left := kill(); len(left) > 0 {
+			return fmt.Errorf("still running: %v", left)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
