@@ -166,6 +166,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
+		r.cancel(ErrClosed)
 		rec.close()
 		lock.Close()
 		os.RemoveAll(dir)

@@ -140,18 +140,18 @@ func (r *Run) started(st startResult) {
 	r.proc, r.session = st.proc, st.session
 	r.sessionConnected() // when the agent was quicker to connect than its start to report
 	r.in = newWriter(r, st.session)
+	r.touch()
+	r.mu.Lock()
+	r.info.PID, r.info.Start = st.proc.pgid, time.Now() // runs.maxDuration counts from here
+	r.stepLocked(onStarted, "", "")                     // a stop asked meanwhile reaches it now
+	r.moveInputLocked(sendPrompt, r.prompt)             // running, or waiting for an approval; a stopped run says stopping
+	r.mu.Unlock()
 	r.readerDone = make(chan struct{})
 	go func() {
 		defer close(r.readerDone)
 		r.readOutput(st.session)
 	}()
 	go r.waitExit(st.proc)
-	r.touch()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.info.PID, r.info.Start = st.proc.pgid, time.Now() // runs.maxDuration counts from here
-	r.stepLocked(onStarted, "", "")                     // a stop asked meanwhile reaches it now
-	r.moveInputLocked(sendPrompt, r.prompt)             // running, or waiting for an approval; a stopped run says stopping
 }
 
 // waitExit waits for the agent's process to exit, on a goroutine of its own, and tells
