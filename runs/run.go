@@ -37,8 +37,7 @@ var (
 )
 
 // Run is one run: an agent's process (Claude Code's, or another Runtime's), its events
-// and its record. Its methods are safe
-// for concurrent use. *Run implements approvals.Run.
+// and its record. Its methods are safe for concurrent use. *Run implements approvals.Run.
 //
 // One goroutine owns a run's state (own): its phase, its input, its process, its pending
 // approvals and its timers. Every method that changes them asks the owner (do), which
