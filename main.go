@@ -13,8 +13,8 @@ import (
 	"context"
 	"os"
 
-	"github.com/segwi/segwi/internal/cli"
-	"github.com/segwi/segwi/internal/trayproc"
+	"github.com/segwi/segwi/internal/roots/cli"
+	"github.com/segwi/segwi/internal/roots/trayproc"
 )
 
 func main() {

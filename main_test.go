@@ -27,7 +27,7 @@ func TestSegwiLinksNoFyneAndBuildsWithoutCgo(t *testing.T) {
 		t.Errorf("segwi links Fyne: %s", strings.Join(fyne, ", "))
 	}
 	// The check reads the right list: the tray and the command line are there.
-	for _, want := range []string{"fyne.io/systray", "github.com/segwi/segwi/internal/trayproc", "github.com/segwi/segwi/internal/cli"} {
+	for _, want := range []string{"fyne.io/systray", "github.com/segwi/segwi/internal/roots/trayproc", "github.com/segwi/segwi/internal/roots/cli"} {
 		if !strings.Contains(string(out), want+"\n") {
 			t.Errorf("go list -deps . does not list %s; is the check reading the right package?", want)
 		}

@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/segwi/segwi/runs/canary"
+	"github.com/segwi/segwi/canary"
 )
 
 // canaryWindow shows the tray's canary: a verdict line in the colour of the outcome

@@ -13,8 +13,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/internal/testing/await"
-	"github.com/segwi/segwi/runs/canary"
 )
 
 const passedReport = `segwi canary PASSED: 9 of 9 checks passed

@@ -17,9 +17,9 @@ func TestTheWindowProcessHoldsNoCore(t *testing.T) {
 	}
 	deps := strings.Fields(string(out))
 	for _, forbidden := range []string{
-		"github.com/segwi/segwi/internal/core",
-		"github.com/segwi/segwi/internal/hub",
-		"github.com/segwi/segwi/internal/trayproc",
+		"github.com/segwi/segwi/internal/roots/core",
+		"github.com/segwi/segwi/internal/roots/hub",
+		"github.com/segwi/segwi/internal/roots/trayproc",
 	} {
 		for _, d := range deps {
 			if d == forbidden {

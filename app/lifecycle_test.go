@@ -10,7 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/coretest"
 	"github.com/segwi/segwi/runs"

@@ -20,7 +20,7 @@ import (
 
 	"github.com/segwi/segwi/assets"
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/logger"
 	"github.com/segwi/segwi/tray"
 )
 

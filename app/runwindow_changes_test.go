@@ -15,8 +15,8 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/internal/gitcmd"
-	"github.com/segwi/segwi/internal/hub"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
+	"github.com/segwi/segwi/internal/roots/hub"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/controltest"

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
 )
 

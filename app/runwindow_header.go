@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
 )
 

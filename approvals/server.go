@@ -21,7 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/segwi/segwi/internal/httpguard"
+	"github.com/segwi/segwi/internal/lib/httpguard"
 )
 
 // MaxBodyBytes is the largest request body the server reads; larger ones get 413.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // TerminalDecider asks the person at the controlling terminal, for headless `segwi run`.

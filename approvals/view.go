@@ -15,8 +15,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/segwi/segwi/internal/redact"
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/redact"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // View is a request as a person sees it. It is worked out once, here, and every surface

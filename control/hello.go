@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings/token"
 )

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/canary"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"

@@ -10,7 +10,7 @@ import (
 
 	"tailscale.com/client/local"
 
-	"github.com/segwi/segwi/internal/httpguard"
+	"github.com/segwi/segwi/internal/lib/httpguard"
 )
 
 // Bounds on the page's requests.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/logger"
 	"github.com/segwi/segwi/settings"
 )
 

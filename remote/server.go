@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segwi/segwi/internal/httpguard"
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/httpguard"
+	"github.com/segwi/segwi/internal/lib/logger"
 	"github.com/segwi/segwi/settings"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // What the page shows is worked out here, from the control channel's messages, so that the

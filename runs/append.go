@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // EventPush is segwi's own event for an attempt to push a run's branch (segwi push, the

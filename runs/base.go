@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/runs/changes"
 )
 

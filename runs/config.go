@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/logger"
 )
 
 // Config is what a Manager needs from the person's settings. The caller fills it (from

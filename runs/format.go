@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs/push"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // EventLeftover is segwi's own event for a process a run left behind when it ended (one

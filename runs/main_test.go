@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )

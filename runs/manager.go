@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // Manager owns the runs of one segwi process: it starts them in order within the

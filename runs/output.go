@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // MaxLineBytes is the longest output line read as one; a longer one is kept in

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // Spec says what run to start.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )

@@ -3,7 +3,7 @@ package runs
 import (
 	"time"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // Summary is a run as a list of runs shows it: its record (Info) without what only the

@@ -43,7 +43,7 @@ work=$(mktemp -d -t segwi-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 version=$(git describe --always --dirty 2>/dev/null || echo dev)
-CGO_ENABLED=0 go build $trimpath -ldflags "$strip -X github.com/segwi/segwi/internal/cli.Version=$version" \
+CGO_ENABLED=0 go build $trimpath -ldflags "$strip -X github.com/segwi/segwi/internal/roots/cli.Version=$version" \
   -o "$work/bin/segwi" .
 go build $trimpath -ldflags "$strip -X main.version=$version" -o "$work/bin/$windows" ./cmd/segwi-windows
 

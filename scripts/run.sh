@@ -14,7 +14,7 @@ cd "$root"
 
 scripts/setup.sh
 version=$(git describe --always --dirty 2>/dev/null || echo dev)
-CGO_ENABLED=0 go build -ldflags "-X github.com/segwi/segwi/internal/cli.Version=$version" -o bin/segwi .
+CGO_ENABLED=0 go build -ldflags "-X github.com/segwi/segwi/internal/roots/cli.Version=$version" -o bin/segwi .
 go build -ldflags "-X main.version=$version" -o bin/segwi-windows ./cmd/segwi-windows
 
 if [ "${1:-}" = "--in-session" ]; then

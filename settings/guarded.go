@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 )
 
 // Guarded are the values of the settings that widen what a run, or a stranger, can do:

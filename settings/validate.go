@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/viper"
 
-	"github.com/segwi/segwi/internal/httpsurl"
+	"github.com/segwi/segwi/internal/lib/httpsurl"
 )
 
 // loader reads each known key through viper and checks it. A bad value is recorded as a

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/visible"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/logger"
 )
 
 // The freedesktop notification service (Desktop Notifications Specification 1.2).

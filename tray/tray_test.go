@@ -74,7 +74,7 @@ func TestFollowShowsEachChangeAndTicksOnlyForATimeShown(t *testing.T) {
 // TestNoFyneInTheTrayProcess checks that the tray and its channel link no Fyne package:
 // the tray process must not carry Fyne's driver, which starts GL and a render loop.
 func TestNoFyneInTheTrayProcess(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/segwi/segwi/tray", "github.com/segwi/segwi/control", "github.com/segwi/segwi/internal/hub", "github.com/segwi/segwi/internal/trayproc").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "github.com/segwi/segwi/tray", "github.com/segwi/segwi/control", "github.com/segwi/segwi/internal/roots/hub", "github.com/segwi/segwi/internal/roots/trayproc").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

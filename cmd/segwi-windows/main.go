@@ -21,8 +21,8 @@ import (
 
 	"github.com/segwi/segwi/app"
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/internal/fynelocale"
-	"github.com/segwi/segwi/internal/logger"
+	"github.com/segwi/segwi/internal/lib/fynelocale"
+	"github.com/segwi/segwi/internal/lib/logger"
 )
 
 // version is segwi's version, set at build time with

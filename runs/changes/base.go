@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // MaxDirty bounds the files a Base lists as already changed; Base.DirtyCount says how

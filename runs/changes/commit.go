@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // CommitOptions say what to commit.

@@ -12,7 +12,7 @@
 //
 // # What git reads
 //
-// Everything is computed by git itself, through segwi's one git seam (internal/gitcmd),
+// Everything is computed by git itself, through segwi's one git seam (internal/lib/gitcmd),
 // which runs git with no configuration the agent can write: not the checkout's
 // .git/config nor what it includes, not a nested repository's or a submodule's, not the
 // person's ~/.gitconfig, and no hook, fsmonitor, filter, textconv, external diff, pager

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // MaxLookFiles bounds the files a Look lists from HEAD.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // ErrNotGit is wrapped by the errors about a folder that is not in a git work tree.

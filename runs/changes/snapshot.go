@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // ErrNoBase is wrapped by Take's and Commit's errors for a run whose base is not known: its

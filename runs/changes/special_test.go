@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 

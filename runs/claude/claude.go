@@ -2,7 +2,7 @@
 // line, its pty, the stream-json messages written to its input, the stream-json it prints
 // parsed into segwi's events, and its approvals hook, the permission prompt tool wired to
 // segwi's approvals server through the run's mcp.json. Package runs knows nothing of it;
-// segwi's core (internal/core) gives a Manager this runtime.
+// segwi's core (internal/roots/core) gives a Manager this runtime.
 //
 // What it builds on, observed on Claude Code 2.1.328, is in CLAUDE_CODE.md of the project's
 // shared notes: stream-json only from a pipe, output through a pty, --permission-prompt-tool

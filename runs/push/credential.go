@@ -10,13 +10,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // credentialUsername is the username GitHub expects with a token over HTTPS.
 const credentialUsername = "x-access-token"
 
-// newRedactor returns segwi's redactor (internal/redact) for what git and GitHub print
+// newRedactor returns segwi's redactor (internal/lib/redact) for what git and GitHub print
 // during a push: it also removes the token and the Basic authorization value git builds
 // from it.
 func newRedactor(token string) *redact.Redactor {

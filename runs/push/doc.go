@@ -14,7 +14,7 @@
 // The token goes only to the `git push` child, and only through git's credential protocol:
 // never in an argv, a file, an environment variable or a log. Every setting git needs is
 // in its environment (GIT_CONFIG_COUNT/KEY/VALUE, through segwi's one git seam,
-// internal/gitcmd), none in a file: an empty credential.helper that clears the list, then
+// internal/lib/gitcmd), none in a file: an empty credential.helper that clears the list, then
 // a short shell function that contains no secret, credential.useHttpPath, hooks off, only
 // https (GIT_ALLOW_PROTOCOL=https). Two pipes are handed to git as inherited file
 // descriptors (4 and 5; 3 is the private repository, below), which git and the helpers it
@@ -69,7 +69,7 @@
 // first one) gets no token: the channel refuses it. A remote with a foreign vcs helper
 // (remote.NAME.vcs) or more than one push URL is refused. A user or password in the
 // remote's URL is neither used nor sent; the attempt says so. git's output and GitHub's
-// answers go through segwi's redactor (internal/redact), given the token and its Basic
+// answers go through segwi's redactor (internal/lib/redact), given the token and its Basic
 // form; remote URLs are shown and recorded without user or password.
 //
 // # The default branch

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // privateRepoPrefix starts the name of every private repository's folder.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/httpsurl"
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/httpsurl"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 // DefaultAPIBase is the GitHub REST API used when [PullRequest.APIBase] is empty. A

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segwi/segwi/internal/gitcmd"
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // DefaultRemote is the remote pushed to when [Request.Remote] is empty.

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/segwi/segwi/internal/httpsurl"
+	"github.com/segwi/segwi/internal/lib/httpsurl"
 )
 
 // DefaultTokenHost is the host the GitHub token is sent to when [Request.TokenHosts] is
@@ -72,5 +72,5 @@ var urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
 // withoutUserinfo removes the user and password from every URL in s: the form in which
 // segwi shows and records remote URLs (the same URL for everyone, whatever credentials a
 // checkout wrote into it). Secrets in text segwi did not format, such as git's output, are
-// the redactor's (internal/redact).
+// the redactor's (internal/lib/redact).
 func withoutUserinfo(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segwi/segwi/internal/redact"
+	"github.com/segwi/segwi/internal/lib/redact"
 )
 
 func TestCheckRemoteURL(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package coretest builds segwi's core (internal/core) for tests: over a settings file the
+// Package coretest builds segwi's core (internal/roots/core) for tests: over a settings file the
 // test gives, with every run under a temp state folder and away from the keyring, closed
 // (its runs stopped) at the end of the test.
 //
@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/internal/core"
+	"github.com/segwi/segwi/internal/roots/core"
 )
 
 // Options change what New builds.

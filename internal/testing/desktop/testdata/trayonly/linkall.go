@@ -6,8 +6,8 @@ package main
 // window process (app, with Fyne), the tray process and the command line.
 import (
 	_ "github.com/segwi/segwi/app"
-	_ "github.com/segwi/segwi/internal/cli"
-	_ "github.com/segwi/segwi/internal/fynelocale"
-	_ "github.com/segwi/segwi/internal/hub"
-	_ "github.com/segwi/segwi/internal/trayproc"
+	_ "github.com/segwi/segwi/internal/lib/fynelocale"
+	_ "github.com/segwi/segwi/internal/roots/cli"
+	_ "github.com/segwi/segwi/internal/roots/hub"
+	_ "github.com/segwi/segwi/internal/roots/trayproc"
 )

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/segwi/segwi/internal/lib/gitcmd"
+	"github.com/segwi/segwi/internal/roots/core"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
+)
+
+// newRunsDiffCmd is `segwi runs diff ID [--stat]`.
+func newRunsDiffCmd() *cobra.Command {
+	var stat bool
+	cmd := &cobra.Command{
+		Use:   "diff ID [--stat]",
+		Short: "Print what a run changed in its checkout since it started, as a diff",
+		Long: "Print the changes of a run from its base (the branch and commit its checkout was on when\n" +
+			"it started): the commits made since, and what is uncommitted now, new untracked files\n" +
+			"included, as one unified diff computed by git. Binary files are named, not printed.\n" +
+			"With --stat, list the changed files instead, with their lines added and deleted, and\n" +
+			"mark the files that were already changed before the run started.\n" +
+			"Exit status: 0, or 1 when the run has no recorded base or its checkout cannot be read.",
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runsDiff(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), a[0], stat)
+		},
+	}
+	cmd.Flags().BoolVar(&stat, "stat", false, "list the changed files instead of printing the diff")
+	return cmd
+}
+
+// runsDiff prints the changes of the run id: the diff on out (a note that it was cut on
+// errOut), or with stat the list of changed files.
+func runsDiff(ctx context.Context, out, errOut io.Writer, id string, stat bool) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	snap, info, err := core.Shipper{StateDir: dir}.Changes(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	if stat {
+		writeStat(out, info, snap)
+		return nil
+	}
+	p, err := snap.Diff(ctx, "", 0)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", info.ID, err)
+	}
+	if _, err := io.WriteString(out, p.Text); err != nil {
+		return err
+	}
+	if p.Cut {
+		fmt.Fprintln(errOut, p.CutNote())
+	}
+	return nil
+}
+
+// writeStat lists the files of snap, one a line: status, path, lines added and deleted
+// (or "binary"), and whether it was already changed before the run; then the commits made
+// since the base and the totals.
+func writeStat(w io.Writer, info runs.Info, snap *changes.Snapshot) {
+	files, added, deleted := snap.Stat()
+	fmt.Fprintf(w, "run %s: changes since %s\n", info.ID, runs.BaseText(&snap.Base))
+	if files == 0 {
+		fmt.Fprintln(w, "no changes")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range snap.Files {
+		note := ""
+		if f.DirtyAtBase {
+			note = "already changed before the run"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Name(), f.Lines(), note)
+	}
+	tw.Flush()
+	for _, c := range snap.Commits {
+		fmt.Fprintf(w, "commit %s %s\n", gitcmd.Short(c.Hash), c.Subject)
+	}
+	if snap.MoreCommits {
+		fmt.Fprintf(w, "and more commits (only the last %d are listed)\n", changes.MaxCommits)
+	}
+	noun := "files"
+	if files == 1 {
+		noun = "file"
+	}
+	fmt.Fprintf(w, "%d %s changed, +%d -%d\n", files, noun, added, deleted)
+}
