@@ -146,10 +146,10 @@ func (t *trayLink) info(id string) runs.Info {
 }
 
 // run is the run id as a run window follows it.
-func (t *trayLink) run(id string) liveRun { return &remoteRun{tray: t, id: id} }
+func (t *trayLink) run(id string) liveRun { return &linkedRun{tray: t, id: id} }
 
 // Start starts a run (the new-run dialog's runStarter): the tray starts it and the window
-// follows it as a remoteRun.
+// follows it as a linkedRun.
 func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
@@ -219,35 +219,35 @@ func (t *trayLink) closeAll() {
 	}
 }
 
-// remoteRun is a run the tray holds, as a run window follows it (liveRun).
-type remoteRun struct {
+// linkedRun is a run the tray holds, as a run window follows it (liveRun).
+type linkedRun struct {
 	tray *trayLink
 	id   string
 }
 
 // ID returns the run's id.
-func (r *remoteRun) ID() string { return r.id }
+func (r *linkedRun) ID() string { return r.id }
 
 // Info returns the run's freshest summary.
-func (r *remoteRun) Info() runs.Info { return r.tray.info(r.id) }
+func (r *linkedRun) Info() runs.Info { return r.tray.info(r.id) }
 
 // Subscribe returns the run's events, from the tray.
-func (r *remoteRun) Subscribe() (<-chan runs.Event, func()) { return r.tray.subscribe(r.id) }
+func (r *linkedRun) Subscribe() (<-chan runs.Event, func()) { return r.tray.subscribe(r.id) }
 
 // Send sends a follow-up to the run; it returns once the tray has delivered it.
-func (r *remoteRun) Send(text string) error {
+func (r *linkedRun) Send(text string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	return r.tray.client.FollowUp(ctx, r.id, text)
 }
 
 // CloseInput ends the run once its current turn is done. It does not wait for the tray.
-func (r *remoteRun) CloseInput() {
+func (r *linkedRun) CloseInput() {
 	r.tray.command(func(ctx context.Context) error { return r.tray.client.Finish(ctx, r.id) })
 }
 
 // Stop stops the run. It does not wait for the tray.
-func (r *remoteRun) Stop() {
+func (r *linkedRun) Stop() {
 	r.tray.command(func(ctx context.Context) error { return r.tray.client.Stop(ctx, r.id) })
 }
 
