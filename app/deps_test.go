@@ -8,7 +8,8 @@ import (
 
 // The window process holds no core: it asks the tray for everything the core does (runs,
 // approvals, settings, the keyring's token, pushes). Its package must not even import the
-// core, the hub or the tray process. (It imports runs for the runs' types and to read
+// core, the hub or the tray process, nor the tray icon's package (tray), which it once
+// imported only to ask whether there is a display. (It imports runs for the runs' types and to read
 // their records, and settings/token for the keyring's errors as the tray reports them.)
 func TestTheWindowProcessHoldsNoCore(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/segwi/segwi/app").CombinedOutput()
@@ -20,6 +21,7 @@ func TestTheWindowProcessHoldsNoCore(t *testing.T) {
 		"github.com/segwi/segwi/internal/roots/core",
 		"github.com/segwi/segwi/internal/roots/hub",
 		"github.com/segwi/segwi/internal/roots/trayproc",
+		"github.com/segwi/segwi/tray",
 	} {
 		for _, d := range deps {
 			if d == forbidden {

@@ -20,8 +20,8 @@ import (
 
 	"github.com/segwi/segwi/assets"
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/lib/display"
 	"github.com/segwi/segwi/internal/lib/logger"
-	"github.com/segwi/segwi/tray"
 )
 
 // ID is the application id, as in FyneApp.toml.
@@ -50,7 +50,7 @@ type WindowOptions struct {
 // been open for IdleExit. An approval popup is a window: the process does not leave while
 // a request waits for the person.
 func RunWindows(ctx context.Context, conn net.Conn, opts WindowOptions) error {
-	if err := tray.HaveDisplay(); err != nil {
+	if err := display.Check(); err != nil {
 		conn.Close()
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/internal/lib/display"
 	"github.com/segwi/segwi/internal/lib/logger"
 	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/internal/roots/hub"
@@ -35,7 +36,7 @@ type Options struct {
 // damaged run records: it names them. It fails at once without a desktop to show on, and
 // quits with the core's error when the core cannot start (no state folder it can create).
 func Run(ctx context.Context, opts Options) error {
-	if err := tray.HaveDisplay(); err != nil {
+	if err := display.Check(); err != nil {
 		return err
 	}
 	logf := logger.Std("segwi: ")
