@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -123,6 +124,8 @@ func (n *Narrator) Words(e Event) Words {
 		switch {
 		case e.Exit == nil:
 			return Words{"exit", "the process ended"}
+		case e.Exit.Signal != "" && e.Exit.Code > 128:
+			return Words{"exit", fmt.Sprintf("code %d, %s", e.Exit.Code, signalWords(syscall.Signal(e.Exit.Code-128)))}
 		case e.Exit.Signal != "":
 			return Words{"exit", fmt.Sprintf("code %d (%s)", e.Exit.Code, e.Exit.Signal)}
 		}

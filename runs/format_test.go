@@ -84,7 +84,7 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"other control characters and bidirectional overrides are made visible", nil, Event{Type: EventText, Text: "a\x07b \u202Eevil"}, `claude    a\x07b \u202eevil`},
 		{"a state change shows its reason", nil, Event{Type: EventState, State: &StateChange{From: StateRunning, To: StateStopping, Reason: "stopped by a person"}}, "state     stopping: stopped by a person"},
 		{"an exit shows its code", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 1}}, "exit      code 1"},
-		{"an exit by signal names it", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137 (killed)"},
+		{"an exit by signal names it", nil, Event{Type: EventExit, Exit: &ExitInfo{Code: 137, Signal: "killed"}}, "exit      code 137, SIGKILL (killed)"},
 		{"an unknown line is named by its type, not shown as JSON", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"rate_limit_event","payload":42}`)}, "event     rate limit event"},
 		{"an unknown line says the text it carries", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","subtype":"big_news","message":"hello"}`)}, "event     mystery (big news): hello"},
 		{"Claude Code's note after a deny and stop reads as a note", nil, Event{Type: EventRaw, Raw: json.RawMessage(`{"type":"text","text":"[Request interrupted by user for tool use]"}`)},

@@ -22,9 +22,10 @@ type startResult struct {
 	token   string   // the approvals token, "" when none was registered
 	argv    []string // the agent's command line
 	model   string
-	proc    *process // the agent's process; nil when it did not start
-	session Session  // the runtime's session with it
-	failure string   // why the start failed, for a person; "" when it did not fail
+	proc    *process     // the agent's process; nil when it did not start
+	session Session      // the runtime's session with it
+	kills   *killWitness // what tells, should the agent die of a signal, who sent it
+	failure string       // why the start failed, for a person; "" when it did not fail
 }
 
 // errStoppedFirst is Launch.Start's error for a run stopped while it was starting.
@@ -83,6 +84,7 @@ func (r *Run) startSteps() (st startResult) {
 	default:
 		trackRun(r.id)
 		st.session = session
+		st.kills = watchKills(st.proc.cmd.Process.Pid)
 		return st
 	}
 	if st.proc != nil {
@@ -142,14 +144,20 @@ type clearance struct {
 	exit   ExitInfo
 	events []Event // the run's last events: what the sweep found, the exit
 	said   string  // what the leftovers were, in a few words for the run's reason; "" for none
+	killer string  // who killed the agent, when a signal did (killWitness.verdict); "" when none did
 }
 
 // clear sweeps what the run's process left once it exited, on a goroutine of its own: no
 // process of the run outlives it, the reader has read the output to its end, the session
 // let go of what it held, and the approvals registration is withdrawn. It reports to the
 // owner (cleared).
-func (r *Run) clear(p *process, s Session, waitErr error, token string) {
+func (r *Run) clear(p *process, s Session, waitErr error, token string, kills *killWitness) {
 	exit := exitInfo(p.cmd.ProcessState)
+	var c clearance
+	if exit.Signal != "" && exit.Code > 128 {
+		c.killer = kills.verdict(syscall.Signal(exit.Code - 128))
+	}
+	kills.close()
 	// Whatever is left of the group goes now, and every other process the run started,
 	// however it left the group.
 	p.signal(syscall.SIGKILL)
@@ -166,7 +174,6 @@ func (r *Run) clear(p *process, s Session, waitErr error, token string) {
 	closeErr := s.Close()
 	r.withdraw(r.m.config(), token)
 
-	var c clearance
 	if !gone {
 		c.events = append(c.events, Event{Type: EventStatus, Subtype: "kill",
 			Text: fmt.Sprintf("processes of group %d were still alive 5 s after SIGKILL", p.pgid)})
@@ -187,13 +194,16 @@ func (r *Run) clear(p *process, s Session, waitErr error, token string) {
 // joinReasons puts two reasons of a run's end in one, either of them maybe empty.
 func joinReasons(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }
 
-// outcomeLocked decides the end state of a run whose process exited.
-func (r *Run) outcomeLocked(exit ExitInfo) (State, string) {
+// outcomeLocked decides the end state of a run whose process exited; killedBy says who
+// killed it, when a signal did (killWitness.verdict).
+func (r *Run) outcomeLocked(exit ExitInfo, killedBy string) (State, string) {
 	switch {
-	case r.stopped.as != "": // stopped before the process exited
+	case r.stopped.as != "": // stopped before the process exited: segwi's stop sent the signal
 		return r.stopped.as, r.stopped.reason
+	case exit.Code != 0 && exit.Signal != "" && killedBy != "":
+		return StateFailed, killedBy
 	case exit.Code != 0 && exit.Signal != "":
-		return StateFailed, fmt.Sprintf("%s was killed by %s", r.agent, exit.Signal)
+		return StateFailed, fmt.Sprintf("%s was killed by a signal (%s)", r.agent, exit.Signal)
 	case exit.Code != 0:
 		return StateFailed, fmt.Sprintf("%s exited with code %d", r.agent, exit.Code)
 	case r.input.results == 0:

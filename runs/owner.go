@@ -16,6 +16,7 @@ type owner struct {
 	token        string        // the approvals bearer token, redacted everywhere until the end
 	proc         *process      // the agent's process, once started
 	session      Session       // the runtime's session with the agent, once started
+	kills        *killWitness  // what tells who killed the agent, should a signal end it
 	connected    bool          // the agent reached the approvals server (Connected)
 	in           *writer       // writes to the agent's input, in the order the owner decides
 	readerDone   chan struct{} // closed once the reader has read the output to its end
@@ -137,7 +138,7 @@ func (r *Run) started(st startResult) {
 		r.finish(r.stopped.as, r.stopped.reason+" before it started", nil)
 		return
 	}
-	r.proc, r.session = st.proc, st.session
+	r.proc, r.session, r.kills = st.proc, st.session, st.kills
 	r.sessionConnected() // when the agent was quicker to connect than its start to report
 	r.in = newWriter(r, st.session)
 	r.touch()
@@ -169,14 +170,14 @@ func (r *Run) exited(p *process, waitErr error) {
 	r.stepLocked(onExited, "", "")
 	r.moveInputLocked(closeAsked, "")
 	r.mu.Unlock()
-	go r.clear(p, r.session, waitErr, r.token)
+	go r.clear(p, r.session, waitErr, r.token, r.kills)
 }
 
 // cleared ends a run whose process exited and whose leftovers are swept: its outcome,
 // from how the process exited and what its turns said, and the events of the end.
 func (r *Run) cleared(c clearance) {
 	r.mu.Lock()
-	state, reason := r.outcomeLocked(c.exit)
+	state, reason := r.outcomeLocked(c.exit, c.killer)
 	r.mu.Unlock()
 	if c.said != "" {
 		reason = joinReasons(reason, c.said)

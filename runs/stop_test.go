@@ -250,7 +250,7 @@ func TestAStopAfterTheProcessExitedKeepsItsSuccess(t *testing.T) {
 	r.mu.Unlock()
 	r.stopFor(StateStopped, "stopped by a person") // Stop, as the run's owner carries it out
 	r.mu.Lock()
-	state, reason := r.outcomeLocked(ExitInfo{Code: 0})
+	state, reason := r.outcomeLocked(ExitInfo{Code: 0}, "")
 	r.mu.Unlock()
 	if state != StateSucceeded {
 		t.Errorf("outcome = %s (%s), want succeeded", state, reason)

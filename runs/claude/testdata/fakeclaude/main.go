@@ -167,6 +167,22 @@ func main() {
 		result("error_max_turns", true, 0.5)
 		followUps(in)
 		os.Exit(1)
+	case "oom":
+		// Moves itself into the memory cgroup ARG (a folder whose limit the test set) and
+		// takes memory until the kernel's out-of-memory killer kills it.
+		record(extra)
+		if err := os.WriteFile(arg+"/cgroup.procs", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeclaude: joining the cgroup:", err)
+			os.Exit(3)
+		}
+		var held [][]byte
+		for {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = byte(i)
+			}
+			held = append(held, b)
+		}
 	case "silent":
 		record(extra)
 		in.ReadString(0) // until stdin closes; prints nothing
