@@ -62,6 +62,7 @@ const (
 	Settings                   // open the settings
 	Canary                     // run the canary
 	Quit                       // quit segwi
+	ApprovalPage               // open the settings at the approval page: where it is served, or why not
 )
 
 // Action is what clicking an item does: a plain value, so menus compare with ==.
@@ -88,6 +89,7 @@ type Actions struct {
 	Settings       func()
 	Canary         func()
 	Quit           func()
+	ApprovalPage   func()
 }
 
 // Do calls the callback of act; a nil callback does nothing.
@@ -116,6 +118,8 @@ func (a Actions) Do(act Action) {
 		call(a.Canary)
 	case Quit:
 		call(a.Quit)
+	case ApprovalPage:
+		call(a.ApprovalPage)
 	}
 }
 
@@ -133,16 +137,35 @@ const (
 	WaitingReply   = "⚠ waiting for your reply" // a run's turn is over: it waits for your next message
 	ProblemMark    = "⚠ "                       // before Snapshot.Problem
 	LabelApprovals = "Waiting approvals (%d)"
-	LabelPageAt    = "Approval page: %s"
-	LabelPageOff   = "⚠ Approval page not served: %s"
+	LabelPageOn    = "Approval page on the tailnet…" // opens the settings, which say where it is
+	LabelPageOff   = "⚠ Approval page not served…"   // opens the settings, which say why
 )
+
+// A tray host draws a menu as wide as its longest line, and cuts nothing short: a line of
+// a sentence's length took the whole width of the screen, cut off, and a menu line cannot
+// be selected or copied. So the menu's lines are short: a name or a problem longer than
+// these is cut, ending in "…", and the lines whose details run long (the approval page's)
+// open the window that says them in full.
+const (
+	maxNameRunes    = 28 // a run's repository name
+	maxProblemRunes = 64 // Snapshot.Problem
+)
+
+// clip cuts s to at most n runes, the last of them "…" when it was cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
 
 // Menu is the tray menu for s.
 func Menu(s Snapshot) []Item {
 	sep := Item{Separator: true}
 	var items []Item
 	if s.Problem != "" {
-		items = append(items, Item{Label: ProblemMark + s.Problem, Disabled: true}, sep)
+		items = append(items, Item{Label: ProblemMark + clip(s.Problem, maxProblemRunes), Disabled: true}, sep)
 	}
 	items = append(items, []Item{
 		{Label: LabelNewBuild, Action: Action{Verb: NewRun, Kind: runs.KindBuild}},
@@ -162,9 +185,9 @@ func Menu(s Snapshot) []Item {
 	)
 	switch {
 	case s.Page.Problem != "":
-		items = append(items, Item{Label: fmt.Sprintf(LabelPageOff, s.Page.Problem), Disabled: true})
+		items = append(items, Item{Label: LabelPageOff, Action: Action{Verb: ApprovalPage}})
 	case s.Page.URL != "":
-		items = append(items, Item{Label: fmt.Sprintf(LabelPageAt, s.Page.URL), Disabled: true})
+		items = append(items, Item{Label: LabelPageOn, Action: Action{Verb: ApprovalPage}})
 	}
 	return append(items,
 		Item{Label: LabelHistory, Action: Action{Verb: History}},
@@ -178,7 +201,7 @@ func Menu(s Snapshot) []Item {
 // runLabel is a run's menu item: "web · build · running 4m", or with the waiting mark
 // that says what it waits for.
 func runLabel(r Run, now time.Time) string {
-	head := r.Name + " · " + string(r.Kind) + " · "
+	head := clip(r.Name, maxNameRunes) + " · " + string(r.Kind) + " · "
 	switch r.State {
 	case runs.StateWaiting:
 		mark := WaitingForYou

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,24 +85,24 @@ func TestMenuItems(t *testing.T) {
 			},
 		},
 		{
-			name: "the approval page served says where, below the approvals",
+			name: "the approval page served says so, below the approvals, and opens the settings that say where",
 			snap: Snapshot{Now: t0, Canary: true, Page: Page{URL: "http://machine.example.ts.net:7717/"}},
 			want: []string{
 				"New build run…", "New ready run…", "Ask…", "---",
 				"No runs going (off)", "---",
-				"Waiting approvals (0) (off)", "Approval page: http://machine.example.ts.net:7717/ (off)",
+				"Waiting approvals (0) (off)", "Approval page on the tailnet…",
 				"Run history…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
 		},
 		{
-			name: "the approval page not served says why and what to do",
+			name: "the approval page not served says so in a short line, which opens the settings that say why",
 			snap: Snapshot{Now: t0, Canary: true, Page: Page{Problem: "tailscale: this machine is not logged in to a tailnet: run `tailscale up` and log in"}},
 			want: []string{
 				"New build run…", "New ready run…", "Ask…", "---",
 				"No runs going (off)", "---",
 				"Waiting approvals (0) (off)",
-				"⚠ Approval page not served: tailscale: this machine is not logged in to a tailnet: run `tailscale up` and log in (off)",
+				"⚠ Approval page not served…",
 				"Run history…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
@@ -126,19 +127,45 @@ func TestMenuActions(t *testing.T) {
 		Settings:       func() { got = append(got, "settings") },
 		Canary:         func() { got = append(got, "canary") },
 		Quit:           func() { got = append(got, "quit") },
+		ApprovalPage:   func() { got = append(got, "page") },
 	}
-	snap := Snapshot{Now: t0, Pending: 2, Canary: true, Runs: []Run{
+	snap := Snapshot{Now: t0, Pending: 2, Canary: true, Page: Page{Problem: "tailscaled is not running"}, Runs: []Run{
 		{ID: "r1", Name: "web", Kind: runs.KindBuild, State: runs.StateRunning, Since: t0},
 		{ID: "r2", Name: "api", Kind: runs.KindAsk, State: runs.StateStarting, Since: t0},
 	}}
 	for _, it := range Menu(snap) {
 		acts.Do(it.Action)
 	}
-	want := []string{"new build", "new ready", "new ask", "open r1", "open r2", "raise", "history", "settings", "canary", "quit"}
+	want := []string{"new build", "new ready", "new ask", "open r1", "open r2", "raise", "page", "history", "settings", "canary", "quit"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("actions (-want +got):\n%s", diff)
 	}
 	Actions{}.Do(Action{Verb: Quit}) // a missing callback does nothing
+}
+
+// A tray host draws the menu as wide as its longest line: a long problem or repository
+// name is cut short, and the approval page's details (a URL, a sentence on what to do)
+// are left to the settings window the line opens.
+func TestMenuLinesStayShortWhateverTheyShow(t *testing.T) {
+	long := strings.Repeat("a-very-long-repository-name-", 4)
+	snap := Snapshot{Now: t0, Canary: true,
+		Problem: "No window can open: " + strings.Repeat("/a/very/long/path/to/segwi-windows", 4) + " is not installed",
+		Page:    Page{Problem: "tailscale: tailscaled refused segwi's request (access denied): run `sudo tailscale set --operator=$USER`"},
+		Runs:    []Run{{ID: "a", Name: long, Kind: runs.KindBuild, State: runs.StateWaiting, Waiting: runs.WaitReply, Since: t0.Add(-3 * time.Hour)}},
+	}
+	const most = 72
+	for _, it := range Menu(snap) {
+		if n := len([]rune(it.Label)); n > most {
+			t.Errorf("menu line %q is %d characters, want at most %d", it.Label, n, most)
+		}
+	}
+	lines := menuLines(Menu(snap))
+	if !strings.HasPrefix(lines[0], "⚠ No window can open: /a/very") || !strings.Contains(lines[0], "…") {
+		t.Errorf("the problem line is %q, want it cut short with …", lines[0])
+	}
+	if want := clip(long, maxNameRunes) + " · build · ⚠ waiting for your reply 3h 00m"; !slices.Contains(lines, want) {
+		t.Errorf("menu %q lacks the run's line %q", lines, want)
+	}
 }
 
 func TestLook(t *testing.T) {

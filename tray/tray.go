@@ -241,7 +241,8 @@ type place struct {
 // where lines come and go as segwi works (a rebuild gives every item a new id, and a
 // tray host that read the menu a moment before would click an id that is gone: systray
 // drops that click). Kept: the "No runs going" line while runs are shown, spareRuns free
-// lines after the runs, and the approval page's line after the approvals. A problem
+// lines after the runs, and the approval page's line (which opens the settings) after the
+// approvals. A problem
 // line, which comes with a separator, still rebuilds the menu: it is rare.
 func layout(items []Item) []place {
 	var out []place
@@ -266,8 +267,9 @@ func layout(items []Item) []place {
 				}
 			}
 		}
-		if it.Action.Verb == RaiseApprovals && (next.Action.Verb != NoVerb || next.Separator) {
-			out = append(out, place{key: notePlace, item: Item{Disabled: true, Label: " "}, hidden: true})
+		if it.Action.Verb == RaiseApprovals && next.Action.Verb != ApprovalPage {
+			page := Item{Label: " ", Action: Action{Verb: ApprovalPage}}
+			out = append(out, place{key: keyOf(page), item: page, hidden: true})
 		}
 	}
 	return out
