@@ -42,8 +42,11 @@ func newDesk(a fyne.App, t *trayLink, opts WindowOptions) *desk {
 // it does not wait for Fyne.
 func (d *desk) event(b control.Body) {
 	if d.tray.apply(b) {
-		if rep, ok := b.(control.SettingsReport); ok {
-			onUI(func() { d.settingsChanged(rep) })
+		switch b := b.(type) {
+		case control.SettingsReport:
+			onUI(func() { d.settingsChanged(b) })
+		case control.PageStatus:
+			onUI(func() { pageStatusChanged(d.app, b) })
 		}
 		return
 	}
@@ -86,7 +89,7 @@ func (d *desk) open(s control.Show) error {
 	case control.ShowHistory:
 		d.openHistory()
 	case control.ShowSettings:
-		d.openSettings()
+		d.openSettingsAt(s.Section)
 	case control.ShowCanary:
 		d.runCanary()
 	case control.ShowApprovals:
@@ -337,10 +340,15 @@ func (d *desk) openHistory() {
 }
 
 // openSettings opens the settings window, or raises the one already open.
-func (d *desk) openSettings() {
+func (d *desk) openSettings() { d.openSettingsAt("") }
+
+// openSettingsAt opens the settings window at section, or raises the one already open and
+// shows section there; "" is the top.
+func (d *desk) openSettingsAt(section control.Section) {
 	rep := d.tray.settings()
 	OpenSettings(d.app, SettingsWindowConfig{
 		Path: rep.File, Current: rep.Settings, LoadErr: rep.Err(),
+		Section: section, Page: d.tray.pageStatus(),
 		Token: trayToken{d.tray.client},
 		Save: func(_ string, s settings.Settings) error {
 			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)

@@ -21,10 +21,57 @@ type fieldLayout struct {
 	scroll     *container.Scroll // the form's scroll; set once the form is built
 }
 
-// field returns a row: label, then obj with fe under it. fe names its problems by label.
+// field returns a row: label, then obj with fe under it. fe names its problems by label,
+// and knows its field (the input in obj) and its cell, for the window to bring a problem
+// into view.
 func (l *fieldLayout) field(label string, obj fyne.CanvasObject, fe *fieldError) []fyne.CanvasObject {
 	fe.label = label
-	return []fyne.CanvasObject{l.label(label), container.NewVBox(l.wheel(obj), fe.box)}
+	fe.input = inputIn(obj)
+	fe.cell = container.NewVBox(l.wheel(obj), fe.box)
+	return []fyne.CanvasObject{l.label(label), fe.cell}
+}
+
+// inputIn returns the field a person types in or ticks in obj: obj itself, or the first
+// one in a container of it (an entry beside its Choose… button).
+func inputIn(obj fyne.CanvasObject) fyne.Focusable {
+	switch x := obj.(type) {
+	case fyne.Focusable:
+		return x
+	case *fyne.Container:
+		for _, o := range x.Objects {
+			if f := inputIn(o); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// reveal scrolls the form, when needed, so that all of obj shows, its top first when it
+// is taller than the form's view. obj's place must be laid out (see relayout).
+func (l *fieldLayout) reveal(d fyne.Driver, obj fyne.CanvasObject) {
+	if l.scroll == nil || !obj.Visible() {
+		return
+	}
+	top := d.AbsolutePositionForObject(obj).Y - d.AbsolutePositionForObject(l.scroll.Content).Y
+	bottom, view := top+obj.Size().Height, l.scroll.Size().Height
+	off := l.scroll.Offset.Y
+	if bottom > off+view {
+		off = bottom - view
+	}
+	if top < off {
+		off = top
+	}
+	l.scroll.ScrollToOffset(fyne.NewPos(l.scroll.Offset.X, off))
+}
+
+// relayout lays the form out again at once with the sizes its fields now need (a problem
+// shown under a field takes lines), rather than at the window's next frame, so that
+// where a field is can be read.
+func (l *fieldLayout) relayout() {
+	if l.scroll != nil {
+		l.scroll.Refresh()
+	}
 }
 
 // label returns a row's label, as wide as the widest one.
@@ -43,13 +90,41 @@ func (l *fieldLayout) grid(rows ...[]fyne.CanvasObject) *fyne.Container {
 	return container.New(layout.NewFormLayout(), objs...)
 }
 
-// wheel puts a wheelPass over a single-line entry (alone, or beside a Choose… button), whose
-// own scroller would otherwise take the wheel from the form.
+// wheel puts a wheelPass over an entry (alone, or beside a Choose… button), whose own
+// scroller would otherwise take the wheel from the form: a single-line entry always, and
+// a multi-line one that shows all its lines (growingEntry), which has nothing of its own
+// to scroll.
 func (l *fieldLayout) wheel(obj fyne.CanvasObject) fyne.CanvasObject {
 	if e, ok := obj.(*widget.Entry); ok && !e.MultiLine {
 		return container.NewStack(e, newWheelPass(func() *container.Scroll { return l.scroll }))
 	}
+	if e, ok := obj.(*growingEntry); ok {
+		return container.NewStack(e, newWheelPass(func() *container.Scroll { return l.scroll }))
+	}
 	return obj
+}
+
+// growingEntry is a multi-line entry as tall as its lines (and one to type the next in),
+// at least minRows: a list (the trusted commands) the person reads whole, and the wheel
+// over it scrolls the form, as it does over any field. Lines longer than the field scroll
+// sideways as the cursor moves; they do not wrap, so that a line shows as one entry.
+type growingEntry struct {
+	widget.Entry
+	minRows int
+}
+
+func newGrowingEntry(minRows int) *growingEntry {
+	e := &growingEntry{minRows: minRows}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapOff
+	e.ExtendBaseWidget(e)
+	e.grow()
+	return e
+}
+
+// grow makes the entry as tall as its text's lines and one more.
+func (e *growingEntry) grow() {
+	e.SetMinRowsVisible(max(e.minRows, strings.Count(e.Text, "\n")+2))
 }
 
 // labelColumn lays out a label at least as wide as the widest label of its fieldLayout.
@@ -101,9 +176,14 @@ type fieldError struct {
 	label  string // the field's label, set by fieldLayout.field
 	hint   string // what the field takes, shown small while it is fine; "" for none
 	hidden bool   // takes no room while blank
-	text   *widget.RichText
-	box    *fyne.Container // text, without the padding around it
-	lines  []string        // as shown, one a problem
+	// quiet keeps the field's problems unshown until the person has typed in it: a field
+	// just added (Add repository) is empty, which is not yet a mistake. Save stays off.
+	quiet bool
+	input fyne.Focusable  // the field, set by fieldLayout.field
+	cell  *fyne.Container // the field with this line under it, set by fieldLayout.field
+	text  *widget.RichText
+	box   *fyne.Container // text, without the padding around it
+	lines []string        // as shown, one a problem
 }
 
 func newFieldError() *fieldError {
@@ -122,10 +202,10 @@ func newHiddenFieldError(label string) *fieldError {
 	return e
 }
 
-// show puts probs on the line, or blanks it.
+// show puts probs on the line, or blanks it; a quiet line stays blank.
 func (e *fieldError) show(probs []settings.Problem) {
 	e.lines = e.lines[:0]
-	if len(probs) == 0 {
+	if len(probs) == 0 || e.quiet {
 		// As tall as a line of a problem: one appearing moves nothing.
 		// The hint, smaller, goes before the blank.
 		e.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: " ", Style: widget.RichTextStyleInline}}
@@ -159,18 +239,19 @@ func (e *fieldError) show(probs []settings.Problem) {
 // Text returns what the line says, one problem a line; "" when the field is fine.
 func (e *fieldError) Text() string { return strings.Join(e.lines, "\n") }
 
-// tightText lays out a RichText without the inner padding above and below it, which
-// would leave a blank line's worth of room under every field.
+// tightText lays out a RichText without the inner padding above it, which would leave a
+// blank line's worth of room under every field; the padding below it stays, so that the
+// last line of a problem (its key, in smaller type) keeps clear of the next field.
 type tightText struct{}
 
 func (tightText) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	m := objs[0].MinSize()
-	return fyne.NewSize(m.Width, max(0, m.Height-2*theme.InnerPadding()))
+	return fyne.NewSize(m.Width, max(0, m.Height-theme.InnerPadding()))
 }
 
 func (tightText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Move(fyne.NewPos(0, -theme.InnerPadding()))
-	objs[0].Resize(fyne.NewSize(size.Width, size.Height+2*theme.InnerPadding()))
+	objs[0].Resize(fyne.NewSize(size.Width, size.Height+theme.InnerPadding()))
 }
 
 // heading is a section title.

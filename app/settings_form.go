@@ -45,7 +45,8 @@ type settingsForm struct {
 	claudePath, claudeModel                        *widget.Entry
 	maxConcurrent, maxDuration, idleTimeout, grace *widget.Entry
 	passForgeTokens                                *widget.Check
-	approvalsTimeout, trusted                      *widget.Entry
+	approvalsTimeout                               *widget.Entry
+	trusted                                        *growingEntry
 	guardDeny, apiURL                              *widget.Entry
 	remoteEnabled                                  *widget.Check
 	remotePort, remoteOwners, remoteSocket         *widget.Entry
@@ -112,11 +113,14 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	f.passForgeTokens.OnChanged = func(bool) { f.changed() }
 	f.errs[keyPassForgeTokens] = newFieldError()
 	f.approvalsTimeout = entry(keyApprovalsTimeout, settings.FormatDuration(cur.Approvals.Timeout), "10m")
-	f.trusted = widget.NewMultiLineEntry()
+	f.trusted = newGrowingEntry(4)
 	f.trusted.SetText(strings.Join(cur.Approvals.Trusted, "\n"))
+	f.trusted.grow()
 	f.trusted.SetPlaceHolder("one command prefix a line, e.g. go test")
-	f.trusted.SetMinRowsVisible(4)
-	f.trusted.OnChanged = func(string) { f.changed() }
+	f.trusted.OnChanged = func(string) {
+		f.trusted.grow()
+		f.changed()
+	}
 	f.errs[keyTrusted] = newFieldError()
 	f.guardDeny = entry(keyGuardDeny, displayPath(cur.Canary.GuardDeny), "e.g. ~/.claude/guard.deny")
 	f.apiURL = entry(keyAPIURL, cur.GitHub.APIURL, "https://api.github.com")
@@ -138,7 +142,8 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	return f
 }
 
-// addRepo adds a repository entry to the form; it does not validate.
+// addRepo adds a repository entry to the form; it does not validate. A new entry
+// (Add repository) is added quiet: its problems show once the person has typed in it.
 func (f *settingsForm) addRepo(r settings.Repository) *repoRow {
 	row := &repoRow{
 		name: widget.NewEntry(), path: widget.NewEntry(), remote: widget.NewEntry(),
@@ -150,11 +155,37 @@ func (f *settingsForm) addRepo(r settings.Repository) *repoRow {
 	row.path.SetPlaceHolder("the checkout's directory, e.g. ~/src/web")
 	row.remote.SetText(r.Remote)
 	row.remote.SetPlaceHolder(settings.DefaultRemote)
-	for _, e := range []*widget.Entry{row.name, row.path, row.remote} {
-		e.OnChanged = func(string) { f.changed() }
+	speak := func(fe *fieldError) func(string) {
+		return func(string) {
+			fe.quiet = false
+			row.rowErr.quiet = false
+			f.changed()
+		}
 	}
+	row.name.OnChanged = speak(row.nameErr)
+	row.path.OnChanged = speak(row.pathErr)
+	row.remote.OnChanged = speak(row.remoteErr)
 	f.repos = append(f.repos, row)
 	return row
+}
+
+// quiet keeps a new repository's problems unshown until the person types in its fields.
+func (r *repoRow) quiet() {
+	for _, fe := range []*fieldError{r.nameErr, r.pathErr, r.remoteErr, r.rowErr} {
+		fe.quiet = true
+	}
+}
+
+// pending reports how many of the last validation's problems are not shown yet, being in
+// the quiet fields of a repository just added.
+func (f *settingsForm) pending() int {
+	n := 0
+	for _, p := range f.problems {
+		if fe := f.errorFor(p.Key); fe != nil && fe.quiet {
+			n++
+		}
+	}
+	return n
 }
 
 // removeRepo takes row out of the form.
@@ -293,6 +324,14 @@ func (f *settingsForm) show() {
 			other = append(other, p.Key+": "+p.Message)
 		}
 	}
+	for _, fe := range f.allErrors() {
+		fe.show(under[fe])
+	}
+	showErrorLines(f.other, other)
+}
+
+// allErrors returns the error line of every field.
+func (f *settingsForm) allErrors() []*fieldError {
 	all := []*fieldError{}
 	for _, fe := range f.errs {
 		all = append(all, fe)
@@ -300,10 +339,7 @@ func (f *settingsForm) show() {
 	for _, r := range f.repos {
 		all = append(all, r.nameErr, r.pathErr, r.remoteErr, r.rowErr)
 	}
-	for _, fe := range all {
-		fe.show(under[fe])
-	}
-	showErrorLines(f.other, other)
+	return all
 }
 
 // errorFor returns the error line that shows a problem with key; nil when no field owns it.

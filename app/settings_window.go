@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -33,6 +34,12 @@ type SettingsWindowConfig struct {
 	Save func(path string, s settings.Settings) error
 	// OnSaved, when not nil, is called on the UI goroutine with the settings just written.
 	OnSaved func(settings.Settings)
+	// Section is the section the window opens at (scrolled to it, its first field focused);
+	// "" opens it at the top.
+	Section control.Section
+	// Page is the approval page on the tailnet as the tray last said it; pageStatusChanged
+	// brings the open window in line with the tray's next word.
+	Page control.PageStatus
 
 	// uiDo runs a function on the UI goroutine and waits for it; nil means uiWait.
 	// Tests run the keyring's answers on the test goroutine with it.
@@ -56,6 +63,11 @@ type settingsWindow struct {
 	settingAuto  bool // autostart is being reverted: do not act on the change
 	fields       fieldLayout
 	saved        string // the form's values as opened or last saved, to tell unsaved edits
+	sections     map[control.Section]sectionPlace
+	page         control.PageStatus // the approval page, as the tray last said it
+	pageText     *widget.Label      // says it in the Remote approvals section
+	pageCopy     *widget.Button     // copies the page's address while it is served
+	savedRemote  bool               // the last Save turned the approval page on: its note says when it cannot be served
 
 	ui     func(func())   // runs a function on the UI goroutine and waits: cfg.uiDo, else uiWait
 	saving bool           // a Save is under way: Save is off until its answer
@@ -86,6 +98,7 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	if w := settingsWindows.m[a]; w != nil {
 		w.win.Show()
 		w.win.RequestFocus()
+		w.showSection(cfg.Section)
 		return w
 	}
 	ext := strings.ToLower(filepath.Ext(cfg.Path))
@@ -103,6 +116,10 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	w.form.onChange = func() {
 		w.updateSave()
 		w.token.apiURLChanged()
+		w.revealProblem()
+		if w.pageText != nil {
+			w.showPage(w.page) // the switch may have moved
+		}
 	}
 	w.token = newTokenSection(ctx, cfg.Token, w.form.apiURLValue, cfg.uiDo)
 	w.token.confirm = w.confirm
@@ -119,8 +136,73 @@ func openSettings(a fyne.App, cfg SettingsWindowConfig) *settingsWindow {
 	})
 	settingsWindows.m[a] = w
 	w.win.Resize(fyne.NewSize(720, 780))
+	w.showPage(cfg.Page)
 	w.win.Show()
+	w.showSection(cfg.Section)
 	return w
+}
+
+// sectionPlace is where a section of the window starts, and the field a person lands on.
+type sectionPlace struct {
+	heading fyne.CanvasObject
+	first   fyne.Focusable
+}
+
+// showSection scrolls the form to section's heading and focuses its first field; "" does
+// nothing.
+func (w *settingsWindow) showSection(section control.Section) {
+	place, ok := w.sections[section]
+	if !ok || w.fields.scroll == nil {
+		return
+	}
+	d := w.app.Driver()
+	y := d.AbsolutePositionForObject(place.heading).Y - d.AbsolutePositionForObject(w.fields.scroll.Content).Y
+	w.fields.scroll.ScrollToOffset(fyne.NewPos(0, y))
+	w.win.Canvas().Focus(place.first)
+}
+
+// pageStatusChanged shows the approval page's status, as the tray says it now, in the open
+// settings window of a, if any. On Fyne's goroutine.
+func pageStatusChanged(a fyne.App, st control.PageStatus) {
+	settingsWindows.Lock()
+	w := settingsWindows.m[a]
+	settingsWindows.Unlock()
+	if w != nil {
+		w.showPage(st)
+	}
+}
+
+// showPage says where the approval page is served, or why it is not and what to do, under
+// the Remote approvals fields; after a Save that turned it on, the note above the buttons
+// says so too when it cannot be served.
+func (w *settingsWindow) showPage(st control.PageStatus) {
+	w.page = st
+	w.pageCopy.Hide()
+	w.pageText.Importance = widget.MediumImportance
+	switch {
+	case !st.On && !w.form.remoteEnabled.Checked:
+		w.pageText.SetText("Off: the page is not served.")
+	case !st.On:
+		w.pageText.SetText("Off until you save: the page is not served yet.")
+	case st.URL != "":
+		w.pageText.SetText("Served at " + st.URL + ": open it on your phone or another device of yours on the tailnet.")
+		w.pageText.Importance = widget.SuccessImportance
+		w.pageCopy.Show()
+	case st.Problem != "":
+		w.pageText.SetText("Not served: " + st.Problem)
+		w.pageText.Importance = widget.WarningImportance
+	default:
+		w.pageText.SetText("Starting: segwi is asking tailscaled for this machine's tailnet addresses…")
+	}
+	w.pageText.Refresh()
+	if w.savedRemote && !w.saving {
+		switch {
+		case st.Problem != "":
+			w.setNote("Saved to "+w.cfg.Path+". The approval page is not served: "+st.Problem, widget.WarningImportance)
+		case st.URL != "":
+			w.setNote("Saved to "+w.cfg.Path+". The approval page is served at "+st.URL+".", widget.SuccessImportance)
+		}
+	}
 }
 
 // build lays out the window.
@@ -139,9 +221,12 @@ func (w *settingsWindow) build() {
 	}
 	addRepo := widget.NewButton("Add repository", func() {
 		r := f.addRepo(settings.Repository{})
+		r.quiet() // empty is not yet a mistake: its problems show once typed in
 		f.reposBox.Add(w.repoBox(r))
 		f.changed()
 		w.win.Canvas().Focus(r.name)
+		w.fields.relayout()
+		w.fields.reveal(w.app.Driver(), r.box)
 	})
 
 	guardPick := widget.NewButton("Choose…", func() {
@@ -158,6 +243,18 @@ func (w *settingsWindow) build() {
 	w.autostart.SetChecked(AutostartEnabled())
 	w.autostart.OnChanged = w.toggleAutostart
 	w.autostartErr = newSettingsErrorLabel()
+
+	w.pageText = settingsText("")
+	w.pageCopy = widget.NewButton("Copy address", func() {
+		if w.page.URL != "" {
+			w.app.Clipboard().SetContent(w.page.URL)
+		}
+	})
+	canaryHeading, remoteHeading := settingsHeading("Canary"), settingsHeading("Remote approvals")
+	w.sections = map[control.Section]sectionPlace{
+		control.SectionCanary: {canaryHeading, f.guardDeny},
+		control.SectionRemote: {remoteHeading, f.remoteEnabled},
+	}
 
 	body := container.NewVBox(append(top,
 		settingsHeading("Claude Code"),
@@ -182,7 +279,7 @@ func (w *settingsWindow) build() {
 			w.fields.field("Timeout", f.approvalsTimeout, f.errs[keyApprovalsTimeout]),
 			w.fields.field("Trusted commands", f.trusted, f.errs[keyTrusted]),
 		),
-		settingsHeading("Canary"),
+		canaryHeading,
 		w.fields.grid(
 			w.fields.field("Guard deny file", container.NewBorder(nil, nil, nil, guardPick, w.fields.wheel(f.guardDeny)), f.errs[keyGuardDeny]),
 		),
@@ -191,12 +288,13 @@ func (w *settingsWindow) build() {
 			w.fields.field("API URL", f.apiURL, f.errs[keyAPIURL]),
 			[]fyne.CanvasObject{w.fields.label("Token"), w.token.content()},
 		),
-		settingsHeading("Remote approvals"),
+		remoteHeading,
 		w.fields.grid(
 			w.fields.field("Approval page", f.remoteEnabled, f.errs[keyRemoteEnabled]),
 			w.fields.field("Port", f.remotePort, f.errs[keyRemotePort]),
 			w.fields.field("Owners", f.remoteOwners, f.errs[keyRemoteOwners]),
 			w.fields.field("tailscaled socket", f.remoteSocket, f.errs[keyRemoteSocket]),
+			[]fyne.CanvasObject{w.fields.label("Now"), container.NewVBox(w.pageText, container.NewHBox(w.pageCopy))},
 		),
 		settingsHeading("Desktop"),
 		w.autostart,
@@ -238,6 +336,25 @@ func (w *settingsWindow) repoBox(r *repoRow) *fyne.Container {
 	return r.box
 }
 
+// revealProblem brings the problem under the field being typed in into view, with the
+// field: a problem of a field near the bottom of the form was hidden under the buttons.
+func (w *settingsWindow) revealProblem() {
+	if w.fields.scroll == nil || w.win == nil {
+		return
+	}
+	focused := w.win.Canvas().Focused()
+	if focused == nil {
+		return
+	}
+	for _, fe := range w.form.allErrors() {
+		if fe.input == focused && fe.Text() != "" && fe.cell != nil {
+			w.fields.relayout()
+			w.fields.reveal(w.app.Driver(), fe.cell)
+			return
+		}
+	}
+}
+
 // updateSave turns Save on only for a valid form and a YAML file, and says why not.
 func (w *settingsWindow) updateSave() {
 	switch {
@@ -250,7 +367,11 @@ func (w *settingsWindow) updateSave() {
 			"segwi reloads it when it changes.", w.cfg.Path), widget.WarningImportance)
 	case !w.form.valid():
 		w.save.Disable()
-		n := len(w.form.problems)
+		n := len(w.form.problems) - w.form.pending()
+		if n == 0 {
+			w.setNote("Fill in the new repository to save: its name and its checkout's path.", widget.MediumImportance)
+			return
+		}
 		what := "1 problem"
 		if n != 1 {
 			what = fmt.Sprintf("%d problems", n)
@@ -294,7 +415,11 @@ func (w *settingsWindow) doSave() {
 				return
 			}
 			w.saved = values
+			w.savedRemote = s.Remote.Enabled
 			w.setNote("Saved to "+w.cfg.Path+".", widget.SuccessImportance)
+			if s.Remote.Enabled {
+				w.showPage(w.page) // what the tray last said; its word on the saved settings follows
+			}
 			if w.cfg.OnSaved != nil {
 				w.cfg.OnSaved(s)
 			}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -125,6 +126,7 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 	_, w := openTestSettings(t, SettingsWindowConfig{
 		Path:    filepath.Join(home, ".config", "segwi", "config.yaml"),
 		Current: sampleSettings(home),
+		Page:    control.PageStatus{On: true, URL: "http://machine.example.ts.net:8443/"},
 	})
 	f := w.form
 	got := map[string]string{
@@ -135,7 +137,7 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 		"approvals timeout": f.approvalsTimeout.Text, "trusted": f.trusted.Text,
 		"guardDeny": f.guardDeny.Text, "apiURL": f.apiURL.Text, "token": w.token.status.Text,
 		"remote enabled": fmt.Sprint(f.remoteEnabled.Checked), "remote port": f.remotePort.Text,
-		"remote owners": f.remoteOwners.Text, "remote socket": f.remoteSocket.Text,
+		"remote owners": f.remoteOwners.Text, "remote socket": f.remoteSocket.Text, "page": w.pageText.Text,
 	}
 	want := map[string]string{
 		"claude path": "/usr/local/bin/claude", "model": "opus",
@@ -145,6 +147,7 @@ func TestSettingsWindowShowsCurrentValues(t *testing.T) {
 		"guardDeny": "~/.claude/guard.deny", "apiURL": "https://api.github.com", "token": tokenNotSet,
 		"remote enabled": "true", "remote port": "8443",
 		"remote owners": "alice@example.com, alice@github", "remote socket": "~/.local/share/tailscale/tailscaled.sock",
+		"page": "Served at http://machine.example.ts.net:8443/: open it on your phone or another device of yours on the tailnet.",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
@@ -295,9 +298,28 @@ func TestSettingsRepositoriesAddAndRemove(t *testing.T) {
 		t.Fatalf("got %d repositories after Add, want 2", len(w.form.repos))
 	}
 	added := w.form.repos[1]
-	if !w.save.Disabled() || !strings.HasPrefix(added.nameErr.Text(), "Name: must not be empty") ||
+	// A new entry is empty, which is not yet a mistake: nothing red until it is typed in,
+	// and Save waits for it, saying so.
+	for _, fe := range []*fieldError{added.nameErr, added.pathErr, added.remoteErr, added.rowErr} {
+		if fe.Text() != "" {
+			t.Errorf("the new, untouched entry shows a problem: %q", fe.Text())
+		}
+	}
+	if !w.save.Disabled() || w.note.Importance == widget.DangerImportance || !strings.Contains(w.note.Text, "Fill in the new repository") {
+		t.Errorf("an empty new entry: Save disabled %v, note %q (importance %v), want Save off and a hint in plain words",
+			w.save.Disabled(), w.note.Text, w.note.Importance)
+	}
+	if w.win.Canvas().Focused() != added.name {
+		t.Errorf("the focus is on %v after Add repository, want the new name field", w.win.Canvas().Focused())
+	}
+	test.Type(added.name, "x")
+	added.name.SetText("")
+	if !strings.HasPrefix(added.nameErr.Text(), "Name: must not be empty") ||
 		!strings.HasSuffix(added.nameErr.Text(), "  segwi.repositories[1].name") {
-		t.Errorf("an empty new entry: got name error %q and Save disabled %v", added.nameErr.Text(), w.save.Disabled())
+		t.Errorf("a name typed and erased: got name error %q, want it to say it must not be empty", added.nameErr.Text())
+	}
+	if added.pathErr.Text() != "" {
+		t.Errorf("the path, not typed in yet, shows %q", added.pathErr.Text())
 	}
 	added.name.SetText("WEB")
 	added.path.SetText("~/src/web")

@@ -26,6 +26,7 @@ type trayLink struct {
 
 	mu     sync.Mutex
 	report control.SettingsReport
+	page   control.PageStatus     // the approval page on the tailnet, as the tray serves it
 	live   []control.Run          // the runs that have not ended, oldest first
 	known  map[string]control.Run // the freshest summary of each run seen
 	subs   map[string]*runs.Subscriber
@@ -43,6 +44,8 @@ func (t *trayLink) apply(b control.Body) bool {
 	switch b := b.(type) {
 	case control.SettingsReport:
 		t.report = b
+	case control.PageStatus:
+		t.page = b
 	case control.Runs:
 		t.live = b.Runs
 		for _, r := range b.Runs {
@@ -86,6 +89,13 @@ func (t *trayLink) settings() control.SettingsReport {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.report
+}
+
+// pageStatus is the approval page as the tray last said it.
+func (t *trayLink) pageStatus() control.PageStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.page
 }
 
 // stateDir is the folder of the run records, which the windows read.

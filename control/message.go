@@ -11,7 +11,7 @@ import (
 // the same one: the tray (segwi) and the window process (segwi-windows) are built and
 // installed together, and a page served by the tray is served with it. Raise it with any
 // change to the messages that an older build could misread.
-const Version = 2
+const Version = 3
 
 // MaxMessageBytes is the largest message, as JSON text, that the channel carries. A run
 // event's text fields are each cut at runs.MaxFieldBytes, so events fit well within it
@@ -36,6 +36,7 @@ const (
 	TypeSettings     Type = "settings"      // SettingsReport: the settings and what is wrong with them
 	TypeNotice       Type = "notice"        // Notice: something to tell the person
 	TypeShow         Type = "show"          // Show: a request to open a window
+	TypePage         Type = "page"          // PageStatus: the approval page, where it is served or why not
 
 	// From a client to the tray: commands.
 	TypeStart         Type = "start"
@@ -128,6 +129,7 @@ var kinds = map[Type]kind{
 	TypeSettings:     {dir: fromTray, roles: windowOnly, decode: decoder[SettingsReport]()},
 	TypeNotice:       {dir: fromTray, roles: windowOnly, decode: decoder[Notice]()},
 	TypeShow:         {dir: fromTray, request: true, roles: windowOnly, decode: decoder[Show]()},
+	TypePage:         {dir: fromTray, roles: windowOnly, decode: decoder[PageStatus]()},
 
 	TypeStart:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Start]()},
 	TypeFollowUp:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[FollowUp]()},

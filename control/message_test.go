@@ -66,6 +66,8 @@ func examples() []Body {
 			Retired:  []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},
 			Unknown:  []string{"segwi.runs.idelTimeout"},
 		},
+		PageStatus{On: true, Problem: "tailscale: this machine is not logged in to a tailnet: run `tailscale up` and log in"},
+		Show{Window: ShowSettings, Section: SectionRemote},
 		Notice{Level: Warning, Title: "segwi: retired settings", Text: "segwi.mcpPermissions is ignored", Run: info.ID},
 		Show{Window: ShowNewRun, Kind: runs.KindAsk, Moment: AtStartup,
 			Retired: []migrate.Retired{{Key: "segwi.mcpPermissions", Setting: "segwi.mcpPermissions"}},

@@ -56,6 +56,18 @@ func (r SettingsReport) Err() error {
 	return nil
 }
 
+// PageStatus is the approval page on the tailnet as the tray serves it: sent to the window
+// process at connect and each time it changes, for the settings window to say where the
+// page is served, or why it is not and what to do.
+type PageStatus struct {
+	On      bool   `json:"on"`                // segwi.remote.enabled, in force
+	URL     string `json:"url,omitempty"`     // where the owner's other devices open it, while it is served
+	Problem string `json:"problem,omitempty"` // why it is not served, and what to do
+}
+
+// MessageType returns TypePage.
+func (PageStatus) MessageType() Type { return TypePage }
+
 // Level says how much a Notice matters.
 type Level string
 
@@ -135,11 +147,21 @@ func (d DamagedRecord) Damaged() runs.Damaged {
 	return runs.Damaged{Dir: d.Dir, File: d.File, Err: errors.New(d.Err)}
 }
 
+// Section names a section of the settings window, which a Show of it scrolls to.
+type Section string
+
+// The sections a Show of the settings window may name.
+const (
+	SectionRemote Section = "remote" // Remote approvals: the approval page, where it is served or why not
+	SectionCanary Section = "canary" // Canary: the guard deny file
+)
+
 // Show asks the window process to open (or raise) a window: a tray menu click, a
 // notification's action, a warning. Its reply is an error when the window could not be
 // shown.
 type Show struct {
 	Window  Window            `json:"window"`
+	Section Section           `json:"section,omitempty"` // ShowSettings: the section to show; empty: the top
 	Kind    runs.Kind         `json:"kind,omitempty"`
 	Run     string            `json:"run,omitempty"`
 	Moment  Moment            `json:"moment,omitempty"`
@@ -179,7 +201,13 @@ func (s Show) check() error {
 			return errors.New("no damaged records to show")
 		}
 		return nil
-	case ShowHistory, ShowSettings, ShowCanary, ShowApprovals, ShowQuit, ShowGuardedEdit:
+	case ShowSettings:
+		switch s.Section {
+		case "", SectionRemote, SectionCanary:
+			return nil
+		}
+		return fmt.Errorf("unknown settings section %q", s.Section)
+	case ShowHistory, ShowCanary, ShowApprovals, ShowQuit, ShowGuardedEdit:
 		return nil
 	}
 	return fmt.Errorf("unknown window %q", s.Window)

@@ -83,13 +83,14 @@ type Hub struct {
 	ready chan struct{}
 	core  *core.Core
 
-	mu      sync.Mutex
-	waiting []*waiter                                       // approvals waiting for a person, oldest first
-	replies map[string]*notice                              // each run's "waits for your reply", by run id
-	subs    map[*control.Peer]map[string]context.CancelFunc // run subscriptions by client and run
-	canary  context.CancelFunc                              // the canary under way, if any
-	warned  shownOnce                                       // the unknown keys and failed checks shown
-	asked   *settings.GuardedEdit                           // the edit of guarded settings last put to the person
+	mu       sync.Mutex
+	waiting  []*waiter                                       // approvals waiting for a person, oldest first
+	replies  map[string]*notice                              // each run's "waits for your reply", by run id
+	subs     map[*control.Peer]map[string]context.CancelFunc // run subscriptions by client and run
+	canary   context.CancelFunc                              // the canary under way, if any
+	warned   shownOnce                                       // the unknown keys and failed checks shown
+	asked    *settings.GuardedEdit                           // the edit of guarded settings last put to the person
+	pageKick chan struct{}                                   // the approval page's status may have changed (see followPage)
 }
 
 // New returns a hub with opts. Its Decider is ready for core.New.
@@ -104,15 +105,16 @@ func New(opts Options) *Hub {
 		opts.Checks = core.Checks
 	}
 	h := &Hub{
-		opts:    opts,
-		changes: make(chan struct{}, 1),
-		ready:   make(chan struct{}),
-		subs:    map[*control.Peer]map[string]context.CancelFunc{},
-		replies: map[string]*notice{},
+		opts:     opts,
+		changes:  make(chan struct{}, 1),
+		pageKick: make(chan struct{}, 1),
+		ready:    make(chan struct{}),
+		subs:     map[*control.Peer]map[string]context.CancelFunc{},
+		replies:  map[string]*notice{},
 	}
 	h.server = control.NewServer(opts.Program, h)
 	h.windows = newWindows(opts.Spawn, opts.Find, h.server, opts.Log, h.windowEnded, h.programMissing)
-	h.page = remote.NewKeeper(h.server, opts.Log, h.changed)
+	h.page = remote.NewKeeper(h.server, opts.Log, h.pageChanged)
 	return h
 }
 
@@ -141,6 +143,7 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 	defer stopReports()
 
 	defer h.page.Stop()
+	go h.followPage(ctx)
 	h.settingsChanged(ctx, c.Report(), control.AtStartup)
 	if damaged := c.Damaged(); len(damaged) > 0 {
 		var recs []control.DamagedRecord
@@ -241,6 +244,9 @@ func (h *Hub) Connected(p *control.Peer) {
 	<-h.ready
 	if p.Role().Receives(control.TypeSettings) {
 		p.Send(h.settingsReport(h.core.Report()))
+	}
+	if p.Role().Receives(control.TypePage) {
+		p.Send(h.pageStatus())
 	}
 	p.Send(h.runsSnapshot())
 	p.Send(h.approvalsSnapshot())

@@ -36,7 +36,8 @@ func TestTheTraySaysWhyTheApprovalPageIsNotServed(t *testing.T) {
 // TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage saves segwi.remote through
 // the window's channel, as the settings window does: the reload of the file that follows
 // turns the page on (here it says why it cannot serve, with no tailscaled to ask) and,
-// saved off again, turns it off.
+// saved off again, turns it off. The window process is told each time (PageStatus), for
+// the settings window to say it.
 func TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage(t *testing.T) {
 	socket := filepath.Join(sockdir.New(t), "tailscaled.sock")
 	h := newHarness(t, "segwi:\n  runs:\n    maxConcurrent: 2 # keep\n", options{watch: true})
@@ -53,6 +54,9 @@ func TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage(t *testing.T) {
 	await.For(t, within, "the tray to say why the page saved on is not served", func() bool {
 		return strings.Contains(h.hub.Snapshot().Page.Problem, "there is no socket at "+socket)
 	})
+	nextPage(t, w, "the window to be told why the page is not served", func(p control.PageStatus) bool {
+		return p.On && p.URL == "" && strings.Contains(p.Problem, "there is no socket at "+socket)
+	})
 
 	s.Remote.Enabled = false
 	if err := w.client.SaveSettings(ctx, s); err != nil {
@@ -62,7 +66,25 @@ func TestASaveFromTheSettingsWindowStartsAndStopsTheApprovalPage(t *testing.T) {
 		p := h.hub.Snapshot().Page
 		return p.Problem == "" && p.URL == ""
 	})
+	nextPage(t, w, "the window to be told the page is off", func(p control.PageStatus) bool {
+		return p == control.PageStatus{}
+	})
 	if data, _ := os.ReadFile(h.path); !strings.Contains(string(data), "maxConcurrent: 2 # keep") {
 		t.Errorf("the saves lost the file's comment:\n%s", data)
 	}
+}
+
+// nextPage reads the approval page's statuses the window process was sent until one
+// satisfies ok.
+func nextPage(t *testing.T, w *fakeWindow, what string, ok func(control.PageStatus) bool) {
+	t.Helper()
+	var seen []control.PageStatus
+	for range 20 {
+		p := next[control.PageStatus](t, w)
+		if ok(p) {
+			return
+		}
+		seen = append(seen, p)
+	}
+	t.Fatalf("waiting for %s: the window process was sent %+v", what, seen)
 }

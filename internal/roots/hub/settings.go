@@ -102,16 +102,51 @@ func keyCount(n int) string {
 // pageSnapshot is the approval page on the tailnet as the tray shows it: where it is
 // served, or why it is not; nothing while segwi.remote.enabled is off.
 func (h *Hub) pageSnapshot() tray.Page {
+	st := h.pageStatus()
+	return tray.Page{URL: st.URL, Problem: st.Problem}
+}
+
+// pageStatus is the approval page as the window process is sent it: on or off, and where
+// it is served or why it is not; neither while segwi first asks tailscaled.
+func (h *Hub) pageStatus() control.PageStatus {
 	on, st := h.page.Status()
+	out := control.PageStatus{On: on}
 	switch {
 	case !on, errors.Is(st.Err, remote.ErrAsking):
-		return tray.Page{}
 	case st.Err != nil:
-		return tray.Page{Problem: st.Err.Error()}
+		out.Problem = st.Err.Error()
 	case len(st.URLs) > 0:
-		return tray.Page{URL: st.URLs[0]}
+		out.URL = st.URLs[0]
 	}
-	return tray.Page{}
+	return out
+}
+
+// pageChanged is called each time the approval page's status may have changed: the tray
+// shows it anew, and followPage sends it to the window process. It does not block: the
+// Keeper calls it while it holds its lock.
+func (h *Hub) pageChanged() {
+	h.changed()
+	select {
+	case h.pageKick <- struct{}{}:
+	default:
+	}
+}
+
+// followPage sends the window process the approval page's status each time it differs
+// from what was last sent (the settings window says it), until ctx is done.
+func (h *Hub) followPage(ctx context.Context) {
+	var sent control.PageStatus
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.pageKick:
+		}
+		if st := h.pageStatus(); st != sent {
+			sent = st
+			h.publish(st)
+		}
+	}
 }
 
 // republish sends the settings report again after a command changed it without a reload

@@ -88,6 +88,7 @@ func Run(ctx context.Context, opts Options) error {
 		History:        show(control.Show{Window: control.ShowHistory}),
 		Settings:       show(control.Show{Window: control.ShowSettings}),
 		Canary:         show(control.Show{Window: control.ShowCanary}),
+		ApprovalPage:   show(control.Show{Window: control.ShowSettings, Section: control.SectionRemote}),
 		Quit: func() {
 			if c := built.Load(); c == nil || len(c.Live()) == 0 {
 				quit()
