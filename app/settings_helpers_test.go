@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -62,6 +63,24 @@ type fakeTokenStore struct {
 	host  string // the API host the token was set for
 	err   error
 	sets  []string
+	// checked is what Check answers for a token set: checkErr when set, else a check by
+	// octocat with checkScopes at the token's host.
+	checkErr    error
+	checkScopes []string
+	checks      int
+}
+
+func (f *fakeTokenStore) Check(context.Context) (control.TokenCheck, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checks++
+	if f.token == "" {
+		return control.TokenCheck{}, token.ErrNotFound
+	}
+	if f.checkErr != nil {
+		return control.TokenCheck{}, f.checkErr
+	}
+	return control.TokenCheck{APIURL: token.APIURL(f.host), Login: "octocat", Scopes: f.checkScopes}, nil
 }
 
 func (f *fakeTokenStore) Status(context.Context) (token.State, error) {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -10,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -23,6 +26,9 @@ type tokenStore interface {
 	Set(ctx context.Context, tok, apiURL string) error
 	// Delete removes the stored token; token.ErrNotFound when there was none.
 	Delete(ctx context.Context) error
+	// Check has the token checked with the GitHub API it was saved for (the tray does, the
+	// token never reaching the window) and returns what GitHub said.
+	Check(ctx context.Context) (control.TokenCheck, error)
 }
 
 // Texts of the token's status line.
@@ -62,6 +68,8 @@ type tokenSection struct {
 	set    *widget.Button
 	del    *widget.Button
 	status *widget.Label
+	check  *widget.Label // what GitHub said of the token saved; hidden while none is
+	checks int           // checks asked, to show only the last one's answer
 	busy   bool
 	isSet  bool // the keyring said a token is set
 	// confirm asks the person before Delete token deletes; nil deletes at once.
@@ -84,6 +92,9 @@ func newTokenSection(ctx context.Context, store tokenStore, apiURL func() string
 	t.del = widget.NewButton("Delete token", t.askDelete)
 	t.status = widget.NewLabel(tokenChecking)
 	t.status.Wrapping = fyne.TextWrapWord
+	t.check = widget.NewLabel("")
+	t.check.Wrapping = fyne.TextWrapWord
+	t.check.Hide()
 	t.refresh()
 	return t
 }
@@ -93,6 +104,7 @@ func (t *tokenSection) content() fyne.CanvasObject {
 	return container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(t.set, t.del), t.entry),
 		t.status,
+		t.check,
 	)
 }
 
@@ -165,6 +177,12 @@ func (t *tokenSection) delete() {
 func (t *tokenSection) showStatus(st token.State, err error) {
 	t.isSet = st.Set && err == nil
 	t.state = st
+	if t.isSet {
+		t.checkSaved()
+	} else {
+		t.checks++ // an answer on its way is for a token no longer there
+		t.check.Hide()
+	}
 	switch {
 	case err != nil && errors.Is(err, token.ErrUnavailable):
 		t.status.SetText(unavailableText(err))
@@ -175,6 +193,50 @@ func (t *tokenSection) showStatus(st token.State, err error) {
 	default:
 		t.status.SetText(tokenNotSet)
 	}
+}
+
+// checkSaved has the tray check the saved token with the GitHub API it was saved for, and
+// shows what GitHub said under the status line. It leaves the buttons on: the network may
+// take its time.
+func (t *tokenSection) checkSaved() {
+	t.checks++
+	n := t.checks
+	t.check.Importance = widget.MediumImportance
+	t.check.SetText("Checking the token with GitHub at " + t.state.APIHost + "…")
+	t.check.Show()
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		c, err := t.store.Check(t.ctx)
+		t.ui(func() {
+			if n != t.checks {
+				return // a later check, or the token went
+			}
+			text, imp := tokenCheckText(c, err)
+			t.check.Importance = imp
+			t.check.SetText(text)
+		})
+	}()
+}
+
+// tokenCheckText says what GitHub said of the token.
+func tokenCheckText(c control.TokenCheck, err error) (string, widget.Importance) {
+	switch {
+	case errors.Is(err, push.ErrGitHubRefused):
+		return "GitHub did not take the token: " + err.Error() + ".", widget.DangerImportance
+	case err != nil:
+		return "The token could not be checked: " + err.Error() + ".", widget.WarningImportance
+	}
+	what := fmt.Sprintf("GitHub at %s takes the token: it is %s's", c.APIURL, c.Login)
+	switch {
+	case c.Scopes == nil:
+		what += " (a fine-grained token: GitHub lists no scopes for it)"
+	case len(c.Scopes) == 0:
+		what += ", with no scopes: it cannot push"
+	default:
+		what += ", with scopes " + strings.Join(c.Scopes, ", ")
+	}
+	return what + ".", widget.SuccessImportance
 }
 
 // apiURLChanged says again whether the token goes to the API URL in the window, after it

@@ -67,7 +67,8 @@ func (q *uiQueue) do(f func()) {
 	q.fs = append(q.fs, f)
 }
 
-func (q *uiQueue) drain() {
+// drain runs what was handed to the UI, and reports whether there was anything.
+func (q *uiQueue) drain() bool {
 	q.mu.Lock()
 	fs := q.fs
 	q.fs = nil
@@ -75,6 +76,7 @@ func (q *uiQueue) drain() {
 	for _, f := range fs {
 		f()
 	}
+	return len(fs) > 0
 }
 
 // settingsHarness is an open settings window under test.
@@ -83,11 +85,16 @@ type settingsHarness struct {
 	ui *uiQueue
 }
 
-// settle waits for the keyring calls and the Save under way and shows their answers.
+// settle waits for the keyring calls and the Save under way and shows their answers, and
+// for what those answers start in turn (a token set is checked with GitHub).
 func (h *settingsHarness) settle() {
-	h.token.wait()
-	h.saves.Wait()
-	h.ui.drain()
+	for {
+		h.token.wait()
+		h.saves.Wait()
+		if !h.ui.drain() {
+			return
+		}
+	}
 }
 
 // openTestSettings opens the settings window on a fresh test app and waits for its first
@@ -540,6 +547,9 @@ func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
 	if want := "GitHub token: set for api.github.com (kept in the keyring)."; w.token.status.Text != want {
 		t.Errorf("got status %q, want %q", w.token.status.Text, want)
 	}
+	if want := "GitHub at https://api.github.com takes the token: it is octocat's (a fine-grained token: GitHub lists no scopes for it)."; w.token.check.Text != want || w.token.check.Hidden {
+		t.Errorf("got the check %q (hidden %v), want %q", w.token.check.Text, w.token.check.Hidden, want)
+	}
 	if w.token.entry.Text != "" {
 		t.Error("the token stays in the field after it was stored")
 	}
@@ -570,8 +580,46 @@ func TestSettingsTokenGoesOnlyToTheKeyring(t *testing.T) {
 	if tok, _ := store.stored(); tok != "" || w.token.status.Text != tokenNotSet {
 		t.Errorf("after Delete the keyring holds %q and the status reads %q", tok, w.token.status.Text)
 	}
+	if !w.token.check.Hidden {
+		t.Errorf("after Delete the window still says %q", w.token.check.Text)
+	}
 	if !w.token.del.Disabled() {
 		t.Error("Delete token is on with no token set")
+	}
+}
+
+// A saved token is checked with the GitHub API it was saved for, by the tray, and the
+// window says what GitHub said: whose token it is and its scopes, or GitHub's refusal, or
+// why it could not be asked.
+func TestSettingsTokenSaysWhatGitHubSaysOfIt(t *testing.T) {
+	home := settingsHome(t)
+	for _, c := range []struct {
+		name  string
+		store *fakeTokenStore
+		want  string
+		imp   widget.Importance
+	}{
+		{"a classic token", &fakeTokenStore{token: "ghp_x", host: "ghe.example.com", checkScopes: []string{"repo", "workflow"}},
+			"GitHub at https://ghe.example.com/api/v3 takes the token: it is octocat's, with scopes repo, workflow.", widget.SuccessImportance},
+		{"a classic token without scopes", &fakeTokenStore{token: "ghp_x", host: "api.github.com", checkScopes: []string{}},
+			"GitHub at https://api.github.com takes the token: it is octocat's, with no scopes: it cannot push.", widget.SuccessImportance},
+		{"a refused token", &fakeTokenStore{token: "ghp_x", host: "api.github.com",
+			checkErr: &control.ReplyError{Text: "check the GitHub token at https://api.github.com: GitHub answered 401 Bad credentials; the token was refused, set a new one with `segwi token set`", Code: control.CodeGitHubRefused}},
+			"GitHub did not take the token: check the GitHub token at https://api.github.com: GitHub answered 401 Bad credentials; the token was refused, set a new one with `segwi token set`.", widget.DangerImportance},
+		{"no answer", &fakeTokenStore{token: "ghp_x", host: "api.github.com", checkErr: errors.New("check the GitHub token at https://api.github.com: calling GitHub: dial tcp: lookup api.github.com: no such host")},
+			"The token could not be checked: check the GitHub token at https://api.github.com: calling GitHub: dial tcp: lookup api.github.com: no such host.", widget.WarningImportance},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, w := openTestSettings(t, SettingsWindowConfig{Path: filepath.Join(home, "config.yaml"), Current: settings.Default(), Token: c.store})
+			if w.token.check.Text != c.want || w.token.check.Importance != c.imp || w.token.check.Hidden {
+				t.Errorf("the window says %q (importance %v, hidden %v), want %q (%v)", w.token.check.Text, w.token.check.Importance, w.token.check.Hidden, c.want, c.imp)
+			}
+		})
+	}
+	store := &fakeTokenStore{}
+	_, w := openTestSettings(t, SettingsWindowConfig{Path: filepath.Join(home, "config.yaml"), Current: settings.Default(), Token: store})
+	if !w.token.check.Hidden || store.checks != 0 {
+		t.Errorf("with no token: the check shows %q (hidden %v) after %d checks, want none", w.token.check.Text, w.token.check.Hidden, store.checks)
 	}
 }
 

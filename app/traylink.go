@@ -325,3 +325,6 @@ func (k trayToken) Set(ctx context.Context, tok, apiURL string) error {
 	return k.client.SetToken(ctx, tok, apiURL)
 }
 func (k trayToken) Delete(ctx context.Context) error { return k.client.DeleteToken(ctx) }
+func (k trayToken) Check(ctx context.Context) (control.TokenCheck, error) {
+	return k.client.CheckToken(ctx)
+}

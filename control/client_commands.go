@@ -106,6 +106,16 @@ func (c *Client) SetToken(ctx context.Context, tok, apiURL string) error {
 	return err
 }
 
+// CheckToken has the tray check the keyring's token with the GitHub API it was saved for,
+// and returns what GitHub said; token.ErrNotFound when there is none.
+func (c *Client) CheckToken(ctx context.Context) (TokenCheck, error) {
+	r, err := c.do(ctx, CheckToken{})
+	if err != nil || r.TokenCheck == nil {
+		return TokenCheck{}, err
+	}
+	return *r.TokenCheck, nil
+}
+
 // DeleteToken removes the token from the keyring; token.ErrNotFound when there was none.
 func (c *Client) DeleteToken(ctx context.Context) error {
 	_, err := c.do(ctx, DeleteToken{})

@@ -179,6 +179,21 @@ func (s SetToken) check() error {
 	return nil
 }
 
+// CheckToken has the tray check the keyring's GitHub token with the GitHub API it was saved
+// for (GET /user, see push.CheckToken); the reply's TokenCheck says whose GitHub says it is,
+// and its error what GitHub or the network answered. The token never leaves the tray.
+type CheckToken struct{}
+
+// MessageType returns TypeCheckToken.
+func (CheckToken) MessageType() Type { return TypeCheckToken }
+
+// TokenCheck is what GitHub said of the keyring's token (CheckToken's reply).
+type TokenCheck struct {
+	APIURL string   `json:"apiURL"`           // the API it was checked with
+	Login  string   `json:"login"`            // whose token GitHub says it is
+	Scopes []string `json:"scopes,omitempty"` // a classic token's scopes; nil for a fine-grained token
+}
+
 // DeleteToken removes the GitHub token from the keyring.
 type DeleteToken struct{}
 

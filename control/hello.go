@@ -7,6 +7,7 @@ import (
 	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -50,6 +51,8 @@ type Reply struct {
 	Run   string       `json:"run,omitempty"`   // the run a Start started
 	Text  string       `json:"text,omitempty"`  // what a Push did, the canary's report, in words
 	Token *token.State `json:"token,omitempty"` // TokenStatus: whether a GitHub token is in the keyring, for which host
+	// TokenCheck is what GitHub said of the keyring's token (CheckToken).
+	TokenCheck *TokenCheck `json:"tokenCheck,omitempty"`
 	// Commit is what a Commit committed, and the files it left out.
 	Commit *changes.Committed `json:"commit,omitempty"`
 	// PullRequest is the pull request an OpenPullRequest opened.
@@ -101,6 +104,7 @@ const (
 	CodeNothingToCommit Code = "nothing-to-commit" // changes.ErrNothingToCommit
 	CodeNoGuardDeny     Code = "canary-no-guard"   // canary.ErrNoGuardDeny
 	CodeLeaving         Code = "windows-leaving"   // ErrLeaving
+	CodeGitHubRefused   Code = "github-refused"    // push.ErrGitHubRefused
 )
 
 var codes = []struct {
@@ -117,6 +121,7 @@ var codes = []struct {
 	{CodeNothingToCommit, changes.ErrNothingToCommit},
 	{CodeNoGuardDeny, canary.ErrNoGuardDeny},
 	{CodeLeaving, ErrLeaving},
+	{CodeGitHubRefused, push.ErrGitHubRefused},
 }
 
 // ErrLeaving is the window process's answer to a Show that came once it had decided to

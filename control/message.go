@@ -55,6 +55,7 @@ const (
 	TypeTokenStatus   Type = "token-status"
 	TypeSetToken      Type = "set-token"
 	TypeDeleteToken   Type = "delete-token"
+	TypeCheckToken    Type = "check-token"
 	TypeRunCanary     Type = "run-canary"
 	TypeStopCanary    Type = "stop-canary"
 	TypeQuit          Type = "quit"
@@ -147,6 +148,7 @@ var kinds = map[Type]kind{
 	TypeTokenStatus:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[TokenStatus]()},
 	TypeSetToken:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetToken]()},
 	TypeDeleteToken:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[DeleteToken]()},
+	TypeCheckToken:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckToken]()},
 	TypeRunCanary:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
 	TypeStopCanary:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
 	TypeQuit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},

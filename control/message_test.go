@@ -89,6 +89,8 @@ func examples() []Body {
 		TokenStatus{},
 		SetToken{Token: "ghp_example"},
 		DeleteToken{},
+		CheckToken{},
+		Reply{TokenCheck: &TokenCheck{APIURL: "https://api.github.com", Login: "octocat", Scopes: []string{"repo"}}},
 		RunCanary{},
 		StopCanary{},
 		Quit{},

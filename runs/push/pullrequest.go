@@ -147,6 +147,10 @@ type apiClient struct {
 	red    *redact.Redactor
 }
 
+// ErrGitHubRefused is matched (errors.Is) by GitHub's answer to a call it refused (a 4xx
+// or 5xx status), as opposed to a call that never got an answer.
+var ErrGitHubRefused = errors.New("GitHub refused the call")
+
 // apiError is GitHub's answer to a call that failed.
 type apiError struct {
 	Status  int
@@ -157,6 +161,9 @@ type apiError struct {
 		Field   string `json:"field"`
 	} `json:"errors"`
 }
+
+// Is reports whether target is ErrGitHubRefused.
+func (e *apiError) Is(target error) bool { return target == ErrGitHubRefused }
 
 func (e *apiError) Error() string {
 	var details []string
@@ -183,17 +190,23 @@ func (e *apiError) Error() string {
 
 // do sends one call with body as JSON (when not nil) and decodes a 2xx answer into out.
 func (c apiClient) do(ctx context.Context, method, path string, body, out any) error {
+	_, err := c.call(ctx, method, path, body, out)
+	return err
+}
+
+// call is do, returning the answer's headers too.
+func (c apiClient) call(ctx context.Context, method, path string, body, out any) (http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return fmt.Errorf("encoding the request: %w", err)
+			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return fmt.Errorf("building the request: %w", err)
+		return nil, fmt.Errorf("building the request: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/vnd.github+json")
@@ -203,12 +216,12 @@ func (c apiClient) do(ctx context.Context, method, path string, body, out any) e
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("calling GitHub: %w", err) // the URL holds no token
+		return nil, fmt.Errorf("calling GitHub: %w", err) // the URL holds no token
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAPIAnswer))
 	if err != nil {
-		return fmt.Errorf("reading GitHub's answer: %s", c.red.String(err.Error()))
+		return nil, fmt.Errorf("reading GitHub's answer: %s", c.red.String(err.Error()))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &apiError{Status: resp.StatusCode}
@@ -219,10 +232,10 @@ func (c apiClient) do(ctx context.Context, method, path string, body, out any) e
 		for i := range e.Errors {
 			e.Errors[i].Message = c.red.String(e.Errors[i].Message)
 		}
-		return e
+		return nil, e
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("reading GitHub's answer: %w", err)
+		return nil, fmt.Errorf("reading GitHub's answer: %w", err)
 	}
-	return nil
+	return resp.Header, nil
 }

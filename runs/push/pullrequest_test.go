@@ -20,6 +20,7 @@ type fakeGitHub struct {
 	prefix string // "" for api.github.com, "/api/v3" for an Enterprise server
 	status int    // when not 0, POST /pulls answers this status with answer
 	answer string
+	scopes string // GET /user's X-OAuth-Scopes; "" for none (a fine-grained token)
 
 	mu    sync.Mutex
 	calls []string       // "METHOD PATH"
@@ -39,6 +40,11 @@ func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.t.Errorf("Accept = %q, want application/vnd.github+json", got)
 	}
 	switch r.Method + " " + r.URL.Path {
+	case "GET " + g.prefix + "/user":
+		if g.scopes != "" {
+			w.Header().Set("X-OAuth-Scopes", g.scopes)
+		}
+		w.Write([]byte(`{"login":"octocat","id":1}`))
 	case "GET " + g.prefix + "/repos/segwi/app":
 		w.Write([]byte(`{"full_name":"segwi/app","default_branch":"trunk"}`))
 	case "POST " + g.prefix + "/repos/segwi/app/pulls":

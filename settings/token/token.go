@@ -159,6 +159,15 @@ func APIHost(apiURL string) (string, error) {
 	return strings.ToLower(u.Host), nil
 }
 
+// APIURL returns the URL of the GitHub API at apiHost: https://api.github.com for GitHub's
+// own, https://HOST/api/v3 for GitHub Enterprise.
+func APIURL(apiHost string) string {
+	if strings.EqualFold(apiHost, GitHubAPIHost) {
+		return "https://" + GitHubAPIHost
+	}
+	return "https://" + apiHost + "/api/v3"
+}
+
 // GitHost returns the host git pushes to for the GitHub API host apiHost: github.com for
 // GitHub's own API, the same host for GitHub Enterprise (https://HOST/api/v3).
 func GitHost(apiHost string) string {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -94,6 +96,12 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		return failed(h.opts.Token.Set(ctx, cmd.Token, apiURL))
 	case control.DeleteToken:
 		return failed(h.opts.Token.Delete(ctx))
+	case control.CheckToken:
+		c, err := h.checkToken(ctx)
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{TokenCheck: &c}
 	case control.RunCanary:
 		report, err := h.runCanary(ctx)
 		r := failed(err)
@@ -190,6 +198,9 @@ type TokenStore interface {
 	Set(ctx context.Context, tok, apiURL string) error
 	// Delete removes the stored token; token.ErrNotFound when there was none.
 	Delete(ctx context.Context) error
+	// For returns the stored token when it was saved for the GitHub API at apiURL's host;
+	// a *token.HostError for another host, token.ErrNotFound when none is stored.
+	For(ctx context.Context, apiURL string) (string, error)
 }
 
 // keyringToken is the TokenStore of segwi: package settings/token, which bounds every
@@ -201,3 +212,32 @@ func (keyringToken) Set(ctx context.Context, tok, apiURL string) error {
 	return token.Set(ctx, tok, apiURL)
 }
 func (keyringToken) Delete(ctx context.Context) error { return token.Delete(ctx) }
+func (keyringToken) For(ctx context.Context, apiURL string) (string, error) {
+	return token.For(ctx, apiURL)
+}
+
+// checkToken checks the keyring's token with the GitHub API it was saved for: the API URL
+// in force when the token was saved for its host (a GitHub Enterprise path included), else
+// the one its host stands for (token.APIURL). The token goes nowhere else.
+func (h *Hub) checkToken(ctx context.Context) (control.TokenCheck, error) {
+	st, err := h.opts.Token.Status(ctx)
+	if err != nil {
+		return control.TokenCheck{}, err
+	}
+	if !st.Set {
+		return control.TokenCheck{}, fmt.Errorf("check the GitHub token: %w", token.ErrNotFound)
+	}
+	apiURL := h.core.Settings().GitHub.APIURL
+	if host, err := token.APIHost(apiURL); err != nil || !strings.EqualFold(host, st.APIHost) {
+		apiURL = token.APIURL(st.APIHost)
+	}
+	tok, err := h.opts.Token.For(ctx, apiURL)
+	if err != nil {
+		return control.TokenCheck{}, err
+	}
+	owner, err := push.CheckToken(ctx, push.TokenCheck{APIBase: apiURL, Token: tok, Client: h.opts.GitHub})
+	if err != nil {
+		return control.TokenCheck{}, err
+	}
+	return control.TokenCheck{APIURL: apiURL, Login: owner.Login, Scopes: owner.Scopes}, nil
+}

@@ -3,10 +3,13 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,6 +146,61 @@ func TestTheKeyringIsTheTraysAndTheWindowOnlyLearnsWhetherATokenIsSet(t *testing
 	}
 	if st, _ := w.client.TokenStatus(ctx); st.APIHost != "api.github.com" {
 		t.Errorf("TokenStatus after Set for GitHub = %+v", st)
+	}
+}
+
+// The tray checks the keyring's token with the GitHub API it was saved for (GET /user) and
+// tells the window whose GitHub says it is, or what GitHub answered; the token itself
+// reaches only that API, never the window.
+func TestTheTrayChecksTheTokenWithTheAPIItWasSavedFor(t *testing.T) {
+	const good = "ghp_goodgoodgoodgoodgoodgoodgoodgood0000"
+	var mu sync.Mutex
+	var seen []string
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		if r.URL.Path != "/api/v3/user" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer "+good {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"message":"Bad credentials"}`))
+			return
+		}
+		w.Header().Set("X-OAuth-Scopes", "repo")
+		w.Write([]byte(`{"login":"octocat"}`))
+	}))
+	t.Cleanup(api.Close)
+	apiURL := api.URL + "/api/v3"
+	h := newHarness(t, "segwi:\n  github:\n    apiURL: "+apiURL+"\n", options{github: api.Client()})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
+	w := h.windows.window(t, 1)
+
+	if _, err := w.client.CheckToken(ctx); !errors.Is(err, token.ErrNotFound) {
+		t.Errorf("CheckToken with no token = %v, want token.ErrNotFound", err)
+	}
+	if err := w.client.SetToken(ctx, good, ""); err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.client.CheckToken(ctx)
+	if err != nil || c.Login != "octocat" || c.APIURL != apiURL || !slices.Equal(c.Scopes, []string{"repo"}) {
+		t.Errorf("CheckToken = %+v, %v; want octocat with scope repo, checked at %s", c, err, apiURL)
+	}
+	if err := w.client.SetToken(ctx, "ghp_badbadbadbadbadbadbadbadbadbadbad0000", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.client.CheckToken(ctx)
+	if err == nil || !strings.Contains(err.Error(), "GitHub answered 401 Bad credentials") || strings.Contains(err.Error(), "ghp_bad") {
+		t.Errorf("CheckToken of a refused token = %v, want GitHub's refusal in words, without the token", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"GET /api/v3/user Bearer " + good, "GET /api/v3/user Bearer ghp_badbadbadbadbadbadbadbadbadbadbad0000"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("the API was called %q, want %q", seen, want)
 	}
 }
 

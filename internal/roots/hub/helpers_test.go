@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -49,6 +50,8 @@ type options struct {
 	// checks are the hub's checks of the settings; nil finds nothing wrong, so that what
 	// the test machine's PATH holds does not open a warning in every test.
 	checks func(settings.Settings) []error
+	// github is the hub's client for the GitHub API (a test server's); nil: the default.
+	github *http.Client
 }
 
 // newHarness builds a hub and its core over the settings file text and runs the hub until
@@ -72,6 +75,7 @@ func newHarness(t *testing.T, file string, o options) *harness {
 		Token:  h.token,
 		Quit:   func() { once.Do(func() { close(h.quit) }) },
 		Checks: checks,
+		GitHub: o.github,
 	}
 	if o.program != nil {
 		opts.Spawn, opts.Find = o.program.Spawn, o.program.Find
@@ -281,6 +285,22 @@ func (f *fakeToken) Set(_ context.Context, tok, apiURL string) error {
 	defer f.mu.Unlock()
 	f.tok, f.apiURL = tok, apiURL
 	return nil
+}
+
+func (f *fakeToken) For(_ context.Context, apiURL string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tok == "" {
+		return "", token.ErrNotFound
+	}
+	want, err := token.APIHost(apiURL)
+	if err != nil {
+		return "", err
+	}
+	if saved, _ := token.APIHost(f.apiURL); saved != want {
+		return "", &token.HostError{SavedFor: saved, Wanted: want}
+	}
+	return f.tok, nil
 }
 
 func (f *fakeToken) Delete(context.Context) error {

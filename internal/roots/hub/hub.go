@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -61,6 +62,9 @@ type Options struct {
 	Checks func(settings.Settings) []error
 	// Token keeps the GitHub token; nil is the keyring (package settings/token).
 	Token TokenStore
+	// GitHub makes the calls the tray makes to the GitHub API itself (checking the token);
+	// nil is a client with a 30-second timeout. Tests give one that trusts their server.
+	GitHub *http.Client
 	// Canary runs segwi's canary; nil runs canary on the core's own runs, so that its
 	// approvals come to the popups.
 	Canary func(ctx context.Context) (string, error)
