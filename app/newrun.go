@@ -42,7 +42,7 @@ type newRunDialog struct {
 	opened  func(liveRun) // called on Fyne's goroutine with the run started
 
 	win      fyne.Window
-	kind     *widget.RadioGroup
+	kind     *radioChoice
 	repo     *widget.Select
 	folder   *formEntry
 	browse   *widget.Button
@@ -53,15 +53,15 @@ type newRunDialog struct {
 	start    *widget.Button
 	starting bool
 	closed   bool
-	answered atomic.Int64 // Start calls answered, for tests
+	discard  dialog.Dialog // the question Esc asks with a task typed; nil when not shown
+	answered atomic.Int64  // Start calls answered, for tests
 }
 
 // newNewRunDialog builds the dialog for kind with the settings in force. On Fyne's goroutine.
 func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind runs.Kind, opened func(liveRun)) *newRunDialog {
 	d := &newRunDialog{app: a, starter: starter, repos: s.Repositories, opened: opened}
 
-	d.kind = widget.NewRadioGroup([]string{kindBuildLabel, kindReadyLabel, kindAskLabel}, func(string) { d.changed() })
-	d.kind.Required = true
+	d.kind = newRadioChoice([]string{kindBuildLabel, kindReadyLabel, kindAskLabel}, d.keys(), func(string) { d.changed() })
 
 	names := make([]string, 0, len(d.repos)+1)
 	for _, r := range d.repos {
@@ -100,7 +100,7 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	bottom := container.NewVBox(
 		widget.NewLabel("Model"), d.model,
 		d.problem,
-		container.NewHBox(cancel, d.start),
+		container.NewBorder(nil, nil, keysHint(newRunKeys), container.NewHBox(cancel, d.start)),
 	)
 	d.win = a.NewWindow("segwi: new run")
 	// The objects in reading order, which is the order Tab moves through them.
@@ -132,13 +132,47 @@ func (d *newRunDialog) Show() {
 	d.win.Canvas().Focus(d.prompt)
 }
 
-// keys are what the dialog's keys do: Ctrl+Enter starts the run, Esc closes the dialog.
+// newRunKeys says which keys do what in the dialog.
+const newRunKeys = "Ctrl+Enter starts · Esc closes · Tab moves on · ↑↓ change the kind"
+
+// keys are what the dialog's keys do: Ctrl+Enter starts the run, Esc closes the dialog
+// (asking first when a task is typed).
 func (d *newRunDialog) keys() formKeys {
 	return formKeys{start: func() {
 		if !d.start.Disabled() {
 			d.startRun()
 		}
-	}, escape: func() { d.win.Close() }}
+	}, escape: d.escape}
+}
+
+// escape closes the dialog on Esc; with a task typed it asks first, as a slip of the key
+// would lose it. Esc again while it asks is "Keep editing".
+func (d *newRunDialog) escape() {
+	if d.discard != nil {
+		d.discard.Hide()
+		return
+	}
+	if strings.TrimSpace(d.prompt.Text) == "" {
+		d.win.Close()
+		return
+	}
+	c := dialog.NewConfirm("Discard what you typed?", "Esc closes this window, and what you typed for the run is lost.",
+		func(ok bool) {
+			if ok {
+				d.win.Close()
+			}
+		}, d.win)
+	c.SetConfirmText("Discard and close")
+	c.SetDismissText("Keep editing")
+	c.SetConfirmImportance(widget.DangerImportance)
+	c.SetOnClosed(func() {
+		d.discard = nil
+		if !d.closed {
+			d.win.Canvas().Focus(d.prompt)
+		}
+	})
+	d.discard = c
+	c.Show()
 }
 
 // selectedKind returns the chosen kind.

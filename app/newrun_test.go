@@ -18,6 +18,81 @@ import (
 	"github.com/segwi/segwi/settings"
 )
 
+// The kind of run is one Tab stop, whose choice the arrow keys move (Fyne's radio group
+// made each kind a Tab stop of its own); a click on a kind chooses it.
+func TestNewRunDialogKindIsOneTabStopWithArrowKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: gitCheckout(t)}}}
+	d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	d.Show()
+	c := d.win.Canvas()
+	c.Focus(d.kind)
+	c.FocusNext()
+	if c.Focused() != d.repo {
+		t.Errorf("Tab from the kind went to %T, want the checkout", c.Focused())
+	}
+	c.FocusPrevious()
+	if c.Focused() != d.kind {
+		t.Fatalf("Shift+Tab from the checkout went to %T, want the kind", c.Focused())
+	}
+	for _, step := range []struct {
+		key    fyne.KeyName
+		kind   runs.Kind
+		prompt string
+	}{
+		{fyne.KeyDown, runs.KindReady, "Notes for the run (optional)"},
+		{fyne.KeyDown, runs.KindAsk, "Question"},
+		{fyne.KeyDown, runs.KindAsk, "Question"}, // the last stays chosen
+		{fyne.KeyUp, runs.KindReady, "Notes for the run (optional)"},
+		{fyne.KeyLeft, runs.KindBuild, "Task"},
+		{fyne.KeyRight, runs.KindReady, "Notes for the run (optional)"},
+	} {
+		d.kind.TypedKey(&fyne.KeyEvent{Name: step.key})
+		if d.selectedKind() != step.kind || d.promptL.Text != step.prompt {
+			t.Errorf("after %s: kind %s, prompt labelled %q; want %s, %q", step.key, d.selectedKind(), d.promptL.Text, step.kind, step.prompt)
+		}
+	}
+	c.Focus(d.prompt)
+	test.Tap(d.kind.rows[2])
+	if d.selectedKind() != runs.KindAsk || c.Focused() != d.kind {
+		t.Errorf("a click on Ask: kind %s, focus on %T; want ask, the kind focused", d.selectedKind(), c.Focused())
+	}
+}
+
+// Esc with a task typed asks before it closes the window and loses the task; Esc again (or
+// Keep editing) goes back to it.
+func TestNewRunDialogEscAsksBeforeLosingTheTask(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: gitCheckout(t)}}}
+	d := newNewRunDialog(a, &fakeStarter{t: t}, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	d.Show()
+	test.Type(d.prompt, "Fix the login form")
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	d.prompt.TypedKey(esc)
+	if d.closed || d.discard == nil {
+		t.Fatalf("Esc with a task typed: closed %v, asking %v; want it to ask first", d.closed, d.discard != nil)
+	}
+	d.prompt.TypedKey(esc) // Esc again: keep editing
+	if d.closed || d.discard != nil || d.prompt.Text != "Fix the login form" {
+		t.Fatalf("Esc while asking: closed %v, asking %v, task %q; want the task back", d.closed, d.discard != nil, d.prompt.Text)
+	}
+	if d.win.Canvas().Focused() != d.prompt {
+		t.Errorf("after keep editing the focus is on %T, want the task box", d.win.Canvas().Focused())
+	}
+	d.prompt.TypedKey(esc)
+	test.Tap(dialogButton(t, d.win, "Keep editing"))
+	if d.closed {
+		t.Fatal("Keep editing closed the window")
+	}
+	d.prompt.TypedKey(esc)
+	test.Tap(dialogButton(t, d.win, "Discard and close"))
+	if !d.closed {
+		t.Error("Discard and close left the window open")
+	}
+}
+
 // gitCheckout returns a folder with a .git folder in it.
 func gitCheckout(t *testing.T) string {
 	t.Helper()
@@ -238,6 +313,7 @@ func TestNewRunDialogKeys(t *testing.T) {
 		name string
 		esc  func(d *newRunDialog)
 	}{
+		{"Esc on the kind closes the dialog", func(d *newRunDialog) { d.kind.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }},
 		{"Esc in the task box closes the dialog", func(d *newRunDialog) { d.prompt.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }},
 		{"Esc in the model field closes the dialog", func(d *newRunDialog) { d.model.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }},
 		{"Esc with nothing focused closes the dialog", func(d *newRunDialog) {
