@@ -82,7 +82,8 @@ func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
 }
 
 // keysHint is the line, small and grey, that says which keys do what in a window or a
-// dialog ("Ctrl+Enter starts · Esc closes").
+// dialog ("Ctrl+Enter starts · Esc closes"), on one line: set Wrapping to wrap a long one
+// at a full-width place.
 func keysHint(text string) *widget.RichText {
 	t := widget.NewRichText(&widget.TextSegment{Text: text, Style: widget.RichTextStyle{
 		ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText, Inline: true}})

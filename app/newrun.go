@@ -100,7 +100,7 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	bottom := container.NewVBox(
 		widget.NewLabel("Model"), d.model,
 		d.problem,
-		container.NewBorder(nil, nil, keysHint(newRunKeys), container.NewHBox(cancel, d.start)),
+		container.NewBorder(nil, nil, container.NewHBox(cancel, d.start), nil, container.NewCenter(keysHint(newRunKeys))),
 	)
 	d.win = a.NewWindow("segwi: new run")
 	// The objects in reading order, which is the order Tab moves through them.

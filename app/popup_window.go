@@ -65,7 +65,9 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 	// lands on it.
 	answers := container.NewHBox(layout.NewSpacer(), p.deny, p.allow)
 	stopRow := container.NewHBox(p.denyStop, widget.NewLabel(stopRunText))
-	bottom := container.NewVBox(p.panel.foot, p.denyMessage, answers, widget.NewSeparator(), stopRow)
+	hint := keysHint(popupKeys)
+	hint.Wrapping = fyne.TextWrapWord
+	bottom := container.NewVBox(p.panel.foot, p.denyMessage, answers, widget.NewSeparator(), stopRow, hint)
 
 	p.win = d.app.NewWindow(p.view.title)
 	p.win.SetContent(container.NewBorder(p.panel.top, bottom, nil, nil, p.panel.center))
@@ -80,6 +82,13 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 	p.showTimeLeft()
 	return p
 }
+
+// popupKeys says which keys do what in a popup: none answers it, so that a person typing
+// elsewhere when it grabs the focus answers nothing by accident; its run's window has the
+// chords that do.
+var popupKeys = "No key answers here: click. Tab reaches the reason box. In the run's window " +
+	shortcutLabel(allowShortcut) + " allows, " + shortcutLabel(denyShortcut) + " denies, " +
+	shortcutLabel(denyStopShortcut) + " denies and stops the run."
 
 // stopRunText says what the destructive button does, beside it.
 const stopRunText = "denies this and stops the whole run"
