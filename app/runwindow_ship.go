@@ -40,28 +40,55 @@ const shipTimeout = 2 * time.Minute
 // shipForm is a dialog of the run window: its fields and its buttons, for the tests.
 type shipForm struct {
 	dlg      dialog.Dialog
-	entry    *widget.Entry // the commit message, the pull request's title, the prompt
-	body     *widget.Entry // the pull request's body
+	entry    *formEntry // the commit message, the pull request's title, the prompt
+	body     *formEntry // the pull request's body
 	included []*widget.Check
 	ok       *widget.Button
 	cancel   *widget.Button
+	// needsText keeps ok off while entry is blank: the dialog stays open, rather than
+	// closing and then saying that nothing was done.
+	needsText bool
 }
 
 // newShipForm shows a dialog titled title over the window, with content above its two
-// buttons; ok is called when the person confirms.
+// buttons, the cursor in its first field; ok is called when the person confirms (the
+// button, or Ctrl+Enter in a field), Esc in a field cancels.
 func (w *runWindow) newShipForm(title, okText string, content fyne.CanvasObject, f *shipForm, ok func()) {
 	f.ok = widget.NewButton(okText, nil)
 	f.ok.Importance = widget.HighImportance
 	f.cancel = widget.NewButton("Cancel", nil)
-	box := container.NewBorder(nil, container.NewHBox(f.cancel, f.ok), nil, nil, content)
+	buttons := container.NewBorder(nil, nil, container.NewHBox(f.cancel, f.ok), nil,
+		container.NewCenter(keysHint("Ctrl+Enter: "+okText+" · Esc: Cancel")))
+	box := container.NewBorder(nil, buttons, nil, nil, content)
 	f.dlg = dialog.NewCustomWithoutButtons(title, box, w.win)
 	f.cancel.OnTapped = f.dlg.Hide
 	f.ok.OnTapped = func() {
+		if f.needsText && strings.TrimSpace(f.entry.Text) == "" {
+			return
+		}
 		f.dlg.Hide()
 		ok()
 	}
+	keys := formKeys{start: f.ok.OnTapped, escape: f.dlg.Hide}
+	for _, e := range []*formEntry{f.entry, f.body} {
+		if e != nil {
+			e.keys = keys
+		}
+	}
+	if f.needsText {
+		enable := func(text string) {
+			if strings.TrimSpace(text) == "" {
+				f.ok.Disable()
+			} else {
+				f.ok.Enable()
+			}
+		}
+		f.entry.OnChanged = enable
+		enable(f.entry.Text)
+	}
 	f.dlg.Resize(fyne.NewSize(640, 460))
 	f.dlg.Show()
+	w.win.Canvas().Focus(f.entry)
 }
 
 // commitMessage is what a commit or pull request of the run's changes is prefilled with:
@@ -72,7 +99,7 @@ func commitMessage(info runs.Info) string { return visible.Escape(runs.WorkTitle
 // include, then commits and pushes. On Fyne's goroutine.
 func (w *runWindow) openCommit(set control.ChangeSet) {
 	f := &shipForm{}
-	f.entry = widget.NewMultiLineEntry()
+	f.entry = newFormEntry(true, formKeys{})
 	f.entry.SetText(commitMessage(w.info))
 	f.entry.SetMinRowsVisible(3)
 	var ours, before []string
@@ -158,10 +185,10 @@ func committedText(c changes.Committed) string { return "Committed " + runs.Comm
 // openPullRequest asks for the pull request's title and body, then opens it. On Fyne's
 // goroutine.
 func (w *runWindow) openPullRequest() {
-	f := &shipForm{}
-	f.entry = widget.NewEntry()
+	f := &shipForm{needsText: true}
+	f.entry = newFormEntry(false, formKeys{})
 	f.entry.SetText(commitMessage(w.info))
-	f.body = widget.NewMultiLineEntry()
+	f.body = newFormEntry(true, formKeys{})
 	f.body.SetPlaceHolder("Left empty, segwi writes which run made the change, its task and its result.")
 	f.body.SetMinRowsVisible(8)
 	form := container.NewVBox(widget.NewLabel("Title"), f.entry, widget.NewLabel("Description"), f.body,
@@ -169,10 +196,6 @@ func (w *runWindow) openPullRequest() {
 	w.prForm = f
 	w.newShipForm("Open pull request", "Open pull request", form, f, func() {
 		title, body := strings.TrimSpace(f.entry.Text), f.body.Text
-		if title == "" {
-			w.note.SetText("A pull request needs a title.")
-			return
-		}
 		w.pr.Disable()
 		w.note.SetText("Opening the pull request…")
 		id := w.info.ID
@@ -210,18 +233,14 @@ func (w *runWindow) showPullRequest(raw string) {
 // openContinue asks for the next message, then starts the run that continues this one
 // and opens its window. On Fyne's goroutine.
 func (w *runWindow) openContinue() {
-	f := &shipForm{}
-	f.entry = widget.NewMultiLineEntry()
+	f := &shipForm{needsText: true}
+	f.entry = newFormEntry(true, formKeys{})
 	f.entry.SetPlaceHolder("What Claude Code should do next, in the same session")
 	f.entry.SetMinRowsVisible(4)
 	w.continueForm = f
 	content := container.NewVBox(widget.NewLabel(fmt.Sprintf("A new %s run in %s resumes this run's Claude Code session.", w.info.Kind, w.info.Checkout)), f.entry)
 	w.newShipForm("Continue the run", "Continue", content, f, func() {
 		prompt := strings.TrimSpace(f.entry.Text)
-		if prompt == "" {
-			w.note.SetText("Not continued: say what Claude Code should do next.")
-			return
-		}
 		w.cont.Disable()
 		w.note.SetText("Starting the run that continues this one…")
 		id := w.info.ID

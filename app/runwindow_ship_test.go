@@ -256,14 +256,31 @@ func TestContinueStartsTheNextRunAndOpensItsWindow(t *testing.T) {
 	})
 	test.Tap(w.cont)
 	f := w.continueForm
-	test.Tap(f.ok) // with no prompt: nothing starts
-	if len(ship.continues) != 0 || !strings.HasPrefix(w.note.Text, "Not continued: ") {
-		t.Errorf("an empty prompt continued %q; note %q", ship.continues, w.note.Text)
+	if w.win.Canvas().Focused() != f.entry {
+		t.Errorf("the Continue dialog opened with the focus on %T, want its text box", w.win.Canvas().Focused())
+	}
+	// With no prompt, Continue is off and the dialog stays: nothing to say "not continued" about.
+	if !f.ok.Disabled() {
+		t.Error("Continue is on with nothing typed")
+	}
+	test.Tap(f.ok)
+	f.entry.TypedShortcut(startShortcut)
+	if len(ship.continues) != 0 || w.win.Canvas().Overlays().Top() == nil || strings.Contains(w.note.Text, "Not continued") {
+		t.Errorf("an empty prompt: continued %q, dialog open %v, note %q; want nothing started, the dialog open and no stale note",
+			ship.continues, w.win.Canvas().Overlays().Top() != nil, w.note.Text)
+	}
+	// Esc cancels; Continue… again, the text typed, Ctrl+Enter continues.
+	f.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if w.win.Canvas().Overlays().Top() != nil {
+		t.Error("Esc left the dialog open")
 	}
 	test.Tap(w.cont)
 	f = w.continueForm
 	test.Type(f.entry, "now in French")
-	test.Tap(f.ok)
+	if f.ok.Disabled() {
+		t.Error("Continue is off with a prompt typed")
+	}
+	f.entry.TypedShortcut(startShortcut)
 	select {
 	case r := <-opened:
 		if r.ID() != next.ID() {
