@@ -88,10 +88,12 @@ type runWindow struct {
 	send, finish, stop, openDir, push *widget.Button
 	pr, cont                          *widget.Button    // Open pull request…, Continue…
 	prLink                            *widget.Hyperlink // the run's pull request, once opened
+	pushWhy                           *widget.Label     // why Push is off; hidden while it is on
 
 	commitForm, prForm, continueForm *shipForm // the dialogs last opened, for tests
 
 	stopPressed bool
+	untilEnd    bool // the note says what Finish or Stop does to the run: it is stale once the run has ended
 	sending     bool
 	ended       bool
 	pushOK      bool
@@ -194,6 +196,9 @@ func (w *runWindow) build() {
 	w.cont.Hide()
 	w.prLink = widget.NewHyperlink("", nil)
 	w.prLink.Hide()
+	w.pushWhy = widget.NewLabel("")
+	w.pushWhy.Wrapping = fyne.TextWrapWord
+	w.pushWhy.Hide()
 	if w.run == nil {
 		w.followUp.Disable()
 		w.send.Disable()
@@ -205,6 +210,7 @@ func (w *runWindow) build() {
 	buttons := container.NewHBox(w.finish, w.stop, layout.NewSpacer(), w.openDir)
 	if w.deps.pusher != nil && w.info.Kind != runs.KindAsk { // an ask run changes nothing: nothing to push
 		buttons.Add(w.push)
+		w.sayPushOff(pushAfterEnd)
 	}
 	if w.deps.shipper != nil {
 		buttons.Add(w.pr)
@@ -213,6 +219,7 @@ func (w *runWindow) build() {
 	bottom := container.NewVBox(
 		container.NewBorder(nil, nil, nil, w.send, w.followUp),
 		buttons,
+		w.pushWhy,
 		w.prLink,
 		w.note,
 	)
@@ -412,6 +419,11 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 	justEnded := (ended || info.State.Final()) && !w.ended
 	if justEnded {
 		w.ended = true
+		if w.untilEnd { // "No more follow-ups…", "Stopping…": done
+			w.untilEnd = false
+			w.note.SetText("")
+		}
+		w.stop.SetText("Stop")
 		w.followUp.Disable()
 		w.send.Disable()
 		w.finish.Disable()
@@ -431,6 +443,9 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 	}
 	if justEnded {
 		// Once the window shows the end: what the check changes comes after it.
+		if w.deps.pusher != nil && w.info.Kind != runs.KindAsk {
+			w.sayPushOff(pushChecking)
+		}
 		go w.checkPush()
 	}
 	w.refreshes.Add(1) // last: a test that saw it sees the widgets updated

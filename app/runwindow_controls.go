@@ -18,6 +18,7 @@ func (w *runWindow) pressFinish() {
 	w.followUp.Disable()
 	w.send.Disable()
 	w.note.SetText("No more follow-ups: the run ends when its current turn is done.")
+	w.untilEnd = true
 }
 
 // pressStop stops the run: the first press politely, the next ones by force.
@@ -30,9 +31,11 @@ func (w *runWindow) pressStop() {
 		w.stopPressed = true
 		w.stop.SetText("Force stop")
 		w.note.SetText("Stopping: the run got SIGTERM; Force stop kills it now.")
+		w.untilEnd = true
 		return
 	}
 	w.note.SetText("Force stop: the run's processes got SIGKILL.")
+	w.untilEnd = true
 }
 
 // sendFollowUp sends the entry's text to the run, off Fyne's goroutine (Send may wait up

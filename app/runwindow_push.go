@@ -33,11 +33,24 @@ func (w *runWindow) checkPush() {
 		}
 		if err == nil {
 			w.push.Enable()
+			w.pushWhy.Hide()
 			return
 		}
 		w.push.Disable()
-		w.note.SetText("Push is not available: " + err.Error())
+		w.sayPushOff("Push is off: " + err.Error())
 	})
+}
+
+// Why Push is off, before its check says more.
+const (
+	pushAfterEnd = "Push is off until the run has ended."
+	pushChecking = "Push is off while segwi checks that the branch can be pushed…"
+)
+
+// sayPushOff says, under the buttons, why Push is off.
+func (w *runWindow) sayPushOff(why string) {
+	w.pushWhy.SetText(why)
+	w.pushWhy.Show()
 }
 
 // pushBranch pushes the run's branch, off Fyne's goroutine, and says what happened.

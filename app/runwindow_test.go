@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -383,6 +384,10 @@ func TestRunWindowStopTurnsIntoForceStop(t *testing.T) {
 	if !h.w.stop.Disabled() || !h.w.send.Disabled() {
 		t.Errorf("after the end: stop disabled %v, send disabled %v; want both disabled", h.w.stop.Disabled(), h.w.send.Disabled())
 	}
+	// What the stop was doing is done: the window no longer says it.
+	if strings.Contains(h.w.note.Text, "SIGTERM") || strings.Contains(h.w.note.Text, "SIGKILL") || h.w.stop.Text != "Stop" {
+		t.Errorf("after the end: note %q, button %q; want the stop's note gone and the button back to Stop", h.w.note.Text, h.w.stop.Text)
+	}
 }
 
 func TestRunWindowFinishAndCloseEndTheRunAfterItsTurn(t *testing.T) {
@@ -395,12 +400,65 @@ func TestRunWindowFinishAndCloseEndTheRunAfterItsTurn(t *testing.T) {
 		t.Errorf("after Finish: finish disabled %v, send disabled %v, stop disabled %v; want Stop alone left",
 			h.w.finish.Disabled(), h.w.send.Disabled(), h.w.stop.Disabled())
 	}
+	if !strings.HasPrefix(h.w.note.Text, "No more follow-ups") {
+		t.Errorf("after Finish the note says %q", h.w.note.Text)
+	}
+	h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(5*time.Minute) })
+	before := h.w.refreshes.Load()
+	close(h.run.events)
+	await.For(t, 10*time.Second, "the end to show", func() bool { return h.w.refreshes.Load() > before })
+	if h.w.note.Text != "" {
+		t.Errorf("after the run ended the note still says %q", h.w.note.Text)
+	}
 
 	other := newRunHarness(t, 4)
 	other.w.win.Close() // the person is done with it
 	if n := other.run.closeCount(); n != 1 {
 		t.Errorf("closing the window of a live run closed its input %d times, want 1", n)
 	}
+}
+
+// A Push that is off says why, under the buttons: until the run has ended, while its
+// branch is checked, and what the check refused; it goes once Push is on.
+func TestRunWindowSaysWhyPushIsOff(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		check error
+		want  string // "" for Push on, nothing said
+	}{
+		{"a branch that can be pushed", nil, ""},
+		{"a refused branch", errors.New("push of run x: main is the remote's default branch; segwi pushes other branches only"),
+			"Push is off: push of run x: main is the remote's default branch; segwi pushes other branches only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newRunHarness(t, 4, func(d *runWindowDeps) { d.pusher = &checkingPusher{err: c.check} })
+			if !h.w.push.Disabled() || !h.w.pushWhy.Visible() || h.w.pushWhy.Text != pushAfterEnd {
+				t.Errorf("while the run goes: Push disabled %v, says %q (shown %v); want off, saying %q",
+					h.w.push.Disabled(), h.w.pushWhy.Text, h.w.pushWhy.Visible(), pushAfterEnd)
+			}
+			h.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(5*time.Minute) })
+			close(h.run.events)
+			await.For(t, 10*time.Second, "Push to be checked", func() bool { return h.w.pushChecked.Load() })
+			if c.want == "" {
+				if h.w.push.Disabled() || h.w.pushWhy.Visible() {
+					t.Errorf("Push disabled %v, still saying %q", h.w.push.Disabled(), h.w.pushWhy.Text)
+				}
+				return
+			}
+			if !h.w.push.Disabled() || !h.w.pushWhy.Visible() || h.w.pushWhy.Text != c.want {
+				t.Errorf("Push disabled %v, says %q (shown %v); want off, saying %q", h.w.push.Disabled(), h.w.pushWhy.Text, h.w.pushWhy.Visible(), c.want)
+			}
+		})
+	}
+}
+
+// checkingPusher is a pusher whose Check says err; it pushes nothing.
+type checkingPusher struct{ err error }
+
+func (p *checkingPusher) Check(context.Context, string) error { return p.err }
+
+func (p *checkingPusher) Push(context.Context, string) (string, error) {
+	return "", errors.New("checkingPusher pushes nothing")
 }
 
 func TestRunWindowSendsFollowUp(t *testing.T) {
