@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,9 +43,12 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 			}
 		}
 		test.Tap(settingsButton(t, w, "Open folder"))
-		if got := a.openedURLs(); len(got) != 1 || !strings.HasPrefix(got[0], "file://"+state) {
-			t.Errorf("Open folder opened %v, want the damaged run's folder under %s", got, state)
-		}
+		await.For(t, 10*time.Second, "the damaged run's folder to be opened", func() error {
+			if got := a.openedURLs(); len(got) != 1 || !strings.HasPrefix(got[0], "file://"+state) {
+				return fmt.Errorf("opened %v, want the damaged run's folder under %s", got, state)
+			}
+			return nil
+		})
 	})
 
 	t.Run("the history lists the good runs and names the damaged record", func(t *testing.T) {

@@ -108,7 +108,11 @@ func (d *desk) open(s control.Show) error {
 			return d.tray.client.RemoveRetired(ctx)
 		})
 	case control.ShowSettingsWarnings:
-		ShowSettingsWarnings(d.app, d.tray.settings().File, s.Unknown, s.Checks, d.openSettings)
+		ShowSettingsWarnings(d.app, d.tray.settings().File, s.Unknown, s.Checks, d.openSettings, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+			defer cancel()
+			return d.tray.client.CreateSettings(ctx)
+		})
 	case control.ShowGuardedEdit:
 		d.guardedEdit()
 	case control.ShowDamaged:

@@ -57,7 +57,8 @@ func RunWindows(ctx context.Context, conn net.Conn, opts WindowOptions) error {
 	if opts.IdleExit <= 0 {
 		opts.IdleExit = IdleExit
 	}
-	a := fyneapp.NewWithID(ID)
+	// OpenURL says when the desktop could not open a folder or a file (see openingApp).
+	a := openingApp{fyneapp.NewWithID(ID)}
 	a.SetIcon(iconApp)
 	// Fyne's loop ends when its last window is destroyed; a window never shown is never
 	// destroyed, so this one keeps the process up between windows, until it decides to go.

@@ -80,14 +80,23 @@ func sendError(err error) string {
 	return err.Error()
 }
 
-// openFolder opens the checkout in the file manager.
+// openFolder opens the checkout in the file manager, off Fyne's goroutine (the opener may
+// take a moment to say it failed); when it cannot, the note says why and the path goes on
+// the clipboard.
 func (w *runWindow) openFolder() {
-	u := &url.URL{Scheme: "file", Path: w.info.Checkout}
+	path := w.info.Checkout
+	u := &url.URL{Scheme: "file", Path: path}
 	open := w.deps.openURL
 	if open == nil {
 		open = w.deps.app.OpenURL
 	}
-	if err := open(u); err != nil {
-		w.note.SetText("Could not open the folder: " + err.Error())
-	}
+	go func() {
+		err := open(u)
+		onUI(func() {
+			if err != nil && !w.closed.Load() {
+				w.deps.app.Clipboard().SetContent(path)
+				w.note.SetText(openFailed("the folder", path, err))
+			}
+		})
+	}()
 }

@@ -480,8 +480,32 @@ func TestRunWindowSendsFollowUp(t *testing.T) {
 func TestRunWindowOpensTheCheckout(t *testing.T) {
 	h := newRunHarness(t, 4)
 	test.Tap(h.w.openDir)
-	if h.opened == nil || h.opened[0] != "file:///home/ada/src/web" {
-		t.Errorf("opened %v, want the checkout as a file URL", h.opened)
+	await.For(t, 10*time.Second, "the checkout to be opened", func() error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if len(h.opened) != 1 || h.opened[0] != "file:///home/ada/src/web" {
+			return fmt.Errorf("opened %v, want the checkout as a file URL", h.opened)
+		}
+		return nil
+	})
+
+	// The desktop's opener finds nothing to open a folder with: the window says so, and the
+	// folder's path is on the clipboard to paste.
+	failing := newRunHarness(t, 4, func(d *runWindowDeps) {
+		d.openURL = func(*url.URL) error { return errors.New("xdg-open found no program to open it with") }
+	})
+	test.Tap(failing.w.openDir)
+	want := "Could not open the folder /home/ada/src/web: xdg-open found no program to open it with. Its path is on the clipboard."
+	await.For(t, 10*time.Second, "the window to say why", func() error {
+		var note string
+		ui(func() { note = failing.w.note.Text })
+		if note != want {
+			return fmt.Errorf("the note says %q, want %q", note, want)
+		}
+		return nil
+	})
+	if got := failing.w.deps.app.Clipboard().Content(); got != "/home/ada/src/web" {
+		t.Errorf("the clipboard holds %q, want the checkout's path", got)
 	}
 }
 

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
@@ -17,10 +15,11 @@ import (
 // git checkout). The tray process sends only what it did not show before in this run of
 // segwi, and the desktop notification. With nothing to show it shows nothing and returns
 // nil.
-// Open file opens the settings file, saying so in the window when it cannot; Open settings
-// (left out when openSettings is nil) opens the settings window. Call it on the UI
-// goroutine.
-func ShowSettingsWarnings(a fyne.App, file string, unknown, checks []string, openSettings func()) fyne.Window {
+// Open file opens the settings file, saying so in the window when it cannot; with no file
+// yet (the first launch) it offers to create one (createFile, called off the UI goroutine;
+// nil: it says how to write one). Open settings (left out when openSettings is nil) opens
+// the settings window. Call it on the UI goroutine.
+func ShowSettingsWarnings(a fyne.App, file string, unknown, checks []string, openSettings func(), createFile func() error) fyne.Window {
 	if len(unknown)+len(checks) == 0 {
 		return nil
 	}
@@ -50,7 +49,7 @@ func ShowSettingsWarnings(a fyne.App, file string, unknown, checks []string, ope
 			openSettings()
 		}))
 	}
-	buttons.Add(widget.NewButton("Open file", func() { reportOpen(note, "the settings file", openFileURL(a, file)) }))
+	buttons.Add(widget.NewButton("Open file", func() { openSettingsFile(a, w, note, file, createFile) }))
 	buttons.Add(widget.NewButton("OK", w.Close))
 	w.SetContent(container.NewBorder(nil, container.NewVBox(note, buttons), nil, nil,
 		container.NewVScroll(container.NewVBox(rows...))))
@@ -66,14 +65,4 @@ func openNote() *widget.Label {
 	l.Importance = widget.DangerImportance
 	l.Hide()
 	return l
-}
-
-// reportOpen shows in note why opening what failed, or hides note when err is nil.
-func reportOpen(note *widget.Label, what string, err error) {
-	if err == nil {
-		note.Hide()
-		return
-	}
-	note.SetText(fmt.Sprintf("Could not open %s: %v.", what, err))
-	note.Show()
 }

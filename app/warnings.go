@@ -3,8 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -64,10 +62,7 @@ func ShowRetired(a fyne.App, file string, found []migrate.Retired, remove func()
 		})
 		buttons.Add(removeBtn)
 	}
-	openFile := widget.NewButton("Open file", func() {
-		note.Importance = widget.DangerImportance
-		reportOpen(note, "the settings file", openFileURL(a, file))
-	})
+	openFile := widget.NewButton("Open file", func() { openSettingsFile(a, w, note, file, nil) })
 	buttons.Add(openFile)
 	buttons.Add(widget.NewButton("OK", w.Close))
 	w.SetContent(container.NewBorder(nil,
@@ -135,7 +130,7 @@ func damagedRow(a fyne.App, d runs.Damaged) fyne.CanvasObject {
 		text = fmt.Sprintf("%v; %s.", d.Err, advice)
 	}
 	note := openNote()
-	open := widget.NewButton("Open folder", func() { reportOpen(note, "the folder", openFileURL(a, d.Dir)) })
+	open := widget.NewButton("Open folder", func() { openIn(a, note, "the folder", d.Dir) })
 	return container.NewVBox(file, settingsText(text), container.NewHBox(open), note)
 }
 
@@ -203,7 +198,7 @@ func ShowSettingsProblems(a fyne.App, file string, err error, when ProblemsMomen
 		}))
 	}
 	note := openNote()
-	buttons.Add(widget.NewButton("Open file", func() { reportOpen(note, "the settings file", openFileURL(a, file)) }))
+	buttons.Add(widget.NewButton("Open file", func() { openSettingsFile(a, w, note, file, nil) }))
 	buttons.Add(widget.NewButton("Close", w.Close))
 	w.SetContent(container.NewBorder(
 		container.NewVBox(settingsText(what+" your settings file "+file+":")),
@@ -252,14 +247,4 @@ func problemLines(file string, err error) []string {
 		}
 	}
 	return out
-}
-
-// openFileURL opens file (or a folder) in the person's default application for it. Its
-// error (no xdg-open, say) is for the window to show: see reportOpen.
-func openFileURL(a fyne.App, file string) error {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		abs = file
-	}
-	return a.OpenURL(&url.URL{Scheme: "file", Path: abs})
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,10 +49,6 @@ func TestRetiredWindowListsEachKeyOnce(t *testing.T) {
 	if n := a.notifications(); len(n) != 0 {
 		t.Errorf("the window sent the notifications %v; the tray process sends them", n)
 	}
-	test.Tap(settingsButton(t, w, "Open file"))
-	if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
-		t.Errorf("opened (-want +got):\n%s", diff)
-	}
 	w.Resize(fyne.NewSize(560, 420))
 	assertMarkup(t, "warnings_retired.xml", w.Canvas())
 }
@@ -85,10 +82,6 @@ func TestSettingsProblemsWindow(t *testing.T) {
 			t.Errorf("texts (-want +got):\n%s", diff)
 		}
 		assertMarkup(t, "warnings_problems.xml", w.Canvas())
-		test.Tap(settingsButton(t, w, "Open file"))
-		if diff := cmp.Diff([]string{"file://" + warningsFile}, a.openedURLs()); diff != "" {
-			t.Errorf("opened (-want +got):\n%s", diff)
-		}
 		test.Tap(settingsButton(t, w, "Open settings"))
 		if opened != 1 {
 			t.Errorf("Open settings called openSettings %d times, want 1", opened)
@@ -127,38 +120,87 @@ func TestSettingsProblemsWindow(t *testing.T) {
 	})
 }
 
-// Without xdg-open (or with a broken one) each Open button says why nothing opened, in its
-// window: the person would otherwise press it again and again.
-func TestOpenButtonsSayWhyNothingOpened(t *testing.T) {
-	noOpener := errors.New(`exec: "xdg-open": executable file not found in $PATH`)
-	tests := []struct {
-		name   string
-		show   func(a fyne.App) fyne.Window
-		button string
-		want   string
-	}{
-		{"the retired settings' Open file", func(a fyne.App) fyne.Window {
-			return ShowRetired(a, warningsFile, []migrate.Retired{{Key: "segwi.branchPrefixes", Setting: "segwi.branchPrefixes"}}, nil)
-		}, "Open file", "Could not open the settings file: " + noOpener.Error() + "."},
-		{"the settings problems' Open file", func(a fyne.App) fyne.Window {
-			return ShowSettingsProblems(a, warningsFile, errors.New("bad"), AtStartup, nil)
-		}, "Open file", "Could not open the settings file: " + noOpener.Error() + "."},
-		{"the damaged records' Open folder", func(a fyne.App) fyne.Window {
-			return ShowDamagedRecords(a, []runs.Damaged{{File: "/s/runs/r1/run.json", Dir: "/s/runs/r1", Err: errors.New("unexpected end of JSON input")}})
-		}, "Open folder", "Could not open the folder: " + noOpener.Error() + "."},
+// Each Open button opens what it names: the settings file, a damaged run's folder.
+func TestOpenButtonsOpenWhatTheyName(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, []byte("segwi: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
+	for _, tt := range openButtons(file) {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newSettingsTestApp(t)
+			w := tt.show(a)
+			defer w.Close()
+			test.Tap(settingsButton(t, w, tt.button))
+			await.For(t, 10*time.Second, "it to be opened", func() bool {
+				got := a.openedURLs()
+				return len(got) == 1 && got[0] == "file://"+tt.path
+			})
+		})
+	}
+}
+
+// openButtons are the Open buttons of the windows about the settings and the records, on
+// the settings file file.
+func openButtons(file string) []struct {
+	name, button, what, path string
+	show                     func(a fyne.App) fyne.Window
+} {
+	return []struct {
+		name, button, what, path string
+		show                     func(a fyne.App) fyne.Window
+	}{
+		{"the retired settings' Open file", "Open file", "the settings file", file, func(a fyne.App) fyne.Window {
+			return ShowRetired(a, file, []migrate.Retired{{Key: "segwi.branchPrefixes", Setting: "segwi.branchPrefixes"}}, nil)
+		}},
+		{"the settings problems' Open file", "Open file", "the settings file", file, func(a fyne.App) fyne.Window {
+			return ShowSettingsProblems(a, file, errors.New("bad"), AtStartup, nil)
+		}},
+		{"the settings warnings' Open file", "Open file", "the settings file", file, func(a fyne.App) fyne.Window {
+			return ShowSettingsWarnings(a, file, []string{"segwi.x"}, nil, nil, nil)
+		}},
+		{"the damaged records' Open folder", "Open folder", "the folder", "/s/runs/r1", func(a fyne.App) fyne.Window {
+			return ShowDamagedRecords(a, []runs.Damaged{{File: "/s/runs/r1/run.json", Dir: "/s/runs/r1", Err: errors.New("unexpected end of JSON input")}})
+		}},
+	}
+}
+
+// Without xdg-open (or with a broken one) each Open button says why nothing opened, in its
+// window, and puts the path on the clipboard: the person would otherwise press it again
+// and again.
+func TestOpenButtonsSayWhyNothingOpened(t *testing.T) {
+	noOpener := errors.New("xdg-open is not installed, and segwi opens files and folders with it")
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, []byte("segwi: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range openButtons(file) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newSettingsTestApp(t)
 			a.openErr = noOpener
 			w := tt.show(a)
 			defer w.Close()
 			test.Tap(settingsButton(t, w, tt.button))
-			if texts := strings.Join(settingsLabels(w.Content()), "\n"); !strings.Contains(texts, tt.want) {
-				t.Errorf("after %s failed the window does not say %q:\n%s", tt.button, tt.want, texts)
+			want := "Could not open " + tt.what + " " + tt.path + ": " + noOpener.Error() + ". Its path is on the clipboard."
+			awaitLabel(t, w, want)
+			if got := a.Clipboard().Content(); got != tt.path {
+				t.Errorf("the clipboard holds %q, want %q", got, tt.path)
 			}
 		})
 	}
+}
+
+// awaitLabel waits until a label of w says want.
+func awaitLabel(t *testing.T, w fyne.Window, want string) {
+	t.Helper()
+	var texts []string
+	await.For(t, 10*time.Second, "the window to say "+want, func() error {
+		ui(func() { texts = settingsLabels(w.Content()) })
+		if strings.Contains(strings.Join(texts, "\n"), want) {
+			return nil
+		}
+		return fmt.Errorf("it says:\n%s", strings.Join(texts, "\n"))
+	})
 }
 
 func TestRetiredWindowRemovesTheKeysAndKeepsTheRest(t *testing.T) {

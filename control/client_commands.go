@@ -106,6 +106,13 @@ func (c *Client) SetToken(ctx context.Context, tok, apiURL string) error {
 	return err
 }
 
+// CreateSettings has the tray write a starter settings file where it reads its settings,
+// when there is none yet.
+func (c *Client) CreateSettings(ctx context.Context) error {
+	_, err := c.do(ctx, CreateSettings{})
+	return err
+}
+
 // CheckToken has the tray check the keyring's token with the GitHub API it was saved for,
 // and returns what GitHub said; token.ErrNotFound when there is none.
 func (c *Client) CheckToken(ctx context.Context) (TokenCheck, error) {

@@ -116,6 +116,14 @@ type SaveSettings struct {
 // MessageType returns TypeSaveSettings.
 func (SaveSettings) MessageType() Type { return TypeSaveSettings }
 
+// CreateSettings writes a starter settings file (settings.CreateStarter: every key at its
+// default, commented) where the tray reads its settings, when there is no file there yet;
+// it never replaces one.
+type CreateSettings struct{}
+
+// MessageType returns TypeCreateSettings.
+func (CreateSettings) MessageType() Type { return TypeCreateSettings }
+
 // RemoveRetired deletes the retired keys from the tray's settings file, keeping the rest
 // of it, comments included (settings.RemoveRetired). Its reply is an error saying why
 // nothing was removed.

@@ -39,26 +39,27 @@ const (
 	TypePage         Type = "page"          // PageStatus: the approval page, where it is served or why not
 
 	// From a client to the tray: commands.
-	TypeStart         Type = "start"
-	TypeFollowUp      Type = "follow-up"
-	TypeFinish        Type = "finish"
-	TypeStop          Type = "stop"
-	TypePush          Type = "push"
-	TypeAnswer        Type = "answer"
-	TypeSaveSettings  Type = "save-settings"
-	TypeRemoveRetired Type = "remove-retired"
-	TypeSubscribe     Type = "subscribe"
-	TypeUnsubscribe   Type = "unsubscribe"
-	TypeCheckPush     Type = "check-push"
-	TypeConfirmEdit   Type = "confirm-edit"
-	TypeKeepEdit      Type = "keep-edit"
-	TypeTokenStatus   Type = "token-status"
-	TypeSetToken      Type = "set-token"
-	TypeDeleteToken   Type = "delete-token"
-	TypeCheckToken    Type = "check-token"
-	TypeRunCanary     Type = "run-canary"
-	TypeStopCanary    Type = "stop-canary"
-	TypeQuit          Type = "quit"
+	TypeStart          Type = "start"
+	TypeFollowUp       Type = "follow-up"
+	TypeFinish         Type = "finish"
+	TypeStop           Type = "stop"
+	TypePush           Type = "push"
+	TypeAnswer         Type = "answer"
+	TypeSaveSettings   Type = "save-settings"
+	TypeRemoveRetired  Type = "remove-retired"
+	TypeCreateSettings Type = "create-settings"
+	TypeSubscribe      Type = "subscribe"
+	TypeUnsubscribe    Type = "unsubscribe"
+	TypeCheckPush      Type = "check-push"
+	TypeConfirmEdit    Type = "confirm-edit"
+	TypeKeepEdit       Type = "keep-edit"
+	TypeTokenStatus    Type = "token-status"
+	TypeSetToken       Type = "set-token"
+	TypeDeleteToken    Type = "delete-token"
+	TypeCheckToken     Type = "check-token"
+	TypeRunCanary      Type = "run-canary"
+	TypeStopCanary     Type = "stop-canary"
+	TypeQuit           Type = "quit"
 
 	TypeCommit          Type = "commit"            // Commit: commit an ended run's changes
 	TypeOpenPullRequest Type = "open-pull-request" // OpenPullRequest: for a run's pushed branch
@@ -132,26 +133,27 @@ var kinds = map[Type]kind{
 	TypeShow:         {dir: fromTray, request: true, roles: windowOnly, decode: decoder[Show]()},
 	TypePage:         {dir: fromTray, roles: windowOnly, decode: decoder[PageStatus]()},
 
-	TypeStart:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Start]()},
-	TypeFollowUp:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[FollowUp]()},
-	TypeFinish:        {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Finish]()},
-	TypeStop:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Stop]()},
-	TypePush:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Push]()},
-	TypeAnswer:        {dir: fromClient, request: true, roles: everyone, decode: decoder[Answer]()},
-	TypeSaveSettings:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SaveSettings]()},
-	TypeRemoveRetired: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveRetired]()},
-	TypeSubscribe:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Subscribe]()},
-	TypeUnsubscribe:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Unsubscribe]()},
-	TypeCheckPush:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckPush]()},
-	TypeConfirmEdit:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[ConfirmEdit]()},
-	TypeKeepEdit:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[KeepEdit]()},
-	TypeTokenStatus:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[TokenStatus]()},
-	TypeSetToken:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetToken]()},
-	TypeDeleteToken:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[DeleteToken]()},
-	TypeCheckToken:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckToken]()},
-	TypeRunCanary:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
-	TypeStopCanary:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
-	TypeQuit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},
+	TypeStart:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Start]()},
+	TypeFollowUp:       {dir: fromClient, request: true, roles: windowOnly, decode: decoder[FollowUp]()},
+	TypeFinish:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Finish]()},
+	TypeStop:           {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Stop]()},
+	TypePush:           {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Push]()},
+	TypeAnswer:         {dir: fromClient, request: true, roles: everyone, decode: decoder[Answer]()},
+	TypeSaveSettings:   {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SaveSettings]()},
+	TypeRemoveRetired:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveRetired]()},
+	TypeCreateSettings: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CreateSettings]()},
+	TypeSubscribe:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Subscribe]()},
+	TypeUnsubscribe:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Unsubscribe]()},
+	TypeCheckPush:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckPush]()},
+	TypeConfirmEdit:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[ConfirmEdit]()},
+	TypeKeepEdit:       {dir: fromClient, request: true, roles: windowOnly, decode: decoder[KeepEdit]()},
+	TypeTokenStatus:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[TokenStatus]()},
+	TypeSetToken:       {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetToken]()},
+	TypeDeleteToken:    {dir: fromClient, request: true, roles: windowOnly, decode: decoder[DeleteToken]()},
+	TypeCheckToken:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckToken]()},
+	TypeRunCanary:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
+	TypeStopCanary:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
+	TypeQuit:           {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},
 
 	TypeCommit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Commit]()},
 	TypeOpenPullRequest: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[OpenPullRequest]()},

@@ -81,6 +81,7 @@ func examples() []Body {
 		Answer{Request: "7", Decision: DenyAndStop, Reason: "wrong branch", By: ByThisDesktop},
 		SaveSettings{Settings: s},
 		RemoveRetired{},
+		CreateSettings{},
 		Subscribe{Run: info.ID},
 		Unsubscribe{Run: info.ID},
 		CheckPush{Run: info.ID},

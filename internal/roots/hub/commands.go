@@ -70,6 +70,9 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		err := h.core.SaveSettings(h.core.Report().File, cmd.Settings)
 		h.republish()
 		return failed(err)
+	case control.CreateSettings:
+		// The watcher reloads the file: its keys are the defaults, so nothing changes.
+		return failed(settings.CreateStarter(h.core.Report().File))
 	case control.RemoveRetired:
 		// The watcher reloads the file; the retired keys are gone from the next report.
 		_, err := settings.RemoveRetired(h.core.Report().File)
