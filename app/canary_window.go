@@ -13,16 +13,19 @@ import (
 	"github.com/segwi/segwi/canary"
 )
 
-// canaryWindow shows the tray's canary: a verdict line in the colour of the outcome
-// (passed, failed, could not run), the report wrapped at words, and Close, Run again and
-// Open settings. When no guard deny file is set it says what a guard hook is and how to
-// set one up (canary.GuardHelp).
+// canaryWindow shows the tray's canary: a moving bar while it runs, then a verdict line in
+// the colour of the outcome (passed, failed, could not run), the report wrapped at words,
+// and Close, Run again and Open settings (at the Canary section). When no guard deny file
+// is set it says what a guard hook is and how to set one up (canary.GuardHelp), with a
+// button that copies it.
 type canaryWindow struct {
 	win      fyne.Window
 	run      func(ctx context.Context) (string, error)
 	verdict  *widget.Label
+	progress *widget.ProgressBarInfinite // shown while a canary runs
 	report   *widget.Label
 	help     *widget.Label
+	copyHelp *widget.Button // copies the guard hook's help; shown with it
 	again    *widget.Button
 	cancel   context.CancelFunc // of the canary under way; nil when none
 	stop     func()             // stops the canary under way where it runs (the tray); nil: cancel is enough
@@ -41,11 +44,19 @@ func newCanaryWindow(a fyne.App, run func(ctx context.Context) (string, error), 
 	c.help = widget.NewLabelWithStyle(canary.GuardHelp, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	c.help.Wrapping = fyne.TextWrapWord
 	c.help.Hide()
+	c.progress = widget.NewProgressBarInfinite()
+	c.progress.Stop()
+	c.progress.Hide()
+	c.copyHelp = widget.NewButton("Copy the example", func() {
+		a.Clipboard().SetContent(canary.GuardHelp)
+		c.copyHelp.SetText("Copied")
+	})
+	c.copyHelp.Hide()
 	c.again = widget.NewButton("Run again", c.start)
 	settingsBtn := widget.NewButton("Open settings", openSettings)
 	closeBtn := widget.NewButton("Close", c.win.Close)
-	c.win.SetContent(container.NewBorder(c.verdict,
-		container.NewHBox(layout.NewSpacer(), settingsBtn, c.again, closeBtn), nil, nil,
+	c.win.SetContent(container.NewBorder(container.NewVBox(c.verdict, c.progress),
+		container.NewHBox(c.copyHelp, layout.NewSpacer(), settingsBtn, c.again, closeBtn), nil, nil,
 		container.NewVScroll(container.NewVBox(c.report, c.help))))
 	c.win.Resize(fyne.NewSize(720, 480))
 	c.win.SetOnClosed(func() {
@@ -62,7 +73,8 @@ func newCanaryWindow(a fyne.App, run func(ctx context.Context) (string, error), 
 	return c
 }
 
-// Show shows the window and starts the canary.
+// Show shows the window and starts a canary, unless one is under way: "Run canary" with
+// the window open on an old result runs it again.
 func (c *canaryWindow) Show() {
 	c.win.Show()
 	c.start()
@@ -80,11 +92,16 @@ func (c *canaryWindow) start() {
 	c.setVerdict("Running the canary: a real ask run with your Claude Code. It takes a minute or two…", widget.MediumImportance)
 	c.report.SetText("")
 	c.help.Hide()
+	c.copyHelp.Hide()
+	c.progress.Show()
+	c.progress.Start()
 	go func() {
 		out, err := c.run(ctx)
 		onUI(func() {
 			cancel()
 			c.cancel = nil
+			c.progress.Stop()
+			c.progress.Hide()
 			c.again.Enable()
 			c.show(strings.TrimSpace(out), err)
 			if c.finished != nil {
@@ -107,6 +124,8 @@ func (c *canaryWindow) show(report string, err error) {
 	}
 	if errors.Is(err, canary.ErrNoGuardDeny) {
 		c.help.Show()
+		c.copyHelp.SetText("Copy the example")
+		c.copyHelp.Show()
 	}
 }
 

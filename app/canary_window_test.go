@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/canary"
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
@@ -68,8 +69,11 @@ func TestCanaryWindowShowsTheOutcome(t *testing.T) {
 			if c.report.Wrapping != fyne.TextWrapWord {
 				t.Error("the report is not wrapped at words")
 			}
-			if c.help.Visible() != tt.help {
-				t.Errorf("the guard hook help shown: %v, want %v", c.help.Visible(), tt.help)
+			if c.help.Visible() != tt.help || c.copyHelp.Visible() != tt.help {
+				t.Errorf("the guard hook help shown: %v, its copy button: %v, want %v", c.help.Visible(), c.copyHelp.Visible(), tt.help)
+			}
+			if c.progress.Visible() {
+				t.Error("the progress bar still moves once the canary has ended")
 			}
 			if tt.golden != "" {
 				relayout(c.win.Content())
@@ -103,4 +107,58 @@ func TestCanaryWindowButtons(t *testing.T) {
 	if !closed {
 		t.Error("Close left the window open")
 	}
+}
+
+// While a canary runs the window shows a moving bar; "Run canary" with the window open on
+// an old result runs the canary again (it showed the old result and did nothing); the
+// guard hook's help can be copied.
+func TestCanaryWindowRunsAgainWhenAskedAgainAndShowsItsProgress(t *testing.T) {
+	var runs atomic.Int64
+	release := make(chan struct{})
+	c := openCanary(t, func(ctx context.Context) (string, error) {
+		if runs.Add(1) == 2 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return "", fmt.Errorf("canary: %w", canary.ErrNoGuardDeny)
+	}, func() {})
+
+	test.Tap(settingsButton(t, c.win, "Copy the example"))
+	if got := fyne.CurrentApp().Clipboard().Content(); got != canary.GuardHelp {
+		t.Errorf("the clipboard holds %q, want the guard hook's help", got)
+	}
+
+	var again atomic.Int64
+	c.finished = func() { again.Add(1) }
+	c.Show() // "Run canary" from the tray's menu, the window open
+	await.For(t, 10*time.Second, "the second canary to start", func() bool { return runs.Load() == 2 })
+	onUIWait(func() {
+		if !c.progress.Visible() || !c.again.Disabled() || c.copyHelp.Visible() {
+			t.Errorf("while the canary runs: progress shown %v, Run again off %v, copy button shown %v; want a bar, Run again off, no copy button",
+				c.progress.Visible(), c.again.Disabled(), c.copyHelp.Visible())
+		}
+	})
+	c.Show() // asked again while it runs: it is under way, not started twice
+	close(release)
+	await.For(t, 10*time.Second, "the second canary to end", func() bool { return again.Load() == 1 })
+	if runs.Load() != 2 {
+		t.Errorf("the canary ran %d times, want 2", runs.Load())
+	}
+}
+
+// "Run canary" from the tray's menu with the canary window open on an old result runs the
+// canary again: it raised the window on the old result and did nothing.
+func TestRunCanaryWithTheWindowOpenRunsItAgain(t *testing.T) {
+	h := newDeskHarness(t, nil)
+	onUIWait(h.d.runCanary)
+	command[control.RunCanary](t, h.hub)
+	await.For(t, 10*time.Second, "the first canary to end", func() bool {
+		ended := false
+		onUIWait(func() { ended = h.d.canary != nil && h.d.canary.cancel == nil })
+		return ended
+	})
+	onUIWait(h.d.runCanary)
+	command[control.RunCanary](t, h.hub)
 }

@@ -27,10 +27,10 @@ type desk struct {
 	asked  map[string]context.CancelFunc // the popup of each request shown, by request id
 	known  map[string]waitingApproval    // each request shown and its view, by request id, for the run windows
 
-	runWins   map[string]*runWindow
-	history   *historyWindow
-	quitWin   fyne.Window
-	canaryWin fyne.Window
+	runWins map[string]*runWindow
+	history *historyWindow
+	quitWin fyne.Window
+	canary  *canaryWindow
 }
 
 func newDesk(a fyne.App, t *trayLink, opts WindowOptions) *desk {

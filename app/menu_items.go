@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -70,18 +71,19 @@ func quitQuestion(n int, grace time.Duration) string {
 }
 
 // runCanary opens the canary window, which has the tray run the canary, or raises the one
-// open; closing the window stops the canary.
+// open and runs the canary again there unless it is under way; closing the window stops
+// the canary. Its Open settings opens the settings at the Canary section.
 func (d *desk) runCanary() {
-	if d.canaryWin != nil {
-		d.canaryWin.Show()
+	if d.canary != nil {
+		d.canary.Show()
 		return
 	}
-	c := newCanaryWindow(d.app, d.tray.client.RunCanary, d.openSettings)
+	c := newCanaryWindow(d.app, d.tray.client.RunCanary, func() { d.openSettingsAt(control.SectionCanary) })
 	c.stop = func() {
 		d.tray.command(func(ctx context.Context) error { return d.tray.client.StopCanary(ctx) })
 	}
-	c.onClosed = func() { d.canaryWin = nil }
-	d.canaryWin = c.win
+	c.onClosed = func() { d.canary = nil }
+	d.canary = c
 	c.Show()
 }
 
