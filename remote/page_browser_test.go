@@ -105,3 +105,42 @@ func awaitText(t *testing.T, b *browser.Browser, css, want string) string {
 	})
 	return text
 }
+
+// The page follows the phone's setting: dark when the phone is set to dark (its background,
+// its cards, its text), light otherwise, and it changes with the setting while it is open.
+func TestThePageFollowsThePhonesDarkSetting(t *testing.T) {
+	b := browser.Start(t, browser.Options{Width: 390, Height: 844})
+	s := serveFake(t, defaultLimits)
+	s.f.device("127.0.0.1", "phone", 1)
+	r := testRun("r1")
+	s.hub.addRun(r)
+	ref := control.RunRef{ID: r.ID, Kind: r.Kind, Checkout: r.Checkout, Name: r.Name, Prompt: r.Prompt}
+	req := s.hub.put(control.Approval{Run: ref, Tool: "Bash", Input: []byte(`{"command":"rm -rf build"}`),
+		Asked: time.Now(), Deadline: time.Now().Add(10 * time.Minute)})
+	card := fmt.Sprintf(`li.card[data-request=%q]`, req)
+
+	b.PreferColorScheme(t, "dark")
+	b.Open(t, s.url(deskIP)+"/")
+	awaitText(t, b, card, "rm -rf build")
+	for _, c := range []struct {
+		scheme           string
+		page, card, text string // computed colors
+	}{
+		{"dark", "rgba(22, 22, 22, 1)", "rgba(34, 34, 34, 1)", "rgba(238, 238, 238, 1)"},
+		{"light", "rgba(250, 250, 250, 1)", "rgba(255, 255, 255, 1)", "rgba(27, 27, 27, 1)"},
+	} {
+		b.PreferColorScheme(t, c.scheme)
+		body, _ := b.Find("body")
+		cardEl := b.Await(t, 10*time.Second, card)
+		for _, got := range []struct{ what, value, want string }{
+			{"the page's background", b.CSS(t, body, "background-color"), c.page},
+			{"the card's background", b.CSS(t, cardEl, "background-color"), c.card},
+			{"the text", b.CSS(t, body, "color"), c.text},
+		} {
+			if got.value != got.want {
+				t.Errorf("set to %s, %s is %s, want %s", c.scheme, got.what, got.value, got.want)
+			}
+		}
+		b.Screenshot(t, filepath.Join(screenshotDir(t), "remote-page-"+c.scheme+".png"))
+	}
+}

@@ -168,6 +168,28 @@ func (b *Browser) Text(el Element) (string, error) {
 	return text, err
 }
 
+// CSS returns the computed value of el's CSS property, as the browser resolved it (colors
+// as rgba(r, g, b, a)).
+func (b *Browser) CSS(t *testing.T, el Element, property string) string {
+	t.Helper()
+	var value string
+	if err := b.call(http.MethodGet, b.url+"/element/"+string(el)+"/css/"+property, nil, &value); err != nil {
+		t.Fatalf("reading %s: %v", property, err)
+	}
+	return value
+}
+
+// PreferColorScheme has pages see the phone set to "light" or "dark" (prefers-color-scheme),
+// through Chromium's DevTools protocol, as a phone's system setting would.
+func (b *Browser) PreferColorScheme(t *testing.T, scheme string) {
+	t.Helper()
+	in := map[string]any{"cmd": "Emulation.setEmulatedMedia", "params": map[string]any{
+		"features": []map[string]string{{"name": "prefers-color-scheme", "value": scheme}}}}
+	if err := b.call(http.MethodPost, b.url+"/goog/cdp/execute", in, nil); err != nil {
+		t.Fatalf("preferring the %s color scheme: %v", scheme, err)
+	}
+}
+
 // Screenshot saves what the viewport shows as a PNG at path.
 func (b *Browser) Screenshot(t *testing.T, path string) {
 	t.Helper()
