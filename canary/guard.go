@@ -14,36 +14,62 @@ var ErrNoGuardDeny = errors.New("segwi.canary.guardDeny is not set: set it to th
 	"your Claude Code guard hook reads (a PreToolUse hook in ~/.claude/settings.json); " +
 	"the first command in it is what the canary expects the guard to refuse")
 
+// The example guard hook that GuardHelp shows and SetUpGuard writes: the deny file, the hook
+// script, and the hook's entry in Claude Code's user settings. A test runs them with the
+// pinned Claude Code.
+const (
+	exampleDeny = `# the first command is the canary's probe: harmless if it ever runs
+echo segwi-canary-guard
+git push --force
+`
+	exampleHook = `#!/bin/sh
+input=$(cat)
+grep -v -e '^#' -e '^[[:space:]]*$' ~/.claude/guard.deny |
+while IFS= read -r deny; do
+  case "$input" in *"$deny"*) echo "guard: refused: $deny" >&2; exit 2 ;; esac
+done || exit 2
+`
+	exampleSettings = `{"hooks": {"PreToolUse": [{"matcher": "Bash",
+  "hooks": [{"type": "command", "command": "~/.claude/hooks/guard.sh"}]}]}}
+`
+	// Where the example's files go, under the person's home folder; the hook's command as
+	// Claude Code's settings name it.
+	exampleDenyFile    = ".claude/guard.deny"
+	exampleHookFile    = ".claude/hooks/guard.sh"
+	claudeSettingsFile = ".claude/settings.json"
+	exampleHookCommand = "~/.claude/hooks/guard.sh"
+)
+
 // GuardHelp says what a guard hook is and how to set one up, with an example, for a person
 // whose segwi.canary.guardDeny is not set: segwi canary and the tray's canary window show it.
-const GuardHelp = `A guard hook is a Claude Code PreToolUse hook of your own that refuses
+var GuardHelp = `A guard hook is a Claude Code PreToolUse hook of your own that refuses
 the commands you never want an agent to run, listed in a deny file. segwi does
-not install one; the canary checks that yours still refuses: it asks Claude Code
-to run the first command of the deny file and passes only when the hook refuses
-it. Put a harmless command first: if no hook refuses it, it runs.
+not install one unless you ask; the canary checks that yours still refuses: it
+asks Claude Code to run the first command of the deny file and passes only when
+the hook refuses it. Put a harmless command first: if no hook refuses it, it runs.
 
-An example. The deny file, ~/.claude/guard.deny:
+An example. The deny file, ~/` + exampleDenyFile + `:
 
-    # the first command is the canary's probe: harmless if it ever runs
-    echo segwi-canary-guard
-    git push --force
-
-The hook, ~/.claude/hooks/guard.sh (chmod +x), refusing a Bash call that holds
+` + indent(exampleDeny) + `
+The hook, ~/` + exampleHookFile + ` (chmod +x), refusing a Bash call that holds
 a line of the deny file:
 
-    #!/bin/sh
-    input=$(cat)
-    grep -v -e '^#' -e '^[[:space:]]*$' ~/.claude/guard.deny |
-    while IFS= read -r deny; do
-      case "$input" in *"$deny"*) echo "guard: refused: $deny" >&2; exit 2 ;; esac
-    done || exit 2
+` + indent(exampleHook) + `
+Claude Code runs it before each Bash call, from ~/` + claudeSettingsFile + `:
 
-Claude Code runs it before each Bash call, from ~/.claude/settings.json:
+` + indent(exampleSettings) + `
+Then set segwi.canary.guardDeny to ~/` + exampleDenyFile + ` (Settings…, Canary).`
 
-    {"hooks": {"PreToolUse": [{"matcher": "Bash",
-      "hooks": [{"type": "command", "command": "~/.claude/hooks/guard.sh"}]}]}}
-
-Then set segwi.canary.guardDeny to ~/.claude/guard.deny (Settings…, Canary).`
+// indent puts four spaces before each line of text.
+func indent(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "    " + l
+		}
+	}
+	return strings.Join(lines, "")
+}
 
 // GuardCommand returns the first command listed in the guard deny file at path: its
 // first line that is neither blank nor a # comment, trimmed. The errors name the file and

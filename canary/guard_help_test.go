@@ -1,8 +1,6 @@
 package canary
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,34 +27,39 @@ func helpBlocks(t *testing.T) []string {
 	return blocks
 }
 
-// The guard hook example that segwi shows a person without one works as written with the
-// pinned Claude Code: it refuses the deny file's first command, the canary's probe, and
-// lets other commands run. A person who copies it gets a canary that passes.
-func TestTheGuardHelpsExampleRefusesTheProbe(t *testing.T) {
+// The guard hook help shows the very files the setup writes.
+func TestTheGuardHelpShowsTheExample(t *testing.T) {
+	blocks := helpBlocks(t)
+	for i, want := range []string{exampleDeny, exampleHook, exampleSettings} {
+		if blocks[i] != want {
+			t.Errorf("the help's example %d is\n%s\nwant\n%s", i+1, blocks[i], want)
+		}
+	}
+}
+
+// The guard hook example that segwi shows a person without one, and sets up when asked,
+// works as written with the pinned Claude Code: set up in a home that has Claude Code
+// settings of its own, it refuses the deny file's first command, the canary's probe, and
+// lets other commands run. A person who takes it gets a canary that passes.
+func TestTheGuardSetupRefusesTheProbe(t *testing.T) {
 	claudetest.Binary(t) // skips without the pinned Claude Code
 	probe := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "echo segwi-canary-guard", "description": "Probe"})
 	ls := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "ls", "description": "List"})
 	srv := fakeapi.New(t, fakeapi.Turns(fakeapi.Say(probe), fakeapi.Say(ls), fakeapi.Say(fakeapi.Text("done"))))
 	env := claudetest.Env(t, srv.URL)
-	blocks := helpBlocks(t)
-	for _, f := range []struct {
-		path, body string
-		mode       os.FileMode
-	}{
-		{".claude/guard.deny", blocks[0], 0o644},
-		{".claude/hooks/guard.sh", blocks[1], 0o755},
-		{".claude/settings.json", blocks[2], 0o644},
-	} {
-		path := filepath.Join(env.Home, f.path)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(f.body), f.mode); err != nil {
-			t.Fatal(err)
-		}
+	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
+	setup, err := PlanGuardSetup(env.Home)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, err := GuardCommand(filepath.Join(env.Home, ".claude/guard.deny")); err != nil || got != "echo segwi-canary-guard" {
-		t.Fatalf("the example deny file's guard command is %q, %v; want the harmless probe", got, err)
+	if got, want := strings.Join(actions(setup), ", "), "create guard.deny, create guard.sh, add to settings.json"; got != want {
+		t.Errorf("planned %s, want %s", got, want)
+	}
+	if err := setup.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := GuardCommand(setup.Deny); err != nil || got != "echo segwi-canary-guard" {
+		t.Fatalf("the deny file's guard command is %q, %v; want the harmless probe", got, err)
 	}
 
 	claudetest.Run(t, claudetest.Options{Env: env, Dir: claudetest.Checkout(t), Prompts: []string{"Run the probe, then list."}})
