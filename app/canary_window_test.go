@@ -162,3 +162,75 @@ func TestRunCanaryWithTheWindowOpenRunsItAgain(t *testing.T) {
 	onUIWait(h.d.runCanary)
 	command[control.RunCanary](t, h.hub)
 }
+
+// With no guard deny file the window offers to set up the example guard hook: it shows
+// what the tray would write, file by file, writes nothing on Cancel, and on Write these
+// files has the tray write what the person read (the plan's digest) and runs the canary
+// again, which now passes.
+func TestCanaryWindowSetsUpTheGuardHookThePersonRead(t *testing.T) {
+	plan := control.GuardPlan{Deny: "/home/ada/.claude/guard.deny", Digest: "d1", Files: []control.GuardFile{
+		{Path: "/home/ada/.claude/guard.deny", Action: "create", Content: "echo segwi-canary-guard\n"},
+		{Path: "/home/ada/.claude/hooks/guard.sh", Action: "keep", Content: "#!/bin/sh\n"},
+		{Path: "/home/ada/.claude/settings.json", Action: "add to", Content: `{"model": "opus", "hooks": {}}`},
+	}}
+	var applied atomic.Value
+	a := test.NewTempApp(t)
+	c := newCanaryWindow(a, func(context.Context) (string, error) {
+		if applied.Load() == nil {
+			return "", fmt.Errorf("canary: %w", canary.ErrNoGuardDeny)
+		}
+		return passedReport, nil
+	}, func() {})
+	c.guard = &guardSetup{
+		plan:  func(context.Context) (control.GuardPlan, error) { return plan, nil },
+		apply: func(_ context.Context, digest string) error { applied.Store(digest); return nil },
+	}
+	var ended atomic.Int64
+	c.finished = func() { ended.Add(1) }
+	ui(c.Show)
+	t.Cleanup(func() { ui(c.win.Close) })
+	await.For(t, 10*time.Second, "the first canary to end", func() bool { return ended.Load() == 1 })
+
+	asked := func() string {
+		var texts string
+		await.For(t, 10*time.Second, "the question of what will be written", func() bool {
+			ui(func() {
+				if top := c.win.Canvas().Overlays().Top(); top != nil {
+					texts = strings.Join(settingsLabels(top), "\n")
+				}
+			})
+			return texts != ""
+		})
+		return texts
+	}
+	ui(func() { test.Tap(settingsButton(t, c.win, "Set up this guard hook…")) })
+	texts := asked()
+	for _, want := range []string{"set segwi.canary.guardDeny to /home/ada/.claude/guard.deny",
+		"New file /home/ada/.claude/guard.deny", "echo segwi-canary-guard",
+		"Kept as it is: /home/ada/.claude/hooks/guard.sh",
+		"The hook added to /home/ada/.claude/settings.json", `{"model": "opus", "hooks": {}}`} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("the question lacks %q:\n%s", want, texts)
+		}
+	}
+	if strings.Contains(texts, "#!/bin/sh") {
+		t.Errorf("the question shows the content of a file it keeps:\n%s", texts)
+	}
+	ui(func() { test.Tap(dialogButton(t, c.win, "Cancel")) })
+	if applied.Load() != nil || ended.Load() != 1 {
+		t.Fatalf("Cancel wrote the setup (%v) or ran the canary (%d canaries)", applied.Load(), ended.Load())
+	}
+
+	ui(func() { test.Tap(settingsButton(t, c.win, "Set up this guard hook…")) })
+	asked()
+	ui(func() { test.Tap(dialogButton(t, c.win, "Write these files")) })
+	await.For(t, 10*time.Second, "the canary to run again", func() bool { return ended.Load() == 2 })
+	if got := applied.Load(); got != "d1" {
+		t.Errorf("the tray was asked to write the plan %v, want d1", got)
+	}
+	ui(func() {
+		if !strings.HasPrefix(c.verdict.Text, "The canary passed") || c.setUp.Visible() || c.help.Visible() {
+			t.Errorf("after the setup: verdict %q, Set up shown %v, help shown %v", c.verdict.Text, c.setUp.Visible(), c.help.Visible())
+		}
+	})
+}

@@ -82,6 +82,7 @@ func (d *desk) runCanary() {
 	c.stop = func() {
 		d.tray.command(func(ctx context.Context) error { return d.tray.client.StopCanary(ctx) })
 	}
+	c.guard = &guardSetup{plan: d.tray.client.PlanGuard, apply: d.tray.client.SetUpGuard}
 	c.onClosed = func() { d.canary = nil }
 	d.canary = c
 	c.Show()

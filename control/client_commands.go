@@ -141,6 +141,22 @@ func (c *Client) StopCanary(ctx context.Context) error {
 	return err
 }
 
+// PlanGuard asks the tray what setting up the example guard hook would write.
+func (c *Client) PlanGuard(ctx context.Context) (GuardPlan, error) {
+	r, err := c.do(ctx, PlanGuard{})
+	if err != nil || r.Guard == nil {
+		return GuardPlan{}, err
+	}
+	return *r.Guard, nil
+}
+
+// SetUpGuard has the tray write the guard hook's setup named by digest (GuardPlan.Digest)
+// and set segwi.canary.guardDeny.
+func (c *Client) SetUpGuard(ctx context.Context, digest string) error {
+	_, err := c.do(ctx, SetUpGuard{Digest: digest})
+	return err
+}
+
 // Quit stops every run and ends the tray.
 func (c *Client) Quit(ctx context.Context) error {
 	_, err := c.do(ctx, Quit{})

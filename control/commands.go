@@ -221,6 +221,38 @@ type StopCanary struct{}
 // MessageType returns TypeStopCanary.
 func (StopCanary) MessageType() Type { return TypeStopCanary }
 
+// PlanGuard asks the tray what setting up segwi's example guard hook would write in the
+// person's home folder (canary.PlanGuardSetup); the reply's Guard says it, for the person
+// to read before SetUpGuard.
+type PlanGuard struct{}
+
+// MessageType returns TypePlanGuard.
+func (PlanGuard) MessageType() Type { return TypePlanGuard }
+
+// SetUpGuard has the tray write the guard hook's setup the person read (Digest names it:
+// when the files changed meanwhile, nothing is written and the error says to look again)
+// and set segwi.canary.guardDeny to its deny file.
+type SetUpGuard struct {
+	Digest string `json:"digest"`
+}
+
+// MessageType returns TypeSetUpGuard.
+func (SetUpGuard) MessageType() Type { return TypeSetUpGuard }
+
+// GuardPlan is what setting up the guard hook would write (PlanGuard's reply).
+type GuardPlan struct {
+	Deny   string      `json:"deny"`   // the deny file, for segwi.canary.guardDeny
+	Files  []GuardFile `json:"files"`  // in the order they are written
+	Digest string      `json:"digest"` // names the plan, for SetUpGuard
+}
+
+// GuardFile is one file of a GuardPlan.
+type GuardFile struct {
+	Path    string `json:"path"`
+	Action  string `json:"action"`  // "create", "add to" or "keep"
+	Content string `json:"content"` // what the file holds once written
+}
+
 // Quit stops every run in two steps and then ends the tray: the person confirmed it. Its
 // reply comes once the runs are stopped, just before the tray ends.
 type Quit struct{}

@@ -59,6 +59,8 @@ type Reply struct {
 	PullRequest *runs.PullRequest `json:"pullRequest,omitempty"`
 	// Changes is what a run changed (Changes).
 	Changes *ChangeSet `json:"changes,omitempty"`
+	// Guard is what setting up the guard hook would write (PlanGuard).
+	Guard *GuardPlan `json:"guard,omitempty"`
 }
 
 // MessageType returns TypeReply.

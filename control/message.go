@@ -59,6 +59,8 @@ const (
 	TypeCheckToken     Type = "check-token"
 	TypeRunCanary      Type = "run-canary"
 	TypeStopCanary     Type = "stop-canary"
+	TypePlanGuard      Type = "plan-guard"
+	TypeSetUpGuard     Type = "set-up-guard"
 	TypeQuit           Type = "quit"
 
 	TypeCommit          Type = "commit"            // Commit: commit an ended run's changes
@@ -153,6 +155,8 @@ var kinds = map[Type]kind{
 	TypeCheckToken:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[CheckToken]()},
 	TypeRunCanary:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunCanary]()},
 	TypeStopCanary:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[StopCanary]()},
+	TypePlanGuard:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[PlanGuard]()},
+	TypeSetUpGuard:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[SetUpGuard]()},
 	TypeQuit:           {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Quit]()},
 
 	TypeCommit:          {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Commit]()},

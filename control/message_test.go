@@ -91,6 +91,8 @@ func examples() []Body {
 		SetToken{Token: "ghp_example"},
 		DeleteToken{},
 		CheckToken{},
+		PlanGuard{},
+		SetUpGuard{Digest: "3f2a"},
 		Reply{TokenCheck: &TokenCheck{APIURL: "https://api.github.com", Login: "octocat", Scopes: []string{"repo"}}},
 		RunCanary{},
 		StopCanary{},

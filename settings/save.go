@@ -23,11 +23,34 @@ import (
 // is not in s is removed. The file is replaced by a rename, so a reader never sees half
 // of it. TOML and JSON files are not written: edit those by hand.
 func Save(path string, s Settings) error {
+	return editFile(path, func(e *editor) { e.all(s) })
+}
+
+// SaveGuardDeny sets segwi.canary.guardDeny in the YAML settings file at path to deny,
+// changing nothing else in it (see Save); the file is made when there is none.
+func SaveGuardDeny(path, deny string) error {
+	return editFile(path, func(e *editor) { e.path("segwi.canary.guardDeny", deny) })
+}
+
+// editFile edits the YAML settings file at path with edit and writes it back by a rename.
+func editFile(path string, edit func(e *editor)) error {
 	doc, mode, err := readYAMLDoc(path)
 	if err != nil {
 		return fmt.Errorf("saving settings: %w", err)
 	}
 	e := &editor{root: doc.Content[0]}
+	edit(e)
+	if e.err != nil {
+		return fmt.Errorf("saving settings: %s: %w", path, e.err)
+	}
+	if err := writeYAMLDoc(path, doc, mode); err != nil {
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	return nil
+}
+
+// all sets every key this package manages to s's value.
+func (e *editor) all(s Settings) {
 	d := Default()
 	e.str("segwi.claude.path", s.Claude.Path, d.Claude.Path)
 	e.str("segwi.claude.model", s.Claude.Model, d.Claude.Model)
@@ -45,13 +68,6 @@ func Save(path string, s Settings) error {
 	e.integer("segwi.remote.port", s.Remote.Port, d.Remote.Port)
 	e.list("segwi.remote.owners", s.Remote.Owners)
 	e.path("segwi.remote.socket", s.Remote.Socket)
-	if e.err != nil {
-		return fmt.Errorf("saving settings: %s: %w", path, e.err)
-	}
-	if err := writeYAMLDoc(path, doc, mode); err != nil {
-		return fmt.Errorf("saving settings: %w", err)
-	}
-	return nil
 }
 
 // readYAMLDoc reads the YAML settings file at path as a node tree, whose first node is

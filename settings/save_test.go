@@ -183,3 +183,25 @@ func TestSaveWritesTheRemoteSection(t *testing.T) {
 		t.Errorf("segwi.remote back to the defaults (-want +got):\n%s", diff)
 	}
 }
+
+// SaveGuardDeny sets the one key and leaves the rest of the file as the person wrote it,
+// a guarded key's edit that waits for confirmation included: Save of the settings in force
+// would have put the confirmed value back over it.
+func TestSaveGuardDenyChangesOnlyThatKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	const file = "# mine\nsegwi:\n  claude:\n    path: /opt/claude/bin/claude # waits for confirmation\n  runs:\n    maxDuration: 2h\n"
+	if err := os.WriteFile(p, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveGuardDeny(p, "/home/ada/.claude/guard.deny"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := file + "  canary:\n    guardDeny: /home/ada/.claude/guard.deny\n"
+	if string(data) != want {
+		t.Errorf("the file became\n%s\nwant\n%s", data, want)
+	}
+}

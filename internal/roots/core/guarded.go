@@ -80,6 +80,21 @@ func (c *Core) SaveSettings(path string, s settings.Settings) error {
 	return nil
 }
 
+// SaveGuardDeny sets segwi.canary.guardDeny in the settings file at path, changing nothing
+// else there, and puts it in force at once (it is not guarded), so that a canary run right
+// after the guard hook's setup reads it; the reload of the file that follows agrees.
+func (c *Core) SaveGuardDeny(path, deny string) error {
+	c.policyMu.Lock()
+	defer c.policyMu.Unlock()
+	if err := settings.SaveGuardDeny(path, deny); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.report.InForce.Canary.GuardDeny = deny
+	return nil
+}
+
 // putInForce makes g the confirmed guarded values, in force, with no edit waiting. The
 // caller holds policyMu; rep is the report to update.
 func (c *Core) putInForce(rep SettingsReport, g settings.Guarded) error {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/runs"
@@ -110,6 +112,16 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		r := failed(err)
 		r.Text = report
 		return r
+	case control.PlanGuard:
+		plan, err := h.planGuard()
+		if err != nil {
+			return failed(err)
+		}
+		return control.Reply{Guard: &plan}
+	case control.SetUpGuard:
+		err := h.setUpGuard(cmd.Digest)
+		h.republish()
+		return failed(err)
 	case control.StopCanary:
 		h.stopCanary()
 		return control.Reply{}
@@ -243,4 +255,45 @@ func (h *Hub) checkToken(ctx context.Context) (control.TokenCheck, error) {
 		return control.TokenCheck{}, err
 	}
 	return control.TokenCheck{APIURL: apiURL, Login: owner.Login, Scopes: owner.Scopes}, nil
+}
+
+// guardSetup plans the guard hook's setup in the person's home folder.
+func (h *Hub) guardSetup() (canary.GuardSetup, error) {
+	home := h.opts.Home
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return canary.GuardSetup{}, fmt.Errorf("setting up the guard hook: %w", err)
+		}
+	}
+	return canary.PlanGuardSetup(home)
+}
+
+// planGuard says what setting up the guard hook would write, for the person to read.
+func (h *Hub) planGuard() (control.GuardPlan, error) {
+	s, err := h.guardSetup()
+	if err != nil {
+		return control.GuardPlan{}, err
+	}
+	plan := control.GuardPlan{Deny: s.Deny, Digest: s.Digest()}
+	for _, f := range s.Files {
+		plan.Files = append(plan.Files, control.GuardFile{Path: f.Path, Action: string(f.Action), Content: f.Content})
+	}
+	return plan, nil
+}
+
+// setUpGuard writes the guard hook's setup the person read, named by digest, and sets
+// segwi.canary.guardDeny to its deny file in the settings file (the watcher reloads it).
+func (h *Hub) setUpGuard(digest string) error {
+	s, err := h.guardSetup()
+	if err != nil {
+		return err
+	}
+	if s.Digest() != digest {
+		return fmt.Errorf("setting up the guard hook: the files %w: look at what will be written again", canary.ErrGuardChanged)
+	}
+	if err := s.Apply(); err != nil {
+		return fmt.Errorf("setting up the guard hook: %w: look at what will be written again", err)
+	}
+	return h.core.SaveGuardDeny(h.core.Report().File, s.Deny)
 }

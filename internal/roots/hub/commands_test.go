@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/canary"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
@@ -426,5 +427,50 @@ func TestPushEndsWhatTheRunLeftRunningFirst(t *testing.T) {
 	})
 	if !killed {
 		t.Errorf("the run's events do not say process %d was killed", pid)
+	}
+}
+
+// The guard hook's setup is the tray's to write: the window is told what it would write,
+// only what the person read is written (a plan that changed meanwhile writes nothing), and
+// segwi.canary.guardDeny names its deny file at once, in force and in the settings file.
+func TestTheTraySetsUpTheGuardHookThePersonRead(t *testing.T) {
+	home := t.TempDir()
+	h := newHarness(t, "segwi:\n  runs:\n    maxDuration: 2h\n", options{home: home})
+	ctx := context.Background()
+	h.hub.Show(ctx, control.Show{Window: control.ShowSettings})
+	w := h.windows.window(t, 1)
+
+	plan, err := w.client.PlanGuard(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range plan.Files {
+		got = append(got, f.Action+" "+strings.TrimPrefix(f.Path, home+"/"))
+	}
+	want := []string{"create .claude/guard.deny", "create .claude/hooks/guard.sh", "create .claude/settings.json"}
+	if !slices.Equal(got, want) || plan.Deny != filepath.Join(home, ".claude/guard.deny") {
+		t.Fatalf("PlanGuard = %q, deny %s; want %q", got, plan.Deny, want)
+	}
+
+	if err := w.client.SetUpGuard(ctx, "a plan of another day"); err == nil || !strings.Contains(err.Error(), "look at what will be written again") {
+		t.Errorf("SetUpGuard of a plan not shown = %v, want a refusal saying to look again", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused setup wrote in the home folder (%v)", err)
+	}
+
+	if err := w.client.SetUpGuard(ctx, plan.Digest); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.core.Settings().Canary.GuardDeny; got != plan.Deny {
+		t.Errorf("guardDeny in force is %q, want %s", got, plan.Deny)
+	}
+	data, err := os.ReadFile(h.path)
+	if err != nil || !strings.Contains(string(data), "guardDeny: "+plan.Deny) || !strings.Contains(string(data), "maxDuration: 2h") {
+		t.Errorf("the settings file holds %q (%v), want guardDeny set and the rest kept", data, err)
+	}
+	if cmd, err := canary.GuardCommand(plan.Deny); err != nil || cmd != "echo segwi-canary-guard" {
+		t.Errorf("the deny file's first command is %q (%v)", cmd, err)
 	}
 }

@@ -52,6 +52,8 @@ type options struct {
 	checks func(settings.Settings) []error
 	// github is the hub's client for the GitHub API (a test server's); nil: the default.
 	github *http.Client
+	// home is the person's home folder for the guard hook's setup; empty: a temp one.
+	home string
 }
 
 // newHarness builds a hub and its core over the settings file text and runs the hub until
@@ -76,6 +78,10 @@ func newHarness(t *testing.T, file string, o options) *harness {
 		Quit:   func() { once.Do(func() { close(h.quit) }) },
 		Checks: checks,
 		GitHub: o.github,
+		Home:   o.home,
+	}
+	if opts.Home == "" {
+		opts.Home = t.TempDir()
 	}
 	if o.program != nil {
 		opts.Spawn, opts.Find = o.program.Spawn, o.program.Find

@@ -65,6 +65,9 @@ type Options struct {
 	// GitHub makes the calls the tray makes to the GitHub API itself (checking the token);
 	// nil is a client with a 30-second timeout. Tests give one that trusts their server.
 	GitHub *http.Client
+	// Home is the person's home folder, where the guard hook's setup writes (PlanGuard);
+	// empty is os.UserHomeDir.
+	Home string
 	// Canary runs segwi's canary; nil runs canary on the core's own runs, so that its
 	// approvals come to the popups.
 	Canary func(ctx context.Context) (string, error)
