@@ -224,3 +224,56 @@ func TestWildmatchMatchesAsGitsPathnameMatch(t *testing.T) {
 		t.Error("gitdir/i: does not fold case")
 	}
 }
+
+// countingGit returns a Git whose binary is a wrapper of the real git that logs each
+// command to the file it returns.
+func countingGit(t *testing.T, g Git) (Git, string) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "commands")
+	wrapper := filepath.Join(dir, "git")
+	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.Path = wrapper
+	return g, log
+}
+
+// commands returns the git commands the log holds, one a line.
+func commands(t *testing.T, log string) []string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return strings.Fields(strings.ReplaceAll(string(b), " ", "_"))
+}
+
+// Each look at a run's changes opens its checkout again (issue 22): a configuration file git
+// parsed once is not parsed again while its bytes stay the same, and one that changed is.
+func TestOpeningACheckoutAgainParsesOnlyTheSettingsThatChanged(t *testing.T) {
+	dir, g := newCheckout(t)
+	g, log := countingGit(t, g)
+	open(t, g, dir)
+	first := len(commands(t, log))
+	if first == 0 {
+		t.Fatal("the first Open ran no git: the count proves nothing")
+	}
+	open(t, g, dir)
+	if again := commands(t, log)[first:]; len(again) != 0 {
+		t.Errorf("opening the checkout again ran git %d times: %q", len(again), again)
+	}
+	hostGit(t, dir, "config", "core.autocrlf", "input")
+	c := open(t, g, dir)
+	if again := commands(t, log)[first:]; len(again) != 1 {
+		t.Errorf("after a change of .git/config, Open ran git %d times (%q), want once", len(again), again)
+	}
+	if v, _ := c.Config.Get("core.autocrlf"); v != "input" {
+		t.Errorf("core.autocrlf = %q after the change, want input", v)
+	}
+}

@@ -3,6 +3,7 @@ package gitcmd
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxConfigFile bounds a git configuration file segwi reads.
@@ -130,9 +132,47 @@ func (g Git) readConfigFile(ctx context.Context, c *Config, path string, ic incl
 	return nil
 }
 
+// parsed keeps what git made of the configuration files this process had it parse, by git
+// binary and content: the same bytes parse the same, so a checkout read again (each look
+// at a run's changes) runs no git for the files that did not change.
+var parsed = struct {
+	sync.Mutex
+	m map[parsedKey][]configEntry
+}{m: map[parsedKey][]configEntry{}}
+
+type parsedKey struct {
+	git string
+	sum [sha256.Size]byte
+}
+
+// maxParsed bounds the files parsed keeps; past it, it starts again.
+const maxParsed = 64
+
 // parseConfig has git parse data as a configuration file, without following its includes
-// and outside any repository: git only reads the text.
+// and outside any repository: git only reads the text. The entries returned are shared:
+// callers copy them, never change them.
 func (g Git) parseConfig(ctx context.Context, data []byte) ([]configEntry, error) {
+	key := parsedKey{git: g.path(), sum: sha256.Sum256(data)}
+	parsed.Lock()
+	entries, ok := parsed.m[key]
+	parsed.Unlock()
+	if ok {
+		return entries, nil
+	}
+	entries, err := g.runParseConfig(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	parsed.Lock()
+	if len(parsed.m) >= maxParsed {
+		clear(parsed.m)
+	}
+	parsed.m[key] = entries
+	parsed.Unlock()
+	return entries, nil
+}
+
+func (g Git) runParseConfig(ctx context.Context, data []byte) ([]configEntry, error) {
 	var out bytes.Buffer
 	p := g.In(string(filepath.Separator)).With("GIT_DIR=" + os.DevNull)
 	if err := p.Run(ctx, bytes.NewReader(data), &out, "config", "--no-includes", "--file", "-", "--list", "-z"); err != nil {

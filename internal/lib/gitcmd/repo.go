@@ -35,6 +35,10 @@ type RepoOptions struct {
 	WorkTree bool
 	// Seal records the folder once made, so that Repo.Changed sees any later change.
 	Seal bool
+	// Head, when set, is the commit the repository's HEAD names (detached), so that git
+	// compares with it where it compares with HEAD (git status); "" leaves HEAD on a branch
+	// with no commit.
+	Head string
 }
 
 // Repo is a repository segwi makes for one task on a checkout, in a private folder (see
@@ -73,6 +77,10 @@ func NewRepo(ctx context.Context, c *Checkout, opts RepoOptions) (*Repo, error) 
 	if err != nil {
 		return nil, err
 	}
+	if opts.Head != "" && !c.isHash(opts.Head) {
+		d.remove()
+		return nil, fmt.Errorf("making a repository for %s: HEAD %q is not a commit id", c.Top, opts.Head)
+	}
 	r := &Repo{c: c, dir: d, Empty: emptyTree[c.Format]}
 	if err := r.fill(opts); err != nil {
 		r.Close()
@@ -94,7 +102,11 @@ func (r *Repo) fill(opts RepoOptions) error {
 	if err := d.mkdir("objects", "refs", "info"); err != nil {
 		return err
 	}
-	if err := d.write("HEAD", []byte("ref: refs/heads/segwi\n")); err != nil {
+	head := "ref: refs/heads/segwi\n"
+	if opts.Head != "" {
+		head = opts.Head + "\n"
+	}
+	if err := d.write("HEAD", []byte(head)); err != nil {
 		return err
 	}
 	if c.Format != "sha1" {
