@@ -222,7 +222,11 @@ func (snap *Snapshot) treeWith(ctx context.Context, paths []string) (string, err
 		return "", fmt.Errorf("starting the commit from HEAD: %w", err)
 	}
 	// The entries of paths in the work tree's tree; a path missing there is a deletion.
-	listing, err := s.raw(ctx, "ls-tree", "-r", "-z", "--full-tree", snap.now)
+	now, err := snap.workTree(ctx)
+	if err != nil {
+		return "", err
+	}
+	listing, err := s.raw(ctx, "ls-tree", "-r", "-z", "--full-tree", now)
 	if err != nil {
 		return "", fmt.Errorf("listing the files to commit: %w", err)
 	}

@@ -37,19 +37,30 @@ func (snap *Snapshot) Diff(ctx context.Context, path string, maxBytes int) (Patc
 	if snap.s == nil {
 		return Patch{}, errors.New("changes: Diff of a closed snapshot")
 	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxDiffBytes
-	}
-	args := []string{"diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", "--no-textconv", snap.from, snap.now}
+	var paths []string
 	if path != "" {
 		f, ok := snap.File(path)
 		if !ok {
 			return Patch{}, fmt.Errorf("%s is not among the run's changes", path)
 		}
-		args = append(args, "--", f.Path)
+		paths = append(paths, f.Path)
 		if f.OldPath != "" {
-			args = append(args, f.OldPath)
+			paths = append(paths, f.OldPath)
 		}
+	}
+	return snap.diff(ctx, paths, maxBytes)
+}
+
+// diff is Diff of the files paths (every file when none).
+func (snap *Snapshot) diff(ctx context.Context, paths []string, maxBytes int) (Patch, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxDiffBytes
+	}
+	// The work tree through the scratch index, whose stat data prepare refreshed: git reads
+	// a file only where it changed.
+	args := []string{"diff-index", "-M", "-p", "--no-color", "--no-ext-diff", "--no-textconv", snap.from}
+	if len(paths) > 0 {
+		args = append(append(args, "--"), paths...)
 	}
 	w := &capWriter{max: maxBytes}
 	err := snap.s.run(ctx, nil, w, args...)

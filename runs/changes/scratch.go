@@ -41,13 +41,14 @@ func openCheckout(ctx context.Context, g gitcmd.Git, dir string) (*gitcmd.Checko
 	return c, err
 }
 
-// newScratch makes the scratch repository for c, its index a copy of the checkout's (or,
-// when that cannot be used, HEAD's tree), every entry's assume-unchanged bit cleared, and
-// so its skip-worktree bit when the file is in the work tree: neither may hide a change.
-// Gitlinks (nested repositories, submodules) are set to the commit their HEAD names and
-// then marked skip-worktree, so that git never looks inside them.
+// newScratch makes the scratch repository for c, its HEAD the checkout's commit, its index
+// a copy of the checkout's (or, when that cannot be used, HEAD's tree), every entry's
+// assume-unchanged bit cleared, and so its skip-worktree bit when the file is in the work
+// tree: neither may hide a change. Gitlinks (nested repositories, submodules) are set to
+// the commit their HEAD names and then marked skip-worktree, so that git never looks
+// inside them. A conflict the index holds is resolved as the work tree has the file.
 func newScratch(ctx context.Context, c *gitcmd.Checkout) (*scratch, error) {
-	repo, err := gitcmd.NewRepo(ctx, c, gitcmd.RepoOptions{Prefix: "segwi-changes-", WorkTree: true})
+	repo, err := gitcmd.NewRepo(ctx, c, gitcmd.RepoOptions{Prefix: "segwi-changes-", WorkTree: true, Head: c.Head})
 	if err != nil {
 		return nil, err
 	}
@@ -88,14 +89,23 @@ func (s *scratch) loadIndex(ctx context.Context) error {
 	// ls-files -v -s: "T MODE OBJECT STAGE\tPATH". -v tags an assume-unchanged entry in
 	// lower case, a skip-worktree one S (s with both). update-index takes one of the
 	// flags per command.
-	var assumed, skipped []byte
+	var assumed, skipped, unmerged []byte
 	var gitlinks []string
+	lastUnmerged := ""
 	for _, rec := range bytes.Split(listing, []byte{0}) {
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
 		if !ok || len(meta) < 3 {
 			continue
 		}
 		tag := meta[0]
+		if !bytes.HasSuffix(meta, []byte(" 0")) {
+			// A conflict: its stages 1 to 3 come one after the other.
+			if string(path) != lastUnmerged {
+				lastUnmerged = string(path)
+				unmerged = append(append(unmerged, path...), 0)
+			}
+			continue
+		}
 		if bytes.HasPrefix(meta[2:], []byte("160000 ")) {
 			gitlinks = append(gitlinks, string(path))
 			continue
@@ -121,16 +131,24 @@ func (s *scratch) loadIndex(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.sealGitlinks(ctx, gitlinks)
+	if len(unmerged) > 0 {
+		// git diff would show a conflict as "unmerged", without its content.
+		if err := s.run(ctx, bytes.NewReader(unmerged), nil, "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return fmt.Errorf("reading the files in conflict: %w", err)
+		}
+	}
+	return s.sealGitlinks(ctx, gitlinks, true)
 }
 
-// sealGitlinks brings the index's gitlinks in line with the work tree without git looking
-// inside them: each is set to the commit its repository's HEAD names, read as data; one
-// whose folder is gone is removed, as is one whose folder no longer holds a repository (its
-// files are then the work tree's like any other). The rest are marked skip-worktree, which
-// keeps git add from running git status inside them: that git would read their
-// configuration and run what it names.
-func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string) error {
+// sealGitlinks brings the index's gitlinks (tracked) or the work tree's untracked nested
+// repositories in line with the work tree without git looking inside them: each is set to
+// the commit its repository's HEAD names, read as data. A tracked one whose folder is gone
+// is removed, as is one whose folder no longer holds a repository (its files are then the
+// work tree's like any other); an untracked one with no commit yet is left out, as git
+// add would not take it. The rest are marked skip-worktree, which keeps git add and git
+// status from running git status inside them: that git would read their configuration and
+// run what it names.
+func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string, tracked bool) error {
 	if len(gitlinks) == 0 {
 		return nil
 	}
@@ -141,7 +159,9 @@ func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string) error {
 		dir := filepath.Join(s.c.Top, filepath.FromSlash(p))
 		st, err := lstat(s.c.Top, p)
 		if err != nil || !st.IsDir() {
-			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+			if tracked {
+				fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+			}
 			continue
 		}
 		commit, isRepo, err := gitcmd.GitlinkHead(dir, s.c.Format)
@@ -149,8 +169,10 @@ func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string) error {
 			return fmt.Errorf("reading the nested repository %s: %w", p, err)
 		}
 		switch {
-		case !isRepo:
+		case !isRepo && tracked:
 			fmt.Fprintf(&info, "0 %s\t%s\x00", zero, p)
+			continue
+		case !isRepo || commit == "" && !tracked:
 			continue
 		case commit != "":
 			fmt.Fprintf(&info, "160000 %s\t%s\x00", commit, p)
@@ -166,6 +188,44 @@ func (s *scratch) sealGitlinks(ctx context.Context, gitlinks []string) error {
 		if err := s.run(ctx, bytes.NewReader(kept), nil, "update-index", "-z", "--skip-worktree", "--stdin"); err != nil {
 			return fmt.Errorf("reading the nested repositories: %w", err)
 		}
+	}
+	return nil
+}
+
+// addUntracked names the work tree's untracked files (ignored ones left out) in the scratch
+// index as intent-to-add entries (git add -N), which hash nothing: git diff then reads such
+// a file from the work tree, as it does a changed tracked file. An untracked nested
+// repository becomes a gitlink to the commit its HEAD names (sealGitlinks).
+func (s *scratch) addUntracked(ctx context.Context) error {
+	out, err := s.raw(ctx, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return fmt.Errorf("listing the untracked files: %w", err)
+	}
+	var files []byte
+	var repos []string
+	for _, p := range bytes.Split(out, []byte{0}) {
+		switch {
+		case len(p) == 0:
+		case p[len(p)-1] == '/': // a nested repository, which git does not enter
+			repos = append(repos, string(p[:len(p)-1]))
+		default:
+			files = append(append(files, p...), 0)
+		}
+	}
+	if len(files) > 0 {
+		if err := s.run(ctx, bytes.NewReader(files), nil, "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return fmt.Errorf("naming the untracked files: %w", err)
+		}
+	}
+	return s.sealGitlinks(ctx, repos, false)
+}
+
+// refresh has git compare the work tree's files with the scratch index by their stat data,
+// and hash those whose data changed but not their size, so that a file touched but not
+// changed is not taken for a change. It writes nothing but the scratch index.
+func (s *scratch) refresh(ctx context.Context) error {
+	if err := s.run(ctx, nil, nil, "update-index", "-q", "--refresh"); err != nil {
+		return fmt.Errorf("reading the work tree: %w", err)
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
@@ -83,18 +85,58 @@ type Snapshot struct {
 	Commits     []CommitRef
 	MoreCommits bool
 
+	g           gitcmd.Git
 	c           *gitcmd.Checkout
 	s           *scratch
-	from        string   // the base's tree (the empty tree for an unborn branch)
-	now         string   // the work tree's tree
-	uncommitted []string // the paths that differ between HEAD and the work tree
+	began       time.Time // when the reading began: a change since may not be in it
+	from        string    // the base's commit (the empty tree for an unborn branch)
+	now         string    // the work tree's tree, once hashed (workTree); "" before
+	uncommitted []string  // the paths that differ between HEAD and the work tree, sorted
 }
 
-// Take reads the changes of a run whose base is base: it hashes the checkout's work tree
-// into a scratch repository (see the package doc) and compares. It returns when git has
-// answered or ctx is done. Errors wrap ErrNoBase for an unknown base and ErrNotGit for a
-// checkout that is no longer a git work tree.
+// Take reads the changes of a run whose base is base (see the package doc): the files
+// changed, with their line counts, and the commits made since. It hashes no file into the
+// scratch repository: git compares the work tree with the base through a copy of the
+// checkout's index, reading a file only where its stat data changed. It returns when git
+// has answered or ctx is done. Errors wrap ErrNoBase for an unknown base and ErrNotGit for
+// a checkout that is no longer a git work tree.
 func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
+	snap, err := prepare(ctx, g, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := snap.list(ctx); err != nil {
+		snap.Close()
+		return nil, err
+	}
+	return snap, nil
+}
+
+// Diff returns the unified diff of the changes since base, without listing them first:
+// of every changed file, or of f alone (a File an earlier Take listed: its path, and
+// where it was when renamed). The diff is cut at maxBytes (DefaultMaxDiffBytes when zero
+// or less). It costs git about what git diff costs on the same changes; Take and then
+// Snapshot.Diff also count every file's lines. It returns when git has answered or ctx
+// is done; its errors are Take's.
+func Diff(ctx context.Context, g gitcmd.Git, base Base, f *File, maxBytes int) (Patch, error) {
+	snap, err := prepare(ctx, g, base)
+	if err != nil {
+		return Patch{}, err
+	}
+	defer snap.Close()
+	var paths []string
+	if f != nil {
+		paths = append(paths, f.Path)
+		if f.OldPath != "" {
+			paths = append(paths, f.OldPath)
+		}
+	}
+	return snap.diff(ctx, paths, maxBytes)
+}
+
+// prepare makes the scratch repository for base's checkout, with its index in line with
+// the work tree: the untracked files named (addUntracked) and the stat data refreshed.
+func prepare(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
 	if !base.Known() {
 		why := base.Error
 		if why == "" {
@@ -102,6 +144,7 @@ func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNoBase, why)
 	}
+	began := time.Now()
 	c, err := openCheckout(ctx, g, base.Repo)
 	if err != nil {
 		return nil, err
@@ -110,12 +153,25 @@ func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Base: base, Branch: c.Branch, Head: c.Head, c: c, s: s, from: base.Commit}
-	if err := snap.read(ctx); err != nil {
+	snap := &Snapshot{Base: base, Branch: c.Branch, Head: c.Head, g: g, c: c, s: s, began: began, from: base.Commit}
+	if err := snap.prepare(ctx); err != nil {
 		s.close()
 		return nil, err
 	}
 	return snap, nil
+}
+
+func (snap *Snapshot) prepare(ctx context.Context) error {
+	s := snap.s
+	if snap.from == "" {
+		snap.from = s.empty
+	} else if _, err := s.output(ctx, "cat-file", "-e", snap.from+"^{commit}"); err != nil {
+		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", gitcmd.Short(snap.from), snap.c.Top, err)
+	}
+	if err := s.addUntracked(ctx); err != nil {
+		return err
+	}
+	return s.refresh(ctx)
 }
 
 // Close removes the snapshot's scratch repository. Its fields stay readable.
@@ -124,47 +180,62 @@ func (snap *Snapshot) Close() {
 	snap.s = nil
 }
 
-func (snap *Snapshot) read(ctx context.Context) error {
+// list reads the changed files, their line counts, what of them is not committed, and the
+// commits made since the base.
+func (snap *Snapshot) list(ctx context.Context) error {
 	s := snap.s
-	if snap.from == "" {
-		snap.from = s.empty
-	} else if _, err := s.output(ctx, "cat-file", "-e", snap.from+"^{commit}"); err != nil {
-		return fmt.Errorf("the run's base commit %s is no longer in %s (was its history rewritten?): %w", gitcmd.Short(snap.from), snap.c.Top, err)
-	}
-	var err error
-	if snap.now, err = s.workTree(ctx); err != nil {
-		return err
-	}
-	statuses, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--name-status", snap.from, snap.now)
+	out, err := s.raw(ctx, "diff-index", "-z", "-M", "--raw", "--numstat", "--no-ext-diff", "--no-textconv", snap.from)
 	if err != nil {
 		return fmt.Errorf("comparing %s with the run's base: %w", snap.c.Top, err)
 	}
-	counts, err := s.raw(ctx, "diff-tree", "-r", "-z", "-M", "--numstat", snap.from, snap.now)
-	if err != nil {
-		return fmt.Errorf("counting the lines changed in %s: %w", snap.c.Top, err)
-	}
-	head := snap.Head
-	if head == "" {
-		head = s.empty
-	}
-	open, err := s.raw(ctx, "diff-tree", "-r", "-z", "--no-renames", "--name-only", head, snap.now)
-	if err != nil {
-		return fmt.Errorf("listing the uncommitted changes in %s: %w", snap.c.Top, err)
-	}
-	snap.uncommitted = fields(open)
-	isOpen := make(map[string]bool, len(snap.uncommitted))
-	for _, p := range snap.uncommitted {
-		isOpen[p] = true
-	}
-	if snap.Files, err = parseFiles(statuses, counts); err != nil {
+	if snap.Files, err = parseListing(out); err != nil {
 		return fmt.Errorf("reading git's list of changes in %s: %w", snap.c.Top, err)
+	}
+	if snap.Head == snap.Base.Commit {
+		// Nothing committed since the base: every change is in the work tree.
+		for _, f := range snap.Files {
+			snap.uncommitted = append(snap.uncommitted, f.Path)
+			if f.OldPath != "" {
+				snap.uncommitted = append(snap.uncommitted, f.OldPath)
+			}
+		}
+		slices.Sort(snap.uncommitted)
+	} else {
+		head := snap.Head
+		if head == "" {
+			head = s.empty
+		}
+		open, err := s.raw(ctx, "diff-index", "-z", "--no-renames", "--name-only", head)
+		if err != nil {
+			return fmt.Errorf("listing the uncommitted changes in %s: %w", snap.c.Top, err)
+		}
+		snap.uncommitted = fields(open)
 	}
 	for i := range snap.Files {
 		f := &snap.Files[i]
-		f.Uncommitted = isOpen[f.Path] || (f.OldPath != "" && isOpen[f.OldPath])
+		f.Uncommitted = snap.isUncommitted(f.Path) || (f.OldPath != "" && snap.isUncommitted(f.OldPath))
 		f.DirtyAtBase = snap.Base.WasDirty(f.Path) || (f.OldPath != "" && snap.Base.WasDirty(f.OldPath))
 	}
 	return snap.readCommits(ctx)
+}
+
+// isUncommitted reports whether path differs between HEAD and the work tree.
+func (snap *Snapshot) isUncommitted(path string) bool {
+	_, found := slices.BinarySearch(snap.uncommitted, path)
+	return found
+}
+
+// workTree returns the tree of the work tree as it is now, hashing its changed files into
+// the scratch repository the first time: what a commit is made of.
+func (snap *Snapshot) workTree(ctx context.Context) (string, error) {
+	if snap.now == "" {
+		now, err := snap.s.workTree(ctx)
+		if err != nil {
+			return "", err
+		}
+		snap.now = now
+	}
+	return snap.now, nil
 }
 
 // readCommits lists the commits made since the base.
@@ -210,10 +281,35 @@ func (snap *Snapshot) Stat() (files, added, deleted int) {
 	return len(snap.Files), added, deleted
 }
 
-// parseFiles reads diff-tree's -z --name-status and -z --numstat outputs, in the same order.
-func parseFiles(statuses, counts []byte) ([]File, error) {
+// parseListing reads git diff's -z --raw --numstat output: every raw record
+// (":MODE MODE OBJECT OBJECT STATUS\0PATH\0", a rename or copy with a second path), then
+// the line counts in the same order.
+func parseListing(out []byte) ([]File, error) {
+	tok := fields(out)
+	var statuses []string
+	i := 0
+	for i < len(tok) && strings.HasPrefix(tok[i], ":") {
+		meta := strings.Fields(tok[i])
+		if len(meta) != 5 || i+1 >= len(tok) {
+			return nil, fmt.Errorf("a change without a path: %q", tok[i])
+		}
+		statuses = append(statuses, meta[4], tok[i+1])
+		i += 2
+		if c := meta[4][0]; c == 'R' || c == 'C' {
+			if i >= len(tok) {
+				return nil, fmt.Errorf("a rename without its new path: %q", tok[i-1])
+			}
+			statuses = append(statuses, tok[i])
+			i++
+		}
+	}
+	return parseFiles(statuses, tok[i:])
+}
+
+// parseFiles reads the statuses and paths of git's -z --name-status output and its
+// -z --numstat output, in the same order, as fields.
+func parseFiles(st, nc []string) ([]File, error) {
 	var files []File
-	st := fields(statuses)
 	for i := 0; i < len(st); i++ {
 		code := st[i]
 		if code == "" || i+1 >= len(st) {
@@ -242,16 +338,28 @@ func parseFiles(statuses, counts []byte) ([]File, error) {
 		}
 		files = append(files, f)
 	}
-	// --numstat -z: "ADDED\tDELETED\tPATH\0", or for a rename "ADDED\tDELETED\t\0OLD\0NEW\0".
-	nc := fields(counts)
-	for i, k := 0, 0; i < len(nc) && k < len(files); k++ {
+	// --numstat -z: "ADDED\tDELETED\tPATH\0", or for a rename "ADDED\tDELETED\t\0OLD\0NEW\0";
+	// a file that turned out unchanged (touched since the index was refreshed) has none.
+	at := make(map[string]int, len(files))
+	for k, f := range files {
+		at[f.Path] = k
+	}
+	for i := 0; i < len(nc); i++ {
 		parts := strings.SplitN(nc[i], "\t", 3)
 		if len(parts) != 3 {
 			return nil, fmt.Errorf("a line count %q", nc[i])
 		}
-		i++
-		if parts[2] == "" {
-			i += 2 // the old and new paths of a rename
+		path := parts[2]
+		if path == "" { // a rename: the old path, then the new
+			if i+2 >= len(nc) {
+				return nil, fmt.Errorf("a line count of a rename without its paths: %q", nc[i])
+			}
+			path = nc[i+2]
+			i += 2
+		}
+		k, ok := at[path]
+		if !ok {
+			return nil, fmt.Errorf("a line count of %q, which is not among the changes", path)
 		}
 		if parts[0] == "-" {
 			files[k].Binary = true

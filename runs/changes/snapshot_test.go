@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,99 @@ func TestALongDiffComesWholeOrCutWithANote(t *testing.T) {
 	}
 	if note := cut.CutNote(); note != "[segwi: the diff is cut here: it is longer than 64 KiB; look at one file at a time]" {
 		t.Errorf("note = %q", note)
+	}
+}
+
+// A run that makes a repository of its own with git init, and commits nothing there,
+// leaves a folder git add refuses ("does not have a commit checked out"): segwi used to
+// hash the work tree with git add, and could then read neither the next run's base nor
+// this run's changes. Such a repository is left out of the changes; one with a commit is a
+// gitlink to it.
+func TestANestedRepositoryWithNoCommitDoesNotStopTheReading(t *testing.T) {
+	g, _ := sealedGit(t)
+	dir := claudetest.Checkout(t)
+	base := baseOf(t, g, dir)
+	write(t, dir, "scratchpad/notes.txt", "not committed\n")
+	git(t, filepath.Join(dir, "scratchpad"), "init", "-q")
+	write(t, dir, "tool/main.go", "package main\n")
+	git(t, filepath.Join(dir, "tool"), "init", "-q")
+	git(t, filepath.Join(dir, "tool"), "add", ".")
+	git(t, filepath.Join(dir, "tool"), "commit", "-q", "-m", "A tool")
+	write(t, dir, "x.txt", "a new file\n")
+
+	snap := take(t, g, base)
+	var got []string
+	for _, f := range snap.Files {
+		got = append(got, f.Path+" "+string(f.Status))
+	}
+	if want := []string{"tool added", "x.txt added"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %q, want %q", got, want)
+	}
+	patch, err := snap.Diff(context.Background(), "", 0)
+	if err != nil || !strings.Contains(patch.Text, "+Subproject commit "+git(t, filepath.Join(dir, "tool"), "rev-parse", "HEAD")) {
+		t.Errorf("Diff = %v:\n%s", err, patch.Text)
+	}
+	next := baseOf(t, g, dir)
+	if want := []string{"scratchpad", "tool", "x.txt"}; !slices.Equal(next.Dirty, want) {
+		t.Errorf("the next run's base lists %q as already changed, want %q", next.Dirty, want)
+	}
+}
+
+// Reading the changes copies no file: git compares the work tree with the base through the
+// index, reading a changed file where it lies. The scratch repository holds no object but
+// the empty one that names an untracked file.
+func TestReadingTheChangesCopiesNoFile(t *testing.T) {
+	g, _ := sealedGit(t)
+	dir := claudetest.Checkout(t)
+	base := baseOf(t, g, dir)
+	write(t, dir, "hello.txt", "hello, edited\n")
+	write(t, dir, "new/a.txt", "a new file\n")
+	write(t, dir, "new/b.txt", "another\n")
+	snap := take(t, g, base)
+	if _, err := snap.Diff(context.Background(), "", 0); err != nil {
+		t.Fatal(err)
+	}
+	out, err := snap.s.output(context.Background(), "count-objects", "-v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "count: 1\n") && !strings.Contains(out, "count: 0\n") || !strings.Contains(out, "in-pack: 0") {
+		t.Errorf("the scratch repository holds objects after the reading:\n%s", out)
+	}
+	if files, added, _ := snap.Stat(); files != 3 || added != 3 {
+		t.Errorf("Stat = %d files, +%d; want 3 files, +3", files, added)
+	}
+}
+
+// A file the run touched without changing it (a build that rewrote it as it was, a
+// checkout of another branch and back) is no change; a file in conflict shows as the work
+// tree has it.
+func TestATouchedFileIsNoChangeAndAConflictShowsItsWorkTree(t *testing.T) {
+	g, _ := sealedGit(t)
+	dir := claudetest.Checkout(t)
+	base := baseOf(t, g, dir)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "README.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	// A conflict: hello.txt changed on a side branch and here.
+	git(t, dir, "switch", "-q", "-c", "side")
+	write(t, dir, "hello.txt", "hello from the side branch\n")
+	git(t, dir, "commit", "-q", "-am", "Side")
+	git(t, dir, "switch", "-q", "main")
+	write(t, dir, "hello.txt", "hello from main\n")
+	git(t, dir, "commit", "-q", "-am", "Main")
+	cmd := exec.Command("git", "merge", "-q", "side")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the merge did not conflict")
+	}
+	snap := take(t, g, base)
+	if len(snap.Files) != 1 || snap.Files[0].Path != "hello.txt" || snap.Files[0].Status != Modified {
+		t.Fatalf("changes = %+v, want hello.txt modified alone", snap.Files)
+	}
+	patch, err := snap.Diff(context.Background(), "hello.txt", 0)
+	if err != nil || !strings.Contains(patch.Text, "+<<<<<<< HEAD") {
+		t.Errorf("the conflict's diff (%v) lacks its markers:\n%s", err, patch.Text)
 	}
 }
