@@ -1,14 +1,23 @@
 // Package changes says what a run changed in its checkout, and commits it for the person.
 //
 // At a run's start, ReadBase records where the checkout stood: its branch, its HEAD
-// commit, and the files already changed then (tracked changes and untracked files, not
-// ignored ones). A run's changes are everything since that base: the commits made during
-// the run and what is uncommitted now, untracked files included. Take reads them as a
-// Snapshot: the changed files (added, modified, deleted, renamed; binary ones flagged; line
-// counts), the commits made since the base, and for the whole or one file the unified
-// diff, cut at a size a window and a terminal can show (Snapshot.Diff). Commit commits the
-// run's uncommitted changes as the person, leaving out the files that were already changed
-// before the run unless they are named.
+// commit, and the files already changed then (what git status lists: tracked changes,
+// staged or not, and untracked files, not ignored ones). A run's changes are everything
+// since that base's commit: the commits made during the run and what is uncommitted now,
+// untracked files included; a file already changed at the base is flagged, its changes
+// counted from the commit too. Take reads them as a Snapshot: the changed files (added,
+// modified, deleted, renamed; binary ones flagged; line counts), the commits made since the
+// base, and for the whole or one file the unified diff, cut at a size a window and a
+// terminal can show (Snapshot.Diff); Diff gives the diff alone, without the list. Commit
+// commits the run's uncommitted changes as the person, leaving out the files that were
+// already changed before the run unless they are named.
+//
+// None of these copies the work tree's files: git compares the work tree with a commit
+// through a copy of the checkout's index, by the files' stat data, and reads a file only
+// where it changed, as git status and git diff do; untracked files are named in that copy
+// (intent-to-add) without being hashed. Only a commit hashes the files it takes. A Stamp of
+// a snapshot tells later, without git, whether anything it saw has changed: the tray
+// reads a run's changes again only then.
 //
 // # What git reads
 //
@@ -20,8 +29,9 @@
 // the person does not choose, and none of those programs may run then. So the checkout is
 // only read as data (where it stands, a few plain settings, the person's name and email),
 // and everything that hashes, diffs or writes runs in a scratch repository segwi makes in
-// a private folder (gitcmd.NewRepo): its own git folder, the checkout's objects borrowed,
-// the checkout as its work tree, a copy of the checkout's index as a starting point.
+// a private folder (gitcmd.NewRepo): its own git folder, its HEAD the checkout's commit,
+// the checkout's objects borrowed, the checkout as its work tree, a copy of the checkout's
+// index as a starting point.
 // What it takes from the checkout's configuration are values git only reads, never runs:
 // the ignore and attribute files, line-ending and file-mode settings, the object format.
 // Nested repositories and submodules are opaque gitlinks: their commit is read from their
