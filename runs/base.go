@@ -10,16 +10,33 @@ import (
 	"github.com/segwi/segwi/runs/changes"
 )
 
-// EventBase is segwi's event for a run's base, recorded before Claude Code starts: where
-// the checkout stood (Event.Base), what the run's changes are counted from.
+// EventBase is segwi's event for a run's base, recorded before the agent gets its prompt:
+// where the checkout stood (Event.Base), what the run's changes are counted from.
 const EventBase EventType = "base"
 
 // baseWait bounds the reading of a run's base: a very large work tree must not hold up the
-// run's start for long; the run starts without a known base then.
+// run's prompt for long; the run goes on without a known base then.
 const baseWait = time.Minute
 
+// startBase reads where the run's checkout stands and records it (recordBase) on a
+// goroutine of its own, while the agent starts: however many files the checkout holds,
+// no git runs between the run's start and the agent's. The channel it returns is closed
+// once the base is recorded; the run's start waits for it before its prompt goes. Until
+// its first message the agent changes no file, so the base is where the checkout stood
+// before the run. (A SessionStart hook of the person's, which runs as the agent starts,
+// may: what it changes while the base is read counts as already changed or as the
+// run's, depending on which git read first.)
+func (r *Run) startBase(cfg Config) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.recordBase(cfg)
+	}()
+	return done
+}
+
 // recordBase reads where the run's checkout stands (changes.ReadBase) and records it on
-// the run's summary and as an event. It is called before Claude Code starts.
+// the run's summary and as an event.
 func (r *Run) recordBase(cfg Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), baseWait)
 	defer cancel()

@@ -32,9 +32,9 @@ type startResult struct {
 var errStoppedFirst = errors.New("the run was stopped before its agent started")
 
 // start carries out a launched run's start, on a goroutine of its own: the registration
-// with the approvals server, the sweep of what a killed segwi left, the checkout's base,
-// and the agent, which the runtime starts, unless a stop came first. It reports to the
-// owner (started), which ends a run whose start failed.
+// with the approvals server, the sweep of what a killed segwi left, and the agent, which
+// the runtime starts, unless a stop came first, while the checkout's base is read. It
+// reports to the owner (started), which ends a run whose start failed.
 func (r *Run) start() {
 	st := r.startSteps()
 	r.do(func() { r.started(st) })
@@ -72,8 +72,12 @@ func (r *Run) startSteps() (st startResult) {
 		return st
 	}
 	r.sweepBeforeStart()
-	r.recordBase(cfg)
+	// The base is read while the agent starts, and recorded before the owner hears of the
+	// start, so before the prompt goes (started): the agent changes no file before its
+	// first message.
+	based := r.startBase(cfg)
 	session, err := cfg.Runtime.Start(l)
+	<-based
 	switch {
 	case errors.Is(err, errStoppedFirst): // nothing started
 	case err != nil:
