@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // DefaultMaxDiffBytes is where Snapshot.Diff cuts a diff when not told otherwise: far more
@@ -43,10 +44,7 @@ func (snap *Snapshot) Diff(ctx context.Context, path string, maxBytes int) (Patc
 		if !ok {
 			return Patch{}, fmt.Errorf("%s is not among the run's changes", path)
 		}
-		paths = append(paths, f.Path)
-		if f.OldPath != "" {
-			paths = append(paths, f.OldPath)
-		}
+		paths = filePaths(&f)
 	}
 	return snap.diff(ctx, paths, maxBytes)
 }
@@ -56,18 +54,26 @@ func (snap *Snapshot) diff(ctx context.Context, paths []string, maxBytes int) (P
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxDiffBytes
 	}
+	w := &capWriter{max: maxBytes}
+	if err := snap.writeDiff(ctx, paths, w); err != nil && !errors.Is(err, errFull) {
+		return Patch{}, err
+	}
+	return Patch{Text: w.text(), Cut: w.cut, Limit: maxBytes}, nil
+}
+
+// writeDiff writes the diff of the files paths (every file when none) to w as git prints
+// it. An error of w's stops git at once: what is cut is not computed.
+func (snap *Snapshot) writeDiff(ctx context.Context, paths []string, w io.Writer) error {
 	// The work tree through the scratch index, whose stat data prepare refreshed: git reads
 	// a file only where it changed.
 	args := []string{"diff-index", "-M", "-p", "--no-color", "--no-ext-diff", "--no-textconv", snap.from}
 	if len(paths) > 0 {
 		args = append(append(args, "--"), paths...)
 	}
-	w := &capWriter{max: maxBytes}
-	err := snap.s.run(ctx, nil, w, args...)
-	if err != nil && !errors.Is(err, errFull) {
-		return Patch{}, fmt.Errorf("diffing %s with the run's base: %w", snap.c.Top, err)
+	if err := snap.s.run(ctx, nil, w, args...); err != nil {
+		return fmt.Errorf("diffing %s with the run's base: %w", snap.c.Top, err)
 	}
-	return Patch{Text: w.text(), Cut: w.cut, Limit: maxBytes}, nil
+	return nil
 }
 
 // errFull is a capWriter's answer once it holds its limit.

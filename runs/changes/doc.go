@@ -7,8 +7,9 @@
 // untracked files included; a file already changed at the base is flagged, its changes
 // counted from the commit too. Take reads them as a Snapshot: the changed files (added,
 // modified, deleted, renamed; binary ones flagged; line counts), the commits made since the
-// base, and for the whole or one file the unified diff, cut at a size a window and a
-// terminal can show (Snapshot.Diff); Diff gives the diff alone, without the list. Commit
+// base, and for the whole or one file the unified diff, cut at a size a window can show
+// (Snapshot.Diff); Diff gives the diff alone, without the list, and WriteDiff writes it
+// whole as git prints it (segwi runs diff). Commit
 // commits the run's uncommitted changes as the person, leaving out the files that were
 // already changed before the run unless they are named.
 //

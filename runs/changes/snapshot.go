@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,23 +116,39 @@ func Take(ctx context.Context, g gitcmd.Git, base Base) (*Snapshot, error) {
 // Diff returns the unified diff of the changes since base, without listing them first:
 // of every changed file, or of f alone (a File an earlier Take listed: its path, and
 // where it was when renamed). The diff is cut at maxBytes (DefaultMaxDiffBytes when zero
-// or less). It costs git about what git diff costs on the same changes; Take and then
-// Snapshot.Diff also count every file's lines. It returns when git has answered or ctx
-// is done; its errors are Take's.
+// or less), and git stopped there. It costs git about what git diff costs on the same
+// changes; Take and then Snapshot.Diff also count every file's lines. It returns when git
+// has answered or ctx is done; its errors are Take's.
 func Diff(ctx context.Context, g gitcmd.Git, base Base, f *File, maxBytes int) (Patch, error) {
 	snap, err := prepare(ctx, g, base)
 	if err != nil {
 		return Patch{}, err
 	}
 	defer snap.Close()
-	var paths []string
-	if f != nil {
-		paths = append(paths, f.Path)
-		if f.OldPath != "" {
-			paths = append(paths, f.OldPath)
-		}
+	return snap.diff(ctx, filePaths(f), maxBytes)
+}
+
+// WriteDiff is Diff written to w as git prints it, whole: of every changed file, or of f
+// alone. An error of w's stops git and is returned (wrapped when it is git's own).
+func WriteDiff(ctx context.Context, g gitcmd.Git, base Base, f *File, w io.Writer) error {
+	snap, err := prepare(ctx, g, base)
+	if err != nil {
+		return err
 	}
-	return snap.diff(ctx, paths, maxBytes)
+	defer snap.Close()
+	return snap.writeDiff(ctx, filePaths(f), w)
+}
+
+// filePaths are the paths of the changed file f (nil for every file): where it is, and
+// where it was when renamed.
+func filePaths(f *File) []string {
+	if f == nil {
+		return nil
+	}
+	if f.OldPath != "" {
+		return []string{f.Path, f.OldPath}
+	}
+	return []string{f.Path}
 }
 
 // prepare makes the scratch repository for base's checkout, with its index in line with

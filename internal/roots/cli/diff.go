@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -22,45 +23,41 @@ func newRunsDiffCmd() *cobra.Command {
 		Short: "Print what a run changed in its checkout since it started, as a diff",
 		Long: "Print the changes of a run from its base (the branch and commit its checkout was on when\n" +
 			"it started): the commits made since, and what is uncommitted now, new untracked files\n" +
-			"included, as one unified diff computed by git. Binary files are named, not printed.\n" +
+			"included, as one unified diff computed by git, whole. Binary files are named, not printed.\n" +
 			"With --stat, list the changed files instead, with their lines added and deleted, and\n" +
 			"mark the files that were already changed before the run started.\n" +
 			"Exit status: 0, or 1 when the run has no recorded base or its checkout cannot be read.",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runsDiff(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), a[0], stat)
+			return runsDiff(cmd.Context(), cmd.OutOrStdout(), a[0], stat)
 		},
 	}
 	cmd.Flags().BoolVar(&stat, "stat", false, "list the changed files instead of printing the diff")
 	return cmd
 }
 
-// runsDiff prints the changes of the run id: the diff on out (a note that it was cut on
-// errOut), or with stat the list of changed files.
-func runsDiff(ctx context.Context, out, errOut io.Writer, id string, stat bool) error {
+// runsDiff prints the changes of the run id: the whole diff on out as git writes it, or
+// with stat the list of changed files.
+func runsDiff(ctx context.Context, out io.Writer, id string, stat bool) error {
 	dir, err := stateDir()
 	if err != nil {
 		return err
 	}
-	snap, info, err := core.Shipper{StateDir: dir}.Changes(ctx, id)
+	shipper := core.Shipper{StateDir: dir}
+	if !stat {
+		w := bufio.NewWriterSize(out, 64<<10)
+		err := shipper.Diff(ctx, id, w)
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
+	snap, info, err := shipper.Changes(ctx, id)
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	if stat {
-		writeStat(out, info, snap)
-		return nil
-	}
-	p, err := snap.Diff(ctx, "", 0)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", info.ID, err)
-	}
-	if _, err := io.WriteString(out, p.Text); err != nil {
-		return err
-	}
-	if p.Cut {
-		fmt.Fprintln(errOut, p.CutNote())
-	}
+	writeStat(out, info, snap)
 	return nil
 }
 

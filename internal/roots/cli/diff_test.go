@@ -80,3 +80,30 @@ func TestRunsDiffShowsTheRunsChangesFromItsBase(t *testing.T) {
 		t.Errorf("--stat ends %q / %q, want the commit and the totals", lines[5], lines[6])
 	}
 }
+
+// segwi runs diff prints the whole diff, however long: it was cut at 4 MiB, after git had
+// computed all of it.
+func TestRunsDiffPrintsALongDiffWhole(t *testing.T) {
+	isolate(t)
+	checkout := claudetest.Checkout(t)
+	id := runIDLine(segwi(t, "", "--config", runConfig(t, ""), "run", "--checkout", checkout, "fake:success").stderr)
+	if id == "" {
+		t.Fatal("the run did not start")
+	}
+	// Three new files of 2 MiB each: each under the size from which git names a file as
+	// binary, 6 MiB of diff in all.
+	line := strings.Repeat("x", 63) + "\n"
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		body := strings.Repeat(line, 2<<20/len(line)-1) + "the end of " + name + "\n"
+		if err := os.WriteFile(filepath.Join(checkout, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := segwi(t, "", "runs", "diff", id)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("runs diff: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if len(r.stdout) < 6<<20 || !strings.HasSuffix(r.stdout, "+the end of c.txt\n") {
+		t.Errorf("the diff is %d bytes and ends %q; want 6 MiB and more, whole", len(r.stdout), r.stdout[max(0, len(r.stdout)-40):])
+	}
+}

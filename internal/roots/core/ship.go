@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/segwi/segwi/internal/lib/gitcmd"
@@ -50,6 +51,25 @@ func (s Shipper) Changes(ctx context.Context, id string) (*changes.Snapshot, run
 		return nil, info, fmt.Errorf("reading the changes of run %s: %w", info.ID, err)
 	}
 	return snap, info, nil
+}
+
+// Diff writes the diff of the changes of the run id (or unique id prefix) from its base
+// to w, whole, as git prints it (changes.WriteDiff): nothing is listed or counted first,
+// so it costs about what git diff costs on the same changes. It returns when git has
+// answered or ctx is done.
+func (s Shipper) Diff(ctx context.Context, id string, w io.Writer) error {
+	info, err := runs.Load(s.StateDir, id)
+	if err != nil {
+		return err
+	}
+	base := changes.Base{}
+	if info.Base != nil {
+		base = *info.Base
+	}
+	if err := changes.WriteDiff(ctx, gitcmd.New("", "", nil), base, nil, w); err != nil {
+		return fmt.Errorf("reading the changes of run %s: %w", info.ID, err)
+	}
+	return nil
 }
 
 // quiet kills what the ended run info left running (runs.KillLeftovers), naming each
