@@ -19,8 +19,10 @@ import (
 // changesReader reads what a run changed since its base: the tray does (trayLink), with
 // git, in the tray process.
 type changesReader interface {
-	// Changes returns the run's changed files and the diff of path ("" for every file).
-	Changes(ctx context.Context, runID, path string) (control.ChangeSet, error)
+	// Changes returns the run's changed files and the diff of path ("" for every file),
+	// or says Unchanged when the checkout has not changed since the reading of path whose
+	// Stamp is since.
+	Changes(ctx context.Context, runID, path, since string) (control.ChangeSet, error)
 	// ChangedFiles returns the run's changed files and commits, without a diff.
 	ChangedFiles(ctx context.Context, runID string) (control.ChangeSet, error)
 }
@@ -36,9 +38,9 @@ type changesTab struct {
 	read  changesReader
 	runID string
 
-	set     control.ChangeSet
-	path    string     // the file whose diff shows; "" for every file
-	lines   []diffLine // the diff shown
+	set     control.ChangeSet // the reading shown; set.Path is the file its diff is of
+	path    string            // the file whose diff is to show; "" for every file
+	lines   []diffLine        // the diff shown
 	loading bool
 	again   bool // a reload was asked while one was under way
 	loaded  bool // a reading was asked once: reloads on a turn's end from then on
@@ -49,8 +51,9 @@ type changesTab struct {
 	reload  *widget.Button
 	content fyne.CanvasObject
 
-	loads    atomic.Int64 // readings applied, for tests
-	diffRows atomic.Int64 // diff row widgets made, for tests: the list makes only those on screen
+	loads     atomic.Int64 // readings applied, for tests
+	unchanged atomic.Int64 // of which the tray said the checkout had not changed, for tests
+	diffRows  atomic.Int64 // diff row widgets made, for tests: the list makes only those on screen
 }
 
 // newChangesTab builds the tab of the run id; nothing is read until load.
@@ -117,7 +120,9 @@ func fileLine(f changes.File) string {
 }
 
 // load reads the changes again, off Fyne's goroutine, and shows them. A load asked while
-// one is under way runs once that one is done. On Fyne's goroutine.
+// one is under way runs once that one is done. When the tab shows the diff asked for, the
+// tray reads the changes again only if the checkout changed since (a turn that changed
+// nothing costs a look at the files' stat data). On Fyne's goroutine.
 func (c *changesTab) load() {
 	c.loaded = true
 	if c.loading {
@@ -129,13 +134,16 @@ func (c *changesTab) load() {
 	if len(c.set.Files) == 0 {
 		c.summary.SetText("Reading the run's changes…")
 	}
-	path := c.path
+	path, since := c.path, ""
+	if path == c.set.Path {
+		since = c.set.Stamp
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), changesTimeout)
 		defer cancel()
-		set, err := c.read.Changes(ctx, c.runID, path)
+		set, err := c.read.Changes(ctx, c.runID, path, since)
 		var lines []diffLine
-		if err == nil {
+		if err == nil && !set.Unchanged {
 			lines = diffLines(set.Diff)
 		}
 		onUI(func() { c.show(set, lines, err) })
@@ -147,9 +155,13 @@ func (c *changesTab) show(set control.ChangeSet, lines []diffLine, err error) {
 	defer c.loads.Add(1)
 	c.loading = false
 	c.reload.Enable()
-	if err != nil {
+	switch {
+	case err != nil:
 		c.summary.SetText("The run's changes cannot be read: " + err.Error())
-	} else {
+		c.set.Stamp = "" // what shows may be stale: read it all next time
+	case set.Unchanged:
+		c.unchanged.Add(1)
+	default:
 		c.set, c.lines = set, lines
 		c.summary.SetText(changesSummary(set))
 		c.files.Refresh()

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -183,7 +184,7 @@ type scriptedChanges struct {
 	calls chan string // the path of each call
 }
 
-func (s *scriptedChanges) Changes(_ context.Context, _, path string) (control.ChangeSet, error) {
+func (s *scriptedChanges) Changes(_ context.Context, _, path, _ string) (control.ChangeSet, error) {
 	s.calls <- path
 	return s.set, s.err
 }
@@ -329,8 +330,99 @@ func TestThePushCheckGetsTheFilesWithoutTheDiff(t *testing.T) {
 		t.Errorf("files only: %d files, uncommitted %v, %d bytes of diff; want 2 files, uncommitted, no diff",
 			len(set.Files), set.Uncommitted(), len(set.Diff.Text))
 	}
-	full, err := link.Changes(ctx, r.id, "")
+	full, err := link.Changes(ctx, r.id, "", "")
 	if err != nil || !strings.Contains(full.Diff.Text, "+a file the run wrote") {
 		t.Errorf("the full read: %v, diff %q; want the run's diff", err, full.Diff.Text)
+	}
+}
+
+// Issue 22: the Changes tab read a run's changes again at every turn's end, with git, 1 s
+// and more with 5,000 changed files (50 MB) even when the turn had changed nothing. Now
+// the tray reads them again only when the checkout changed since the reading the tab
+// shows: a turn's end costs a look at the files' stat data. Both measured here through
+// the real tray, best of three tries; then a file changed is read again.
+func TestATurnThatChangedNothingDoesNotReadTheChangesAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a measurement with 50 MB of changes: not in -short")
+	}
+	const files = 5000
+	r := changedRun{id: "20250314-092653-c4a9e5", checkout: fixedCheckout(t), stateDir: t.TempDir()}
+	var body bytes.Buffer
+	for i := range 200 {
+		fmt.Fprintf(&body, "line %03d of a file of about ten kilobytes\n", i)
+	}
+	name := func(i int) string {
+		return filepath.Join(r.checkout, "src", fmt.Sprintf("d%02d", i%50), fmt.Sprintf("f%04d.txt", i))
+	}
+	writeAll := func(content func(i int) []byte) {
+		for i := range files {
+			if err := os.MkdirAll(filepath.Dir(name(i)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name(i), content(i), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeAll(func(int) []byte { return body.Bytes() })
+	claudetest.Git(t, r.checkout, "add", ".")
+	claudetest.Git(t, r.checkout, "commit", "-q", "-m", "Five thousand files")
+	base := changes.ReadBase(context.Background(), gitcmd.New("", "", nil), r.checkout)
+	if !base.Known() {
+		t.Fatalf("the checkout's base: %s", base.Error)
+	}
+	writeAll(func(i int) []byte {
+		return bytes.Replace(body.Bytes(), []byte("line 070 of"), fmt.Appendf(nil, "line 070, edited by the run (%d), of", i), 1)
+	})
+	r.info = runs.Info{ID: r.id, Kind: runs.KindBuild, Checkout: r.checkout, Prompt: "Edit every file",
+		State: runs.StateSucceeded, Created: runT0, Start: runT0, End: runT0.Add(time.Minute), Base: &base}
+	records.WriteRun(t, r.stateDir, r.info)
+
+	link := trayOver(t, r.stateDir)
+	ctx, cancel := context.WithTimeout(context.Background(), changesTimeout)
+	defer cancel()
+	full := time.Hour // what every turn's end cost before: a reading with git
+	for range 3 {
+		began := time.Now()
+		set, err := link.Changes(ctx, r.id, "", "")
+		if err != nil || set.Unchanged || len(set.Files)+set.MoreFiles != files {
+			t.Fatalf("a reading: %v, unchanged %v, %d files; want the %d files", err, set.Unchanged, len(set.Files)+set.MoreFiles, files)
+		}
+		full = min(full, time.Since(began))
+	}
+
+	test.NewTempApp(t)
+	c := newChangesTab(link, r.id)
+	win := test.NewTempWindow(t, c.content)
+	win.Resize(fyne.NewSize(820, 600))
+	onUIWait(c.load) // the tab opened
+	loaded(t, c, 1)
+	turnEnd := time.Hour
+	for n := int64(2); n <= 4; n++ {
+		began := time.Now()
+		onUIWait(c.load) // a turn ended, having changed nothing
+		loaded(t, c, n)
+		turnEnd = min(turnEnd, time.Since(began))
+	}
+	t.Logf("%d changed files: a turn's end that changed nothing %v, best of 3; a reading of the changes %v (what each turn's end cost before)",
+		files, turnEnd.Round(time.Millisecond), full.Round(time.Millisecond))
+	if got := c.unchanged.Load(); got != 3 {
+		t.Errorf("%d of the 3 turns' ends that changed nothing were told so; want all", got)
+	}
+	if turnEnd > full/2 {
+		t.Errorf("a turn's end that changed nothing took %v, a reading of the changes %v", turnEnd, full)
+	}
+
+	// A turn that changed a file: the tab reads the changes again, and shows it.
+	more := bytes.Replace(body.Bytes(), []byte("line 070 of"), []byte("line 070, edited by the run (0), of"), 1)
+	if err := os.WriteFile(name(0), append(more, "and a line of the next turn\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onUIWait(c.load)
+	loaded(t, c, 5)
+	var first changes.File
+	onUIWait(func() { first = c.set.Files[0] })
+	if c.unchanged.Load() != 3 || first.Path != "src/d00/f0000.txt" || first.Added != 2 {
+		t.Errorf("after a file changed: told unchanged %d times, first file %+v; want it read again, with 2 lines added", c.unchanged.Load(), first)
 	}
 }

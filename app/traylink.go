@@ -282,8 +282,8 @@ func (t *trayLink) Push(ctx context.Context, runID string) (string, error) {
 }
 
 // Changes reads what the run changed since its base, in the tray (changesReader).
-func (t *trayLink) Changes(ctx context.Context, runID, path string) (control.ChangeSet, error) {
-	return t.client.Changes(ctx, runID, path)
+func (t *trayLink) Changes(ctx context.Context, runID, path, since string) (control.ChangeSet, error) {
+	return t.client.Changes(ctx, runID, path, since)
 }
 
 // ChangedFiles reads the files the run changed, without their diff (changesReader).

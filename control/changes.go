@@ -21,6 +21,10 @@ type Changes struct {
 	Path string `json:"path,omitempty"`
 	// FilesOnly asks for the files and commits without a diff: what a push check needs.
 	FilesOnly bool `json:"filesOnly,omitempty"`
+	// Since is the Stamp of the ChangeSet of the same Path the asker shows: when the
+	// checkout has not changed since that reading, the reply says Unchanged, and the
+	// changes are not read again.
+	Since string `json:"since,omitempty"`
 }
 
 // MessageType returns TypeChanges.
@@ -44,6 +48,13 @@ type ChangeSet struct {
 	Path string `json:"path,omitempty"`
 	// Diff is the unified diff, cut at MaxDiffBytes.
 	Diff changes.Patch `json:"diff"`
+	// Stamp names this reading, for a later Changes.Since; "" when the tray cannot tell
+	// whether the checkout changed without reading the changes again.
+	Stamp string `json:"stamp,omitempty"`
+	// Unchanged says that the checkout has not changed since the reading Changes.Since
+	// named, so that what the asker shows still holds; the other fields are then empty
+	// but Stamp.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // Uncommitted reports whether any changed file is not committed yet.

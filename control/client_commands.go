@@ -209,9 +209,10 @@ func (c *Client) Continue(ctx context.Context, id, prompt string, keepOpen bool)
 }
 
 // Changes returns what the run id changed since its base, with the diff of the file path
-// ("" for every file).
-func (c *Client) Changes(ctx context.Context, id, path string) (ChangeSet, error) {
-	return c.changes(ctx, Changes{Run: id, Path: path})
+// ("" for every file); or, when since is the Stamp of a ChangeSet of path and the checkout
+// has not changed since it was read, a ChangeSet that says Unchanged.
+func (c *Client) Changes(ctx context.Context, id, path, since string) (ChangeSet, error) {
+	return c.changes(ctx, Changes{Run: id, Path: path, Since: since})
 }
 
 // ChangedFiles returns the files and commits the run id changed since its base, without

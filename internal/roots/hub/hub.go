@@ -79,11 +79,12 @@ type Options struct {
 // Hub is the tray process's control server over the core. Build it with New, build the
 // core with the hub as its Decider, then call Run.
 type Hub struct {
-	opts    Options
-	server  *control.Server
-	windows *windows
-	page    *remote.Keeper // the approval page on the tailnet, as segwi.remote says
-	changes chan struct{}  // see Changes
+	opts     Options
+	server   *control.Server
+	windows  *windows
+	page     *remote.Keeper // the approval page on the tailnet, as segwi.remote says
+	changes  chan struct{}  // see Changes
+	readings readings       // the stamps of the last readings of runs' changes (changeSet)
 
 	// ready is closed once Run has the core; the core's Decider may be asked nothing
 	// before, as no run exists before the core does.
