@@ -31,6 +31,10 @@ func describeRemote(raw string) string {
 	if i := strings.Index(raw, "://"); i > 0 {
 		return strings.ToLower(raw[:i])
 	}
+	// git's <transport>::<address> (ext::sh -c …, fd::3): a remote helper, not ssh.
+	if i := strings.Index(raw, "::"); i > 0 && !strings.ContainsAny(raw[:i], "/:@") {
+		return "git's " + strings.ToLower(raw[:i]) + ":: transport"
+	}
 	// scp-like syntax: [user@]host:path, with no slash before the colon.
 	if i := strings.Index(raw, ":"); i > 0 && !strings.Contains(raw[:i], "/") {
 		return "ssh"

@@ -26,6 +26,7 @@ func TestCheckRemoteURL(t *testing.T) {
 		{name: "ssh URLs are refused", raw: "ssh://git@github.com/segwi/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(ssh)"},
 		{name: "git protocol is refused", raw: "git://github.com/segwi/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(git)"},
 		{name: "a local path is refused", raw: "/srv/git/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(a local path)"},
+		{name: "a transport that runs a command is named", raw: "ext::sh -c touch% /tmp/pwned", wantReason: ReasonNotHTTPS, wantWords: "(git's ext:: transport)"},
 		{name: "file URLs are refused", raw: "file:///srv/git/segwi.git", wantReason: ReasonNotHTTPS, wantWords: "(file)"},
 		{name: "http is refused without the test option", raw: "http://127.0.0.1:9/r.git", hosts: []string{"127.0.0.1"}, wantReason: ReasonNotHTTPS, wantWords: "(http)"},
 		{name: "http beyond loopback is refused even with the test option", raw: "http://github.com/r.git", loopback: true, wantReason: ReasonNotHTTPS, wantWords: "only over HTTPS"},
