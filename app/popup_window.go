@@ -67,7 +67,9 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 	stopRow := container.NewHBox(p.denyStop, widget.NewLabel(stopRunText))
 	hint := keysHint(popupKeys)
 	hint.Wrapping = fyne.TextWrapWord
-	bottom := container.NewVBox(p.panel.foot, p.denyMessage, answers, widget.NewSeparator(), stopRow, hint)
+	// The keys line goes above the answers, so that Allow keeps its place at the popup's
+	// foot whatever the line's wrapping: a hand reaching for it finds it where it was.
+	bottom := container.NewVBox(p.panel.foot, p.denyMessage, hint, answers, widget.NewSeparator(), stopRow)
 
 	p.win = d.app.NewWindow(p.view.title)
 	p.win.SetContent(container.NewBorder(p.panel.top, bottom, nil, nil, p.panel.center))
