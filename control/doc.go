@@ -36,7 +36,10 @@
 // ends the connection with a VersionError naming both versions. Messages are framed as a
 // 4-byte big-endian length and the JSON text, at most MaxMessageBytes. A malformed message
 // gets an error reply and the connection goes on; an oversized one, or one that stalls
-// half sent past the I/O timeout, ends that connection only. A Server serves each client
+// half sent past the I/O timeout, ends that connection only. A client that reads slowly
+// holds back the streams sent to it (Peer.AwaitRoom: a run's events, which the tray thins
+// out meanwhile) rather than being cut off; one that stops reading altogether is cut off
+// once what waits for it passes a bound. A Server serves each client
 // on its own connection: one client that misbehaves, stalls or dies never ends the tray
 // nor another client.
 package control

@@ -20,15 +20,24 @@ var (
 // maxQueuedBytes bounds what may wait to be sent to one peer by default.
 const maxQueuedBytes = 4 * MaxMessageBytes
 
+// paceBytes is how much may wait to be sent to one peer before a paced sender waits
+// (Peer.AwaitRoom): a run's events to a window process that reads slowly wait there, far
+// below maxQueuedBytes, so that they never cut the connection and what else is sent (an
+// approval, a run's state) waits behind at most this much.
+const paceBytes = 1 << 20
+
 // endpoint is one side of a connection after the handshake: a queue of outgoing frames
 // written by one goroutine, so that a sender never waits for the peer, and the requests
 // this side sent that wait for their Reply.
 type endpoint struct {
 	conn      *Conn
 	out       chan frame
-	queued    atomic.Int64 // bytes in out
+	queued    atomic.Int64 // bytes in out, and of the frame being written
 	maxQueued int64
 	nextID    atomic.Uint64
+
+	roomMu sync.Mutex
+	room   chan struct{} // closed once queued is down to paceBytes; nil while nobody waits
 
 	mu      sync.Mutex
 	waiting map[uint64]chan Reply // by request id
@@ -55,8 +64,11 @@ func (e *endpoint) writeLoop() {
 	for {
 		select {
 		case f := <-e.out:
-			e.queued.Add(-int64(len(f.data)))
-			if err := e.conn.writeFrame(f); err != nil {
+			err := e.conn.writeFrame(f)
+			if e.queued.Add(-int64(len(f.data))) <= paceBytes {
+				e.wakePaced()
+			}
+			if err != nil {
 				e.close(err)
 				return
 			}
@@ -94,6 +106,45 @@ func (e *endpoint) enqueue(f frame) error {
 		e.close(ErrSlowPeer)
 		return ErrSlowPeer
 	}
+}
+
+// awaitRoom returns once at most paceBytes wait to be sent, or with ctx's error, or with
+// why the connection ended.
+func (e *endpoint) awaitRoom(ctx context.Context) error {
+	for {
+		if e.queued.Load() <= paceBytes {
+			return nil
+		}
+		e.roomMu.Lock()
+		if e.room == nil {
+			e.room = make(chan struct{})
+		}
+		room := e.room
+		// Checked after room is set: writeLoop takes roomMu after it lowers queued, so a
+		// fall below the mark from here on closes room.
+		if e.queued.Load() <= paceBytes {
+			e.roomMu.Unlock()
+			return nil
+		}
+		e.roomMu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.closed:
+			return e.err
+		}
+	}
+}
+
+// wakePaced wakes the senders waiting in awaitRoom.
+func (e *endpoint) wakePaced() {
+	e.roomMu.Lock()
+	if e.room != nil {
+		close(e.room)
+		e.room = nil
+	}
+	e.roomMu.Unlock()
 }
 
 // request sends body as a request and returns its Reply. It returns when the reply

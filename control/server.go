@@ -198,7 +198,8 @@ func (p *Peer) Who() string { return p.grant.Who }
 func (p *Peer) Program() string { return p.program }
 
 // Send sends b to this client without waiting: a snapshot, or a run's events for a
-// subscriber. It refuses a type the client's role does not receive.
+// subscriber (paced by AwaitRoom). It refuses a type the client's role does not receive.
+// What waits to be sent beyond the connection's bound cuts the client off (ErrSlowPeer).
 func (p *Peer) Send(b Body) error {
 	t := b.MessageType()
 	if !p.grant.Role.Receives(t) || t.IsRequest() {
@@ -206,6 +207,13 @@ func (p *Peer) Send(b Body) error {
 	}
 	return p.send(Message{Body: b})
 }
+
+// AwaitRoom returns once little enough waits to be sent to this client that one more
+// message of a stream may follow: the sender of a stream that can be thinned out (a run's
+// events) waits here, and thins out what piles up meanwhile, so that a client that reads
+// slowly is never cut off for it (what Send queues beyond the connection's bound is). It
+// returns nil then, ctx's error when ctx is done, or why the connection ended.
+func (p *Peer) AwaitRoom(ctx context.Context) error { return p.awaitRoom(ctx) }
 
 // Request sends a request (Show) to this client and returns its reply. It returns when
 // the reply arrives, ctx is done or the connection ends.

@@ -400,6 +400,129 @@ func TestAClientThatStopsReadingIsCutOffAndHoldsNobodyBack(t *testing.T) {
 	}
 }
 
+// A stream paced by AwaitRoom (a run's events) waits for a client that reads slowly, far
+// below the bound that cuts a client off: it gets every message, and what is published
+// meanwhile reaches it behind at most the pacing mark.
+func TestAPacedStreamWaitsForAClientThatReadsSlowly(t *testing.T) {
+	c := newCore()
+	connected := make(chan *Peer, 1)
+	c.connected = func(p *Peer) { connected <- p }
+	s := NewServer("tray", c)
+	s.maxQueued = 4 << 20
+	nc, done := serve(t, s, Grant{Role: RoleWindow})
+	events := make(chan Body, 16)
+	client, err := NewClient(nc, ClientOptions{Program: "slow window", Event: func(b Body) {
+		time.Sleep(time.Millisecond) // reads about 64 MB/s: slower than the stream is sent
+		events <- b
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	p := <-connected
+
+	const messages = 256 // 16 MiB: four times the bound that cuts a client off
+	text := strings.Repeat("x", 64<<10)
+	sent := make(chan error, 1)
+	var peak int64
+	go func() {
+		for i := range messages {
+			if err := p.AwaitRoom(context.Background()); err != nil {
+				sent <- err
+				return
+			}
+			peak = max(peak, p.queued.Load())
+			if err := p.Send(Notice{Level: Info, Title: strconv.Itoa(i), Text: text}); err != nil {
+				sent <- err
+				return
+			}
+			if i == messages/2 {
+				s.Publish(Notice{Level: Warning, Title: "published mid-stream", Text: "x"})
+			}
+		}
+		sent <- nil
+	}()
+	var got []string
+	published := false
+	for len(got) < messages {
+		var n Notice
+		select {
+		case b := <-events:
+			n = b.(Notice)
+		case err := <-sent:
+			if err != nil {
+				t.Fatalf("the paced stream ended after %d messages: %v", len(got), err)
+			}
+			sent <- nil
+			continue
+		case <-time.After(within):
+			t.Fatalf("the client got %d messages of the stream, then nothing", len(got))
+		}
+		if n.Level == Warning {
+			published = true
+			continue
+		}
+		got = append(got, n.Title)
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("the paced stream ended with %v", err)
+	}
+	for i, title := range got {
+		if title != strconv.Itoa(i) {
+			t.Fatalf("message %d of the stream arrived as %q: out of order or lost", i, title)
+		}
+	}
+	if !published {
+		if b := nextEvent(t, events); b.(Notice).Level != Warning {
+			t.Errorf("the notice published mid-stream did not arrive; got %+v", b)
+		}
+	}
+	if peak > paceBytes+int64(len(text))+1024 {
+		t.Errorf("up to %d bytes waited to be sent, want at most the pacing mark %d and one message", peak, paceBytes)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the connection ended: %v", err)
+	default:
+	}
+	if err := client.Err(); err != nil {
+		t.Errorf("the client's connection ended: %v", err)
+	}
+}
+
+// A paced sender waiting for a client that reads nothing returns once the connection
+// ends, with why.
+func TestAPacedSenderReturnsWhenTheConnectionEnds(t *testing.T) {
+	c := newCore()
+	connected := make(chan *Peer, 1)
+	c.connected = func(p *Peer) { connected <- p }
+	s := NewServer("tray", c)
+	deaf, _ := serve(t, s, Grant{Role: RoleWindow})
+	rawClient(t, deaf, Version) // then reads nothing
+	p := <-connected
+	text := strings.Repeat("x", 64<<10)
+	waited := make(chan error, 1)
+	go func() {
+		for {
+			if err := p.AwaitRoom(context.Background()); err != nil {
+				waited <- err
+				return
+			}
+			p.Send(Notice{Level: Info, Title: "big", Text: text})
+		}
+	}()
+	await.For(t, within, "the paced sender to wait", func() bool { return p.queued.Load() > paceBytes })
+	p.Close()
+	select {
+	case err := <-waited:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("AwaitRoom returned %v, want ErrClosed", err)
+		}
+	case <-time.After(within):
+		t.Fatal("AwaitRoom did not return once the connection was closed")
+	}
+}
+
 func TestTheTrayAsksTheWindowProcessToShowAWindow(t *testing.T) {
 	c := newCore()
 	connected := make(chan *Peer, 1)
