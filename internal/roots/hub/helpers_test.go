@@ -112,6 +112,9 @@ type fakeWindows struct {
 	mu      sync.Mutex
 	started []*fakeWindow
 	onShow  func(w *fakeWindow, s control.Show) error // nil: every Show succeeds
+	// read, when set, is called with each message a window process reads before it takes
+	// the next: a window process that reads slowly sleeps in it.
+	read func(control.Body)
 	// dieEarly is how many of the next window processes end before they connect, as one
 	// that cannot open the display does.
 	dieEarly int
@@ -147,7 +150,15 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 		defer close(w.gone)
 		c, err := control.NewClient(theirs, control.ClientOptions{
 			Program: fmt.Sprintf("fake window %d", w.n),
-			Event:   func(b control.Body) { w.events <- b },
+			Event: func(b control.Body) {
+				f.mu.Lock()
+				read := f.read
+				f.mu.Unlock()
+				if read != nil {
+					read(b)
+				}
+				w.events <- b
+			},
 			Show: func(_ context.Context, s control.Show) error {
 				w.shows <- s
 				f.mu.Lock()

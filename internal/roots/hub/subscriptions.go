@@ -3,14 +3,29 @@ package hub
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 )
 
-// maxBatchEvents bounds the events of one RunEvents message: a busy run's events go in
-// messages of at most this many (and of at most control.MaxMessageBytes).
-const maxBatchEvents = 256
+// How a run's events go to a client that subscribed to them: every event that says how
+// the run goes (its states, approvals, prompts, turns' results, its end) as it comes, and
+// of the bulk (Claude Code's text, tool calls and results, status lines, other output) the
+// latest, at most ten times a second. A client that reads more slowly than the run prints
+// holds the bulk back (control's Peer.AwaitRoom) and is sent the latest of it, after a note
+// of how many events it was not sent: it is never cut off for a run's output, and what the
+// tray sends it besides (an approval, a run's state) waits behind little.
+const (
+	// sendEvery is how often at most a client is sent a run's bulk events: as often as the
+	// run window shows them.
+	sendEvery = 100 * time.Millisecond
+	// maxHeldEvents and maxHeldBytes bound the bulk events held for a client between two
+	// sends: past them the older half is left out.
+	maxHeldEvents = 256
+	maxHeldBytes  = 512 << 10
+)
 
 // subscribe sends p the live run id's events: its backlog, then each new one, as
 // RunEvents carrying the run's summary after them, until the run ends (the last message
@@ -50,42 +65,160 @@ func (h *Hub) unsubscribe(p *control.Peer, id string) {
 	}
 }
 
-// forward sends r's events to p, each burst as few messages as fit, until events is
-// closed (the run ended: the last message says so) or ctx is done.
+// forward sends r's events to p, as the constants above say, until events is closed (the
+// run ended: the last message says so) or ctx is done.
 func (h *Hub) forward(ctx context.Context, p *control.Peer, r *runs.Run, events <-chan runs.Event) {
+	held := newHeldEvents()
+	go func() {
+		for e := range events {
+			held.add(e)
+		}
+		held.end()
+	}()
+	var last time.Time
 	for {
-		var burst []runs.Event
 		select {
+		case <-held.more:
 		case <-ctx.Done():
 			return
 		case <-p.Done():
 			return
-		case e, ok := <-events:
-			if !ok {
-				h.sendEvents(p, r, nil, true)
+		}
+		if wait := sendEvery - time.Since(last); wait > 0 && !held.urgent() {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return
+			case <-p.Done():
 				return
 			}
-			burst = append(burst, e)
 		}
-		ended := false
-	more:
-		for len(burst) < maxBatchEvents {
-			select {
-			case e, ok := <-events:
-				if !ok {
-					ended = true
-					break more
-				}
-				burst = append(burst, e)
-			default:
-				break more
-			}
-		}
-		if ctx.Err() != nil || h.sendEvents(p, r, burst, ended) != nil || ended {
+		if p.AwaitRoom(ctx) != nil {
 			return
 		}
+		batch, ended := held.take()
+		if len(batch) == 0 && !ended {
+			continue
+		}
+		if ctx.Err() != nil || h.sendEvents(p, r, batch, ended) != nil || ended {
+			return
+		}
+		last = time.Now()
 	}
 }
+
+// heldEvents are the events of a run that wait to be sent to one client: every event
+// that is not bulk (see bulk), and the latest bulk ones, the older left out once there
+// are too many, each run of them replaced by one EventDropped that counts them. Safe for
+// concurrent use: forward's collector adds, forward takes.
+type heldEvents struct {
+	more chan struct{} // holds a token once something was added or the run ended
+
+	mu        sync.Mutex
+	events    []runs.Event
+	bulk      int  // bulk events in events
+	bulkBytes int  // their text
+	now       bool // events hold one that is not bulk: it goes without waiting
+	ended     bool // the run's last event is in
+}
+
+func newHeldEvents() *heldEvents { return &heldEvents{more: make(chan struct{}, 1)} }
+
+// add holds e, leaving out the older half of the bulk events when too many wait.
+func (h *heldEvents) add(e runs.Event) {
+	h.mu.Lock()
+	h.events = append(h.events, e)
+	switch {
+	case bulk(e):
+		h.bulk++
+		h.bulkBytes += eventBytes(e)
+		if h.bulk > maxHeldEvents || h.bulkBytes > maxHeldBytes {
+			h.thin()
+		}
+	case e.Type != runs.EventDropped:
+		h.now = true
+	}
+	h.mu.Unlock()
+	h.signal()
+}
+
+// end notes that the run's last event is in.
+func (h *heldEvents) end() {
+	h.mu.Lock()
+	h.ended, h.now = true, true
+	h.mu.Unlock()
+	h.signal()
+}
+
+func (h *heldEvents) signal() {
+	select {
+	case h.more <- struct{}{}:
+	default:
+	}
+}
+
+// urgent reports whether what is held should go without waiting for the next send.
+func (h *heldEvents) urgent() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+// take returns what is held, and whether the run has ended (nothing is held after).
+func (h *heldEvents) take() ([]runs.Event, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	events := h.events
+	h.events, h.bulk, h.bulkBytes, h.now = nil, 0, 0, false
+	return events, h.ended
+}
+
+// thin leaves out the older half of the bulk events held: each run of events left out
+// (with the notes of events left out before) becomes one EventDropped that counts them,
+// where the first of them was. h.mu is held.
+func (h *heldEvents) thin() {
+	leaveOut := h.bulk - maxHeldEvents/2
+	if h.bulkBytes > maxHeldBytes {
+		leaveOut = max(leaveOut, h.bulk/2)
+	}
+	kept := h.events[:0:0]
+	for _, e := range h.events {
+		n := 0
+		switch {
+		case e.Type == runs.EventDropped:
+			n = e.Dropped
+		case leaveOut > 0 && bulk(e):
+			n = 1
+			leaveOut--
+			h.bulk--
+			h.bulkBytes -= eventBytes(e)
+		default:
+			kept = append(kept, e)
+			continue
+		}
+		if last := len(kept) - 1; last >= 0 && kept[last].Type == runs.EventDropped {
+			kept[last].Dropped += n
+			continue
+		}
+		kept = append(kept, runs.Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: runs.EventDropped, Dropped: n})
+	}
+	h.events = kept
+}
+
+// bulk says whether e is of the run's bulk, which a client that reads slowly may be sent
+// the latest of only: Claude Code's text, its tool calls and their results, status lines
+// and other output. The run's states, its approvals, the prompts, the turns' results,
+// refusals and segwi's own events always go.
+func bulk(e runs.Event) bool {
+	switch e.Type {
+	case runs.EventText, runs.EventToolCall, runs.EventToolResult, runs.EventStatus, runs.EventOutput, runs.EventRaw:
+		return true
+	}
+	return false
+}
+
+// eventBytes is about what e weighs as a message.
+func eventBytes(e runs.Event) int { return len(e.Text) + len(e.Input) + len(e.Raw) + 128 }
 
 // sendEvents sends events of r to p, the last message with r's summary and, when ended,
 // the end of the subscription.
