@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -123,16 +124,34 @@ func TestA200MBRunStaysWithinItsBounds(t *testing.T) {
 		t.Errorf("output.log is %d bytes ending %q, want at most %d ending with the cut marker",
 			len(out), out[max(0, len(out)-80):], MaxOutputBytes+len(outputCutMarker))
 	}
+	// events.jsonl stops at its cap too, saying so, and records the run's end after it.
+	st, err := os.Stat(filepath.Join(r.Dir(), eventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > MaxEventsBytes+64<<10 {
+		t.Errorf("events.jsonl is %d bytes, want at most its cap of %d and the few events kept past it", st.Size(), MaxEventsBytes)
+	}
 	var texts int
+	var capped bool
+	var after []EventType
 	if err := ReadEvents(m.config().StateDir, r.ID(), func(e Event) error {
-		if e.Type == EventText {
+		switch {
+		case capped:
+			after = append(after, e.Type)
+		case e.Type == EventText:
 			texts++
+		case e.Type == EventCapped:
+			capped = true
 		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if want := 200 << 20 / 4100; texts < want {
-		t.Errorf("%d text events recorded, want at least %d: events were lost", texts, want)
+	if want := MaxEventsBytes / 4400; texts < want || !capped {
+		t.Errorf("%d text events recorded before the cap (capped: %v), want at least %d and the cap's event: events were lost", texts, capped, want)
+	}
+	if !slices.Contains(after, EventResult) || !slices.Contains(after, EventExit) || !slices.Contains(after, EventState) {
+		t.Errorf("past the cap the record holds %q, want the turn's result, the exit and the final state", after)
 	}
 }

@@ -148,10 +148,12 @@ func (n *Narrator) Words(e Event) Words {
 		return Words{"leftover", e.Text}
 	case EventRaw:
 		return rawWords(e)
+	case EventCapped:
+		return Words{"capped", e.Text}
 	case EventDropped:
-		where := "the run's record has them"
+		where := "the run's record has them, up to its cap"
 		if e.RunID != "" {
-			where = "segwi runs events " + e.RunID + " shows them all"
+			where = "segwi runs events " + e.RunID + " shows what the record kept of them"
 		}
 		return Words{"missed", fmt.Sprintf("%d events not shown: they came faster than they could be shown; %s", e.Dropped, where)}
 	}

@@ -17,6 +17,35 @@ const MaxOutputBytes = 64 << 20
 // outputCutMarker ends an output.log that reached MaxOutputBytes.
 const outputCutMarker = "\n[segwi: output.log reached its 64 MiB cap here; the rest of the output is not kept in this file, events.jsonl has the events]\n"
 
+// MaxEventsBytes caps what events.jsonl holds of a run's bulk (EventType.Bulk: Claude
+// Code's text, its tool calls and their results, status lines, other output). The first
+// bulk event past it is recorded as an EventCapped that says so; after it, only what says
+// how the run goes is recorded: its states, approvals and their answers, the prompts,
+// the turns' results, refusals, its exit and segwi's own events. The live events go on
+// whole to the run's subscribers.
+const MaxEventsBytes = 64 << 20
+
+// EventCapped marks where events.jsonl reached MaxEventsBytes, in place of the first bulk
+// event it left out (with that event's sequence number); Text says what is kept after it.
+const EventCapped EventType = "capped"
+
+// eventsCapText is the text of the EventCapped event.
+const eventsCapText = "events.jsonl reached its 64 MiB cap here: from here on it records the run's states, " +
+	"approvals, prompts, turns' results, refusals and end, not Claude Code's text, tool calls and results, " +
+	"status lines or other output (the live events showed them)"
+
+// Bulk reports whether events of type t are of a run's bulk, which may come by the
+// thousand: Claude Code's text, its tool calls and their results, status lines and other
+// output. What is not bulk says how the run goes, and is never left out: past
+// MaxEventsBytes in events.jsonl, nor by a window that reads slowly.
+func (t EventType) Bulk() bool {
+	switch t {
+	case EventText, EventToolCall, EventToolResult, EventStatus, EventOutput, EventRaw:
+		return true
+	}
+	return false
+}
+
 // recorder appends a run's events and output to its folder. It is safe for concurrent
 // use: the reader goroutine, the approvals server and the run's state changes all write.
 type recorder struct {
@@ -27,6 +56,9 @@ type recorder struct {
 	ew       *bufio.Writer
 	out      *os.File
 	ow       *bufio.Writer
+	evN      int64 // bytes written to events.jsonl
+	maxEv    int64 // MaxEventsBytes; tests lower it
+	evCut    bool  // events.jsonl reached its cap for the bulk
 	outN     int64 // bytes written to output.log
 	outCut   bool  // output.log reached its cap
 	dirty    bool  // written since the last sync
@@ -57,26 +89,33 @@ func openRecorder(dir string) (*recorder, error) {
 	return &recorder{
 		dir: dir, events: ev, out: out,
 		ew: bufio.NewWriterSize(ev, 64<<10), ow: bufio.NewWriterSize(out, 64<<10),
-		lastSync: time.Now(),
+		lastSync: time.Now(), maxEv: MaxEventsBytes,
 	}, nil
 }
 
-// event appends e to events.jsonl. It syncs when sync is set (a state change) or when the
-// last sync is a second old.
+// event appends e to events.jsonl, up to its cap for the bulk (MaxEventsBytes). It syncs
+// when sync is set (a state change) or when the last sync is a second old.
 func (r *recorder) event(e *Event, sync bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	bulk := e.Type.Bulk()
+	if r.closed || r.evCut && bulk {
 		return
 	}
 	b, err := e.AppendJSON(r.buf[:0])
+	if err == nil && bulk && r.evN+int64(len(b))+1 > r.maxEv {
+		r.evCut = true
+		b, err = (&Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Type: EventCapped, Text: eventsCapText}).AppendJSON(b[:0])
+	}
 	r.buf = b
 	if err != nil {
 		r.fail(fmt.Errorf("recording event %d: %w", e.Seq, err))
 		return
 	}
 	b = append(b, '\n')
-	if _, err := r.ew.Write(b); err != nil {
+	n, err := r.ew.Write(b)
+	r.evN += int64(n)
+	if err != nil {
 		r.fail(err)
 	}
 	r.written()
