@@ -108,9 +108,9 @@ func (h *Hub) forward(ctx context.Context, p *control.Peer, r *runs.Run, events 
 }
 
 // heldEvents are the events of a run that wait to be sent to one client: every event
-// that is not bulk (see bulk), and the latest bulk ones, the older left out once there
-// are too many, each run of them replaced by one EventDropped that counts them. Safe for
-// concurrent use: forward's collector adds, forward takes.
+// that is not of the run's bulk (runs.EventType.Bulk), and the latest bulk ones, the older
+// left out once there are too many, each run of them replaced by one EventDropped that
+// counts them. Safe for concurrent use: forward's collector adds, forward takes.
 type heldEvents struct {
 	more chan struct{} // holds a token once something was added or the run ended
 
@@ -129,7 +129,7 @@ func (h *heldEvents) add(e runs.Event) {
 	h.mu.Lock()
 	h.events = append(h.events, e)
 	switch {
-	case bulk(e):
+	case e.Type.Bulk():
 		h.bulk++
 		h.bulkBytes += eventBytes(e)
 		if h.bulk > maxHeldEvents || h.bulkBytes > maxHeldBytes {
@@ -187,7 +187,7 @@ func (h *heldEvents) thin() {
 		switch {
 		case e.Type == runs.EventDropped:
 			n = e.Dropped
-		case leaveOut > 0 && bulk(e):
+		case leaveOut > 0 && e.Type.Bulk():
 			n = 1
 			leaveOut--
 			h.bulk--
@@ -203,18 +203,6 @@ func (h *heldEvents) thin() {
 		kept = append(kept, runs.Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: runs.EventDropped, Dropped: n})
 	}
 	h.events = kept
-}
-
-// bulk says whether e is of the run's bulk, which a client that reads slowly may be sent
-// the latest of only: Claude Code's text, its tool calls and their results, status lines
-// and other output. The run's states, its approvals, the prompts, the turns' results,
-// refusals and segwi's own events always go.
-func bulk(e runs.Event) bool {
-	switch e.Type {
-	case runs.EventText, runs.EventToolCall, runs.EventToolResult, runs.EventStatus, runs.EventOutput, runs.EventRaw:
-		return true
-	}
-	return false
 }
 
 // eventBytes is about what e weighs as a message.
