@@ -55,6 +55,9 @@ func Escape(s string) string {
 // hidden reports whether Escape writes r as an escape (utf8.RuneError stands for a byte
 // that is not UTF-8, as strings.IndexFunc passes it).
 func hidden(r rune) bool {
+	if r < utf8.RuneSelf { // most of any text: no format character is ASCII
+		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f
+	}
 	return r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') || invisible(r)
 }
 

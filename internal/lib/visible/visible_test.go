@@ -7,6 +7,16 @@ import (
 	"unicode/utf8"
 )
 
+// The quick look at ASCII agrees with Unicode's tables on every ASCII character.
+func TestHiddenASCIIIsWhatUnicodeSays(t *testing.T) {
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		want := unicode.IsControl(r) && r != '\n' && r != '\t' || invisible(r)
+		if got := hidden(r); got != want {
+			t.Errorf("hidden(%q) = %v, want %v", r, got, want)
+		}
+	}
+}
+
 func TestEscape(t *testing.T) {
 	tests := []struct {
 		name, in, want string
