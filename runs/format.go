@@ -340,14 +340,46 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// oneLine shows s on one line, at most max runes.
+// oneLine shows s on one line, at most max runes: newlines as "⏎", escapes as "␛", the
+// other control characters and the invisible ones escaped (visible.Escape), and "…" when
+// it was shortened. Only the start of s that can show is read: a 4 KB text costs what its
+// first max runes do.
 func oneLine(s string, max int) string {
 	s = strings.TrimRight(s, "\r\n")
-	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "", "\x1b", "␛").Replace(s)
-	s = visible.Escape(s) // the other control characters, and bidirectional overrides
-	if utf8.RuneCountInString(s) <= max {
-		return s
+	var b strings.Builder
+	b.Grow(min(len(s), max+8))
+	n, i := 0, 0 // runes shown, and where in s
+	for ; i < len(s) && n <= max; i++ {
+		switch c := s[i]; {
+		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			b.WriteString("⏎")
+			i++
+		case c == '\n':
+			b.WriteString("⏎")
+		case c == '\r':
+			continue // shows as nothing
+		case c == '\x1b':
+			b.WriteString("␛")
+		default:
+			b.WriteByte(c) // a rune's other bytes follow; one that is not UTF-8 is escaped below
+			if c >= utf8.RuneSelf && utf8.RuneStart(c) {
+				_, size := utf8.DecodeRuneInString(s[i:])
+				b.WriteString(s[i+1 : i+size])
+				i += size - 1
+			}
+		}
+		n++
 	}
-	r := []rune(s)
-	return string(r[:max]) + "…"
+	line := visible.Escape(b.String()) // the other control characters, bidirectional overrides
+	if i == len(s) && utf8.RuneCountInString(line) <= max {
+		return line
+	}
+	n = 0
+	for j := range line {
+		if n == max {
+			return line[:j] + "…"
+		}
+		n++
+	}
+	return line + "…"
 }

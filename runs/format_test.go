@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
 )
@@ -181,6 +183,57 @@ func TestLineShortensLongTexts(t *testing.T) {
 	long := FormatEvent(Event{Type: EventText, Text: strings.Repeat("x", 1000), Time: time.Now()})
 	if !strings.HasSuffix(long, "…") || len([]rune(long)) > 430 {
 		t.Errorf("a long text: got %d runes ending %q, want it shortened with …", len([]rune(long)), long[len(long)-5:])
+	}
+}
+
+// oneLineOfAll is oneLine as it was: every rune of s escaped, then cut. oneLine reads only
+// the start of s, and must show what this shows.
+func oneLineOfAll(s string, max int) string {
+	s = strings.TrimRight(s, "\r\n")
+	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "", "\x1b", "␛").Replace(s)
+	s = visible.Escape(s)
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max]) + "…"
+}
+
+func TestOneLineReadsOnlyTheStartItShows(t *testing.T) {
+	texts := []string{
+		"", "short", "one\ntwo\r\nthree\rfour\r\n", strings.Repeat("x", 399), strings.Repeat("x", 400), strings.Repeat("x", 401),
+		strings.Repeat("\r", 500) + "after the returns", strings.Repeat("\r\n", 450), strings.Repeat("é", 450),
+		strings.Repeat("\x1b[1m", 100), strings.Repeat("\x07", 300), strings.Repeat("\u202e", 150) + "tail",
+		strings.Repeat("ab\xff", 200), strings.Repeat("x", 399) + "\r\n" + "y", strings.Repeat("x", 400) + "\r", "a\r" + strings.Repeat("b", 400),
+	}
+	for _, text := range texts {
+		for _, max := range []int{0, 1, 3, 400} {
+			if got, want := oneLine(text, max), oneLineOfAll(text, max); got != want {
+				t.Errorf("oneLine(%.40q, %d) = %.60q, want %.60q", text, max, got, want)
+			}
+		}
+	}
+}
+
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"a\r\nb", "\r\r\r\n", "\x1b[0m\u202e", "\xff\xfe", "é\u2028"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		max = max & 63
+		if got, want := oneLine(s, max), oneLineOfAll(s, max); got != want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", s, max, got, want)
+		}
+	})
+}
+
+// BenchmarkLineOfALongText measures a readable line of a 4 KB text, as segwi run and segwi
+// runs events print one for each of Claude Code's messages.
+func BenchmarkLineOfALongText(b *testing.B) {
+	e := Event{Type: EventText, Time: time.Now(), Text: strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit.\n", 70)}
+	var n Narrator
+	b.SetBytes(int64(len(e.Text)))
+	for b.Loop() {
+		n.Line(e)
 	}
 }
 
