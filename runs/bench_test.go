@@ -55,6 +55,36 @@ func BenchmarkParseAndRecord(b *testing.B) {
 	b.ReportMetric(float64(n*len(data))/(1<<20)/(cpuTime()-cpu0).Seconds(), "MiB/cpu-s")
 }
 
+// BenchmarkReadEvents measures reading a run's events.jsonl back into events, as segwi
+// runs events and a run window opening on a run do.
+func BenchmarkReadEvents(b *testing.B) {
+	state := b.TempDir()
+	dir := filepath.Join(RunsDir(state), "bench")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	r := bareRun(b, dir)
+	r.readLines(bytes.NewReader(streamJSON(16<<20)), MaxLineBytes, ClaudeParser())
+	if err := r.rec.close(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, eventsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	cpu0 := cpuTime()
+	reads := 0
+	for b.Loop() {
+		n := 0
+		if err := ReadEvents(state, "bench", func(Event) error { n++; return nil }); err != nil || n == 0 {
+			b.Fatalf("read %d events: %v", n, err)
+		}
+		reads++
+	}
+	b.ReportMetric(float64(int64(reads)*st.Size())/(1<<20)/(cpuTime()-cpu0).Seconds(), "MiB/cpu-s")
+}
+
 // cpuTime returns the user and system CPU time this process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

@@ -165,3 +165,74 @@ func appendInEvent(t *testing.T, typ reflect.Type) []byte {
 	t.Fatalf("no field of Event holds a %s: extend appendInEvent", typ)
 	return nil
 }
+
+// ReadEvents reads a record as encoding/json reads it, whatever its lines hold: every
+// kind of event as the recorder writes it, and lines written by hand or by an older segwi
+// (escapes, surrogates, bytes that are not UTF-8, keys in other cases, nulls, fields it
+// does not know, a line cut short, a line longer than the reader's buffer).
+func TestReadEventsReadsWhatEncodingJSONReads(t *testing.T) {
+	at := time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)
+	code := 3
+	written := []Event{
+		{Type: EventInit, Init: &InitInfo{Model: "m", Tools: []string{"Bash"}, MCPServers: []MCPServer{{"segwi", "connected"}}}},
+		{Type: EventText, Text: "a <b> && c\n\ttab \x1b[1m é 😀 \u202e"},
+		{Type: EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"ls  -la", "n": [1, 2.5, null]}`)},
+		{Type: EventToolResult, ToolUseID: "t1", IsError: true, Text: strings.Repeat("long output ", 20000)},
+		{Type: EventResult, Subtype: "success", Result: &ResultInfo{NumTurns: 2, CostUSD: 0.0123, Usage: json.RawMessage(`{"input_tokens":10}`),
+			Denials: []Denial{{ToolName: "Write", Input: json.RawMessage(`{"file_path":"x"}`)}}}},
+		{Type: EventState, State: &StateChange{From: StateRunning, To: StateWaiting, Waiting: WaitApproval}},
+		{Type: EventExit, Exit: &ExitInfo{Code: code, Signal: "killed"}},
+		{Type: EventApprovalAnswer, Approval: &ApprovalInfo{RequestID: "q", Allow: true, By: "person", WaitedMS: 1500}},
+		{Type: EventApprovalRequest, Approval: &ApprovalInfo{RequestID: "q", Deadline: at}, Input: json.RawMessage(`{"command":"x"}`)},
+		{Type: EventPush, Push: &push.Attempt{Time: at, Remote: "origin", Outcome: push.Refused, Message: "no"}},
+		{Type: EventRaw, Raw: json.RawMessage(`{"type":"mystery","payload":42}`), Truncated: true},
+	}
+	var file bytes.Buffer
+	for i, e := range written {
+		e.RunID, e.Seq, e.Time = "bench", int64(i+1), at
+		b, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file.Write(append(b, '\n'))
+	}
+	for _, line := range []string{
+		`{"run":"bench","seq":20,"time":"2025-01-02T15:04:05Z","type":"text","text":"\u0026\u003c \ud83d\ude00 \ud800 lone \"q\" \\ \/"}`,
+		"{\"run\":\"bench\",\"seq\":21,\"time\":\"2025-01-02T15:04:05Z\",\"type\":\"text\",\"text\":\"not \xff\xfe utf-8\"}",
+		`{"RUN":"bench","Seq":22,"Time":"2025-01-02T15:04:05+02:00","TYPE":"output","Text":"keys in other cases"}`,
+		`{"run":"bench","seq":23,"time":"2025-01-02T15:04:05Z","type":"exit","exit":null,"text":null,"unknown":{"a":[1,2]}}`,
+		`  {"run":"bench","seq":24,"time":"2025-01-02T15:04:05Z","type":"status","dropped":7}  `,
+		`{"run":"bench","seq":25,"time":"2025-01-02T15:04:05Z","type":"text","text":"cut sho`,
+		``,
+		`{"run":"bench","seq":26,"time":"2025-01-02T15:04:05Z","type":"text","text":"` + strings.Repeat("x", 200<<10) + `"}`,
+	} {
+		file.WriteString(line + "\n")
+	}
+	var want []Event
+	for line := range strings.Lines(file.String()) {
+		var e Event
+		if json.Unmarshal([]byte(line), &e) == nil {
+			want = append(want, e)
+		}
+	}
+	state := t.TempDir()
+	dir := filepath.Join(RunsDir(state), "bench")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, eventsFile), file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	if err := ReadEvents(state, "bench", func(e Event) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read %d events, want %d as encoding/json reads them", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("event %d reads as\n%+v\nwant, as encoding/json reads it,\n%+v", want[i].Seq, got[i], want[i])
+		}
+	}
+}
