@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -110,7 +111,10 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its Claude Code session\n", info.ContinuedFrom)
 	}
 
-	p := &printer{out: env.Stdout, json: o.json}
+	// The lines go out in writes of up to 64 KiB while events come faster than they are
+	// printed, and at once when the run is quiet (nothing more waits).
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	p := &printer{out: out, json: o.json}
 	events, cancel := r.Subscribe()
 	defer cancel()
 	done := ctx.Done()
@@ -124,6 +128,9 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 				continue
 			}
 			p.print(e)
+			if len(events) == 0 {
+				out.Flush() //nolint:errcheck // a closed stdout must not stop the run
+			}
 		case <-done:
 			done, cancelled = nil, 1
 		case last = <-sigs:
@@ -132,6 +139,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		// One SIGINT both cancels ctx and arrives on sigs, in either order: the stops asked
 		// for are the signals counted, or one for a context cancelled without a signal.
 		for ; stops < max(signals, cancelled) && stops < 2; stops++ {
+			out.Flush() //nolint:errcheck // the lines printed, before what segwi says
 			if stops == 0 {
 				fmt.Fprintf(env.Stderr, "segwi: stopping run %s (Ctrl-C again to kill it at once)\n", r.ID())
 				stopRun(stopCause(ctx, last)) // nothing more when ctx's end stopped it already
@@ -141,7 +149,9 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 			}
 		}
 	}
-	info, _ = r.Wait(context.Background()) // the events channel closed: the run has ended
+	out.Flush() //nolint:errcheck // as above
+	// The events channel closed: the run has ended.
+	info, _ = r.Wait(context.Background())
 	fmt.Fprintln(env.Stderr, p.summary(info))
 	if info.State != runs.StateSucceeded {
 		return &silentError{ExitError}

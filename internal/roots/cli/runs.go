@@ -203,9 +203,12 @@ func runsEvents(env *Env, id string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	p := &printer{out: env.Stdout, json: asJSON}
-	return runs.ReadEvents(dir, id, func(e runs.Event) error {
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	p := &printer{out: out, json: asJSON}
+	err = runs.ReadEvents(dir, id, func(e runs.Event) error {
 		p.print(e)
 		return nil
 	})
+	out.Flush() //nolint:errcheck // as segwi run: a closed stdout ends nothing worse
+	return err
 }
