@@ -1,7 +1,9 @@
 // Package e2e holds segwi's end-to-end tests: the segwi binary, built once, runs the real
 // pinned Claude Code against the fake Anthropic server (internal/testing/fakeapi), in a
 // sealed environment (internal/testing/claudetest), and the tests check what a person would
-// see: what segwi printed, its exit status, the run's record and the checkout.
+// see: what segwi printed, its exit status, the run's record and the checkout. The flood
+// test (flood_test.go) runs the runs package's fake claude instead, which prints a known
+// volume as fast as the pty takes it, and measures segwi's own CPU.
 //
 // The tests run one after the other (each Claude Code costs about two CPU-seconds), but
 // for those that wait on a person answering late, which spend wall time and no CPU: they
