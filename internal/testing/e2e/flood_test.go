@@ -113,28 +113,15 @@ func newFloodScenario(t *testing.T) *scenario {
 var fakeClaudeBuild struct {
 	once sync.Once
 	path string
-	err  error
 }
 
 // fakeClaude builds runs/testdata/fakeclaude once, beside the segwi binary.
 func fakeClaude(t *testing.T) string {
 	t.Helper()
 	b := &fakeClaudeBuild
-	b.once.Do(func() {
-		root, err := claudetest.ModuleRoot()
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(filepath.Dir(segwiBin), "fakeclaude")
-		cmd := exec.Command("go", "build", "-o", b.path, "./runs/testdata/fakeclaude")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("building runs/testdata/fakeclaude: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
+	b.once.Do(func() { b.path = claudetest.BuildFakeClaude(t, filepath.Dir(segwiBin)) })
+	if b.path == "" {
+		t.Fatal("building runs/testdata/fakeclaude failed (see the first test that tried)")
 	}
 	return b.path
 }
