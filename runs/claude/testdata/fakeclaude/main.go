@@ -6,8 +6,10 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +18,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Token is the GitHub token the "secret" scenario plants in its output.
@@ -258,6 +262,26 @@ func main() {
 		record(extra)
 		result("success", false, 0)
 		followUps(in)
+	case "ask":
+		// A Bash call (the command ARG, else "touch approved.txt") put to segwi's approval
+		// tool as Claude Code puts an escalated call: over the MCP server of its
+		// --mcp-config, with the run's token. The answer is printed as the call's result.
+		record(extra)
+		command := arg
+		if command == "" {
+			command = "touch approved.txt"
+		}
+		input := map[string]any{"command": command}
+		toolUse("toolu_ask", "Bash", input)
+		answer, err := askApproval("toolu_ask", "Bash", input)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeclaude: asking for approval:", err)
+			os.Exit(6)
+		}
+		toolResult("toolu_ask", answer, false, nil)
+		text("the approval tool answered: " + answer)
+		result("success", false, 0.01)
+		followUps(in)
 	case "longline":
 		record(extra)
 		out.WriteString(strings.Repeat("x", 17<<20) + " " + Token + "\n")
@@ -354,4 +378,70 @@ func waitFile(path string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// askApproval calls the approval tool of the --mcp-config this process was started with
+// for the call id of tool with input, as Claude Code does, and returns the tool's text.
+func askApproval(id, tool string, input any) (string, error) {
+	path := ""
+	for i, a := range os.Args {
+		if a == "--mcp-config" && i+1 < len(os.Args) {
+			path = os.Args[i+1]
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading --mcp-config: %w", err)
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", fmt.Errorf("reading --mcp-config: %w", err)
+	}
+	server, ok := doc.MCPServers["segwi"]
+	if !ok {
+		return "", fmt.Errorf("--mcp-config %s names no segwi server", path)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "0.0.0-fake"}, nil)
+	transport := &mcp.StreamableClientTransport{
+		Endpoint:   server.URL,
+		HTTPClient: &http.Client{Transport: headers(server.Headers)},
+		MaxRetries: -1,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return "", err
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "approve", Arguments: map[string]any{
+		"tool_name": tool, "input": input, "tool_use_id": id,
+	}})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Content) != 1 {
+		return "", fmt.Errorf("the approval tool answered %d blocks", len(res.Content))
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return "", fmt.Errorf("the approval tool answered %T", res.Content[0])
+	}
+	return text.Text, nil
+}
+
+// headers adds the --mcp-config's headers (the run's bearer token) to every request.
+type headers map[string]string
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
