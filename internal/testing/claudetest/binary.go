@@ -97,11 +97,11 @@ func NeedTool(t testing.TB, name string) string {
 	return path
 }
 
-// BuildFakeClaude builds the runs package's fake claude (runs/testdata/fakeclaude) into
-// dir and returns its path: a stand-in for Claude Code that prints scripted stream-json,
-// chosen by a "fake:SCENARIO" word in its first message (a flood of output of a known
-// size, a call put to segwi's approval tool, ...), for tests where the real one is not
-// the point or is too slow.
+// BuildFakeClaude builds the Claude Code runtime's stand-in (runs/claude/testdata/fakeclaude)
+// into dir and returns its path: a program that prints scripted stream-json, chosen by a
+// "fake:SCENARIO" word in its first message (a flood of output of a known size, a call put
+// to segwi's approval tool, ...), for tests where the real Claude Code is not the point or
+// is too slow.
 func BuildFakeClaude(t testing.TB, dir string) string {
 	t.Helper()
 	root, err := ModuleRoot()
@@ -109,10 +109,10 @@ func BuildFakeClaude(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "fakeclaude")
-	cmd := exec.Command("go", "build", "-o", path, "./runs/testdata/fakeclaude")
+	cmd := exec.Command("go", "build", "-o", path, "./runs/claude/testdata/fakeclaude")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building runs/testdata/fakeclaude: %v\n%s", err, out)
+		t.Fatalf("building runs/claude/testdata/fakeclaude: %v\n%s", err, out)
 	}
 	return path
 }

@@ -23,8 +23,9 @@ import (
 
 // The figures of a run that prints a flood of output, measured from segwi's own CPU time
 // (its /proc/PID/stat once it has exited, before it is reaped: its threads, the garbage
-// collector's included, and not Claude Code's), with the fake claude of the runs package
-// printing a known volume as fast as the pty takes it. `go test -run Flood -v` prints them.
+// collector's included, and not Claude Code's), with Claude Code's stand-in
+// (runs/claude/testdata/fakeclaude) printing a known volume as fast as the pty takes it.
+// `go test -run Flood -v` prints them.
 const (
 	// floodBytes is the volume of stream-json the fake claude prints: 200 MiB of 4 KB
 	// messages, about 51,000 events.
@@ -101,7 +102,7 @@ func TestSegwiRunRecordsAFloodOfOutputQuickly(t *testing.T) {
 	})
 }
 
-// newFloodScenario is a scenario whose claude is the runs package's fake claude: it needs
+// newFloodScenario is a scenario whose claude is Claude Code's stand-in: it needs
 // no model server.
 func newFloodScenario(t *testing.T) *scenario {
 	t.Helper()
@@ -115,13 +116,13 @@ var fakeClaudeBuild struct {
 	path string
 }
 
-// fakeClaude builds runs/testdata/fakeclaude once, beside the segwi binary.
+// fakeClaude builds runs/claude/testdata/fakeclaude once, beside the segwi binary.
 func fakeClaude(t *testing.T) string {
 	t.Helper()
 	b := &fakeClaudeBuild
 	b.once.Do(func() { b.path = claudetest.BuildFakeClaude(t, filepath.Dir(segwiBin)) })
 	if b.path == "" {
-		t.Fatal("building runs/testdata/fakeclaude failed (see the first test that tried)")
+		t.Fatal("building runs/claude/testdata/fakeclaude failed (see the first test that tried)")
 	}
 	return b.path
 }

@@ -2,7 +2,7 @@
 // pinned Claude Code against the fake Anthropic server (internal/testing/fakeapi), in a
 // sealed environment (internal/testing/claudetest), and the tests check what a person would
 // see: what segwi printed, its exit status, the run's record and the checkout. The flood
-// test (flood_test.go) runs the runs package's fake claude instead, which prints a known
+// test (flood_test.go) runs Claude Code's stand-in instead (runs/claude/testdata/fakeclaude), which prints a known
 // volume as fast as the pty takes it, and measures segwi's own CPU.
 //
 // The tests run one after the other (each Claude Code costs about two CPU-seconds), but
