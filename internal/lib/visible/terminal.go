@@ -1,5 +1,7 @@
 package visible
 
+import "encoding/binary"
+
 // StripTerminal returns b without the terminal's control sequences and control
 // characters, as text to show and record rather than to drive a terminal:
 //   - CSI sequences (ESC [ ... final byte): cursor moves, colours, ESC[?25h and the like;
@@ -13,10 +15,7 @@ package visible
 // there is nothing to strip, and a new slice otherwise; b is never modified. What it
 // returns may join text that a sequence parted: redact after stripping, not only before.
 func StripTerminal(b []byte) []byte {
-	i := 0
-	for i < len(b) && !isControl(b[i]) {
-		i++
-	}
+	i := firstControl(b)
 	if i == len(b) {
 		return b
 	}
@@ -40,6 +39,33 @@ func StripTerminal(b []byte) []byte {
 // isControl says whether c is a control byte StripTerminal drops: C0 but tab and newline,
 // and DEL.
 func isControl(c byte) bool { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f }
+
+// firstControl returns the index of b's first control byte (isControl), or len(b). Most
+// lines hold none (a line of stream-json has its control characters escaped): it looks at
+// eight bytes at a time, and at each byte only of the words that may hold one.
+func firstControl(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		del := x ^ 0x7f*ones // a zero byte where x has DEL
+		// Whether a byte of x is below 0x20, or of del zero: exact for the word as a whole.
+		if (x-0x20*ones)&^x&highs == 0 && (del-ones)&^del&highs == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if isControl(b[j]) {
+				return j
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if isControl(b[i]) {
+			return i
+		}
+	}
+	return len(b)
+}
 
 // skipEscape returns the index just past the escape sequence that starts at b[i], an ESC.
 // A sequence cut short by the end of b ends there.

@@ -2,6 +2,7 @@ package visible
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,46 @@ func FuzzStripTerminal(f *testing.F) {
 			t.Fatalf("StripTerminal(%q) = %q, longer than its input", b, got)
 		}
 	})
+}
+
+// The eight-bytes-at-a-time look finds the first control byte wherever it is, whatever
+// the byte, as a look at each byte does: at every place in a word and past it, among
+// bytes on both sides of the bounds (0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff), tab and newline.
+func TestFirstControlIsWhatALookAtEachByteFinds(t *testing.T) {
+	fill := []byte{'a', 0x20, 0x7e, 0x80, 0xff, '\t', '\n', 0xa0}
+	for n := range 20 {
+		for at := range n + 1 {
+			for c := range 256 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = fill[(i+c)%len(fill)]
+				}
+				if at < n {
+					b[at] = byte(c)
+				}
+				want := len(b)
+				for i, x := range b {
+					if isControl(x) {
+						want = i
+						break
+					}
+				}
+				if got := firstControl(b); got != want {
+					t.Fatalf("firstControl(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkStripTerminalCleanLine measures the common case: a 4 KB line of stream-json,
+// with nothing to strip.
+func BenchmarkStripTerminalCleanLine(b *testing.B) {
+	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("lorem ipsum dolor sit amet, ", 146) + `"}]}}`)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if len(StripTerminal(line)) != len(line) {
+			b.Fatal("stripped a clean line")
+		}
+	}
 }
