@@ -346,30 +346,52 @@ func plural(n int, what string) string {
 // first max runes do.
 func oneLine(s string, max int) string {
 	s = strings.TrimRight(s, "\r\n")
+	// Most texts start with plain ASCII: when the runes that can show are all printable
+	// ASCII, they show as they are.
+	plain := 0
+	for plain < len(s) && plain <= max && s[plain] >= 0x20 && s[plain] < 0x7f {
+		plain++
+	}
+	switch {
+	case plain > max:
+		return s[:max] + "…"
+	case plain == len(s):
+		return s
+	}
 	var b strings.Builder
 	b.Grow(min(len(s), max+8))
-	n, i := 0, 0 // runes shown, and where in s
-	for ; i < len(s) && n <= max; i++ {
-		switch c := s[i]; {
+	n, i, from := 0, 0, 0 // runes shown, where in s, and where the plain text since began
+	for i < len(s) && n <= max {
+		c := s[i]
+		if c != '\r' && c != '\n' && c != '\x1b' {
+			// Plain: copied with the rest of its stretch. A rune's bytes go together; a byte
+			// that is not UTF-8 goes alone, and is escaped below.
+			if c < utf8.RuneSelf {
+				i++
+			} else {
+				_, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+			}
+			n++
+			continue
+		}
+		b.WriteString(s[from:i])
+		switch {
 		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
 			b.WriteString("⏎")
 			i++
 		case c == '\n':
 			b.WriteString("⏎")
 		case c == '\r':
-			continue // shows as nothing
+			n-- // shows as nothing
 		case c == '\x1b':
 			b.WriteString("␛")
-		default:
-			b.WriteByte(c) // a rune's other bytes follow; one that is not UTF-8 is escaped below
-			if c >= utf8.RuneSelf && utf8.RuneStart(c) {
-				_, size := utf8.DecodeRuneInString(s[i:])
-				b.WriteString(s[i+1 : i+size])
-				i += size - 1
-			}
 		}
+		i++
 		n++
+		from = i
 	}
+	b.WriteString(s[from:i])
 	line := visible.Escape(b.String()) // the other control characters, bidirectional overrides
 	if i == len(s) && utf8.RuneCountInString(line) <= max {
 		return line
