@@ -115,6 +115,9 @@ func TestA1GiBRunLeavesEveryWindowOpen(t *testing.T) {
 	if info, _ := runs.Load(stateDir, flood); info.State != runs.StateWaiting {
 		t.Errorf("the flood run ended %s (%s), want its turn done and the run waiting for a reply", info.State, info.Reason)
 	}
+	if now := windowProcess(tray); now != windows {
+		t.Fatalf("the window process %d is gone (now: %d): the tray cut it off or it died, every window with it; the tray's log:\n%s", windows, now, app.output())
+	}
 	fig.add("1 GiB run: %.1f s, %.0f MB/s through the pty; CPU meanwhile: the tray %.1f s, the window process %.1f s; the window process after: %s",
 		took.Seconds(), float64(floodBytes)/1e6/took.Seconds(), (cpuOf(t, tray) - trayCPU0).Seconds(),
 		(cpuOf(t, windows) - windowCPU0).Seconds(), readMemory(t, windows))
