@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/segwi/segwi/internal/lib/visible"
 )
@@ -21,13 +22,34 @@ func (r *Run) readOutput(s Session) { r.readLines(s.Output(), MaxLineBytes, s.Pa
 // parseFunc turns a line of output into events (Session.Parse).
 type parseFunc func(line []byte, emit func(Event))
 
+// A pty hands its reader at most 4 KB a read. A run that prints as fast as it can would
+// have the reader wake for each 4 KB, and segwi spend more on waking it than on reading:
+// once floodBytes came within floodWithin, the reader pauses for floodPause, in which the
+// pty's buffer fills (up to about 64 KiB, then the agent waits to write), and reads what
+// it holds without waiting in between. Output that comes more slowly is read as it comes.
+const (
+	floodBytes  = 64 << 10
+	floodWithin = 10 * time.Millisecond
+	floodPause  = 2 * time.Millisecond
+)
+
 // readLines is readOutput with lines cut in pieces once they hold maxLine bytes.
 func (r *Run) readLines(out io.Reader, maxLine int, parse parseFunc) {
 	br := bufio.NewReaderSize(out, 64<<10)
 	var line, red []byte
 	long := false // inside a line longer than MaxLineBytes
+	var burst int // bytes read since burstFrom
+	burstFrom := time.Now()
 	for {
+		if br.Buffered() == 0 && burst >= floodBytes {
+			// A flood: let the pty's buffer fill before reading on (see floodPause).
+			if time.Since(burstFrom) < floodWithin {
+				time.Sleep(floodPause)
+			}
+			burst, burstFrom = 0, time.Now()
+		}
 		chunk, err := br.ReadSlice('\n')
+		burst += len(chunk)
 		if len(chunk) > 0 {
 			r.touch()
 		}
