@@ -20,10 +20,13 @@ import (
 	segwitray "github.com/segwi/segwi/tray"
 )
 
-// Figures of issue 12 for the tray process at idle, printed, not asserted.
+// Goals of issues 12, 21 and 22 for segwi's tray process at idle, with and without a
+// repository configured: its resident memory, and how often it wakes in idleWindow.
+// TestIdleCostOfTheTrayProcess asserts both.
 const (
 	idleRSSGoalKB    = 25 * 1024
 	idleSwitchesGoal = 30
+	idleWindow       = 30 * time.Second
 )
 
 // pixmap is a StatusNotifierItem icon: (iiay), width, height and ARGB bytes.
@@ -37,6 +40,8 @@ type idleProcess struct {
 	name     string
 	trayOnly bool // testdata/trayonly, which prints its clicks, rather than segwi itself
 	bin      string
+	home     string // its HOME, when not the test's shared one
+	asserted bool   // segwi's own tray, held to the goals; the others are baselines
 	cmd      *exec.Cmd
 	out      string // its stdout and stderr
 	tray     *tray
@@ -45,17 +50,22 @@ type idleProcess struct {
 
 	rss5, rss35 memory
 	switches    int
+
+	// The second measurement, taken only when the first missed a goal: 30 s later.
+	rss65     memory
+	switches2 int
 }
 
 // TestIdleCostOfTheTrayProcess measures, side by side under the same display and tray
 // host, what a tray costs with no run and no window, 5 s after launch and 30 s later:
-// segwi's tray process, and for comparison package tray's systray tray alone (the floor)
+// segwi's tray process without and with a repository configured, and for comparison package tray's systray tray alone (the floor)
 // and the same in a binary whose package inits are all of segwi's, Fyne's included, as
 // segwi's one binary was before the windows got a program of their own (what merely
 // linking Fyne costs: package init, cgo, the libraries the loader maps). It checks
 // what the systray tray shows and does, and that none of them starts GL or opens the X
 // display (TestTrayAppOnARealDesktop sees both in the window process: the checks can
-// fail).
+// fail). It holds segwi's tray to idleRSSGoalKB and idleSwitchesGoal, with and without a
+// repository; the figures go to the test log and tray-idle.txt.
 func TestIdleCostOfTheTrayProcess(t *testing.T) {
 	conn := needDesktop(t, "ss")
 	shots := screenshotDir(t)
@@ -68,8 +78,15 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(home, ".config", "segwi", "config.yaml"), fmt.Sprintf("segwi:\n  claude:\n    path: %q\n", claude))
+	// The same with one repository: it made 55 context switches in 30 s, against 3 without
+	// (issue 21).
+	withRepo := t.TempDir()
+	writeFile(t, filepath.Join(withRepo, ".config", "segwi", "config.yaml"), fmt.Sprintf(
+		"segwi:\n  claude:\n    path: %q\n  repositories:\n    - name: demo\n      path: %q\n", claude, claudetest.Checkout(t)))
+	segwi := buildSegwi(t)
 	procs := []*idleProcess{
-		{name: "segwi's tray process", bin: buildSegwi(t)},
+		{name: "segwi's tray process", bin: segwi, asserted: true},
+		{name: "segwi's tray process with one repository", bin: segwi, home: withRepo, asserted: true},
 		{name: "systray tray alone (no Fyne linked, cgo off)", trayOnly: true, bin: buildTrayOnly(t, false)},
 		{name: "systray tray in a binary linking the package inits of Fyne and all of segwi", trayOnly: true, bin: buildTrayOnly(t, true)},
 	}
@@ -120,20 +137,42 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 	}
 
 	// The figures are taken at fixed points, 5 s after launch and 30 s later, so that
-	// they compare from run to run; these waits are the measurement's clock.
+	// they compare from run to run; these waits are the measurement's clock. A loaded
+	// machine stretches the tray's start (reading the records, checking the repository
+	// with git) past 5 s, and a busy one preempts it: when segwi's tray misses a goal in
+	// that window, it is measured over a second window of 30 s, and the lower of the two
+	// figures is held to the goal. A wake-up that recurs shows in both windows; a tail of
+	// the start or a burst of the machine's does not. This tolerates load without hiding
+	// a regression: a tray that wakes on a timer, or grows, misses in both windows.
 	time.Sleep(time.Until(launched.Add(5 * time.Second)))
 	before := map[*idleProcess]int{}
 	for _, p := range procs {
 		p.rss5, before[p] = readMemory(t, p.cmd.Process.Pid), contextSwitches(t, p.cmd.Process.Pid)
 	}
-	time.Sleep(30 * time.Second)
-	var figures []string
+	time.Sleep(idleWindow)
 	for _, p := range procs {
 		pid := p.cmd.Process.Pid
 		p.rss35, p.switches = readMemory(t, pid), contextSwitches(t, pid)-before[p]
-		line := fmt.Sprintf("%s: idle RSS %.1f MB after 5 s, %.1f MB 30 s later (goal <= %d MB); %d context switches in those 30 s (goal <= %d); %s; %s",
+		before[p] += p.switches
+	}
+	if slices.ContainsFunc(procs, (*idleProcess).missedGoal) {
+		time.Sleep(idleWindow)
+		for _, p := range procs {
+			pid := p.cmd.Process.Pid
+			p.rss65, p.switches2 = readMemory(t, pid), contextSwitches(t, pid)-before[p]
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	var figures []string
+	for _, p := range procs {
+		pid := p.cmd.Process.Pid
+		line := fmt.Sprintf("%s: idle RSS %.1f MB after 5 s, %.1f MB 30 s later (goal <= %d MB); %d context switches in those 30 s (goal <= %d); %s",
 			p.name, float64(p.rss5.RSS)/1024, float64(p.rss35.RSS)/1024, idleRSSGoalKB/1024, p.switches, idleSwitchesGoal,
-			p.rss35, glAndX(pid))
+			p.rss35)
+		if p.rss65.RSS > 0 {
+			line += fmt.Sprintf("; then %.1f MB and %d context switches in the next 30 s", float64(p.rss65.RSS)/1024, p.switches2)
+		}
+		line += fmt.Sprintf("; %s; load average %s", glAndX(pid), strings.Join(strings.Fields(string(load))[:3], " "))
 		t.Log(line)
 		figures = append(figures, line)
 		for _, l := range strings.Split(p.output(), "\n") {
@@ -145,6 +184,18 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 		figures = append(figures, "  largest mappings: "+strings.Join(largestMappings(pid, 6), ", "))
 	}
 	os.WriteFile(filepath.Join(shots, "tray-idle.txt"), []byte(strings.Join(figures, "\n")+"\n"), 0o644)
+	for _, p := range procs {
+		if !p.asserted {
+			continue
+		}
+		rss, switches := p.best()
+		if rss > idleRSSGoalKB {
+			t.Errorf("%s: idle RSS %.1f MB, want at most %d MB", p.name, float64(rss)/1024, idleRSSGoalKB/1024)
+		}
+		if switches > idleSwitchesGoal {
+			t.Errorf("%s: %d context switches in %s at idle, want at most %d", p.name, switches, idleWindow, idleSwitchesGoal)
+		}
+	}
 
 	for _, p := range procs {
 		pid := p.cmd.Process.Pid
@@ -152,7 +203,7 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 			t.Errorf("%s started GL (%v) or opened the X display (%d connections)", p.name, gl, x)
 		}
 	}
-	for _, p := range procs[1:] {
+	for _, p := range procs[2:] {
 		t.Run(p.name+" calls the action of a clicked item, and quits on SIGTERM", func(t *testing.T) {
 			p.tray.click(t, segwitray.LabelHistory)
 			await.For(t, 10*time.Second, "the history action", func() bool {
@@ -171,9 +222,27 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 	}
 }
 
+// missedGoal reports whether p is held to the idle goals and missed one in the first
+// window.
+func (p *idleProcess) missedGoal() bool {
+	return p.asserted && (p.rss35.RSS > idleRSSGoalKB || p.switches > idleSwitchesGoal)
+}
+
+// best returns p's lower RSS and fewer context switches of its one or two windows.
+func (p *idleProcess) best() (rssKB, switches int) {
+	rssKB, switches = p.rss35.RSS, p.switches
+	if p.rss65.RSS > 0 {
+		rssKB, switches = min(rssKB, p.rss65.RSS), min(switches, p.switches2)
+	}
+	return rssKB, switches
+}
+
 // start starts p with the test's display and bus, and a home of its own.
 func (p *idleProcess) start(t *testing.T, home string) {
 	t.Helper()
+	if p.home != "" {
+		home = p.home
+	}
 	p.cmd = exec.Command(p.bin)
 	p.cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "LANG=en_US.UTF-8")
