@@ -116,10 +116,15 @@ type StateChange struct {
 	Waiting WaitReason `json:"waiting,omitempty"`
 }
 
-// ExitInfo is how the process ended: its exit code, or the signal that ended it.
+// ExitInfo is how the process ended: its exit code, or the signal that ended it, and the
+// CPU it took.
 type ExitInfo struct {
 	Code   int    `json:"code"`
 	Signal string `json:"signal,omitempty"`
+	// CPUSeconds is the CPU time (user and system) the agent's process took, with that of
+	// the processes it started and waited for, as the kernel counted it at its exit: the
+	// run's own cost, which segwi's cost is told from (internal/testing/bench/overhead).
+	CPUSeconds float64 `json:"cpuSeconds,omitempty"`
 }
 
 // ApprovalInfo is an approval request, and its answer on an approval-answer event.

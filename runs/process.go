@@ -108,15 +108,17 @@ func (p *process) groupGone(limit time.Duration) bool {
 	}
 }
 
-// exitInfo describes how the process ended, from cmd.Wait's error.
+// exitInfo describes how the process ended, and the CPU it took, from its state once
+// waited for.
 func exitInfo(ps *os.ProcessState) ExitInfo {
 	if ps == nil {
 		return ExitInfo{Code: -1}
 	}
+	cpu := (ps.UserTime() + ps.SystemTime()).Seconds()
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ExitInfo{Code: 128 + int(ws.Signal()), Signal: ws.Signal().String()}
+		return ExitInfo{Code: 128 + int(ws.Signal()), Signal: ws.Signal().String(), CPUSeconds: cpu}
 	}
-	return ExitInfo{Code: ps.ExitCode()}
+	return ExitInfo{Code: ps.ExitCode(), CPUSeconds: cpu}
 }
 
 // exitErr is the error cmd.Wait returns for a process that ran and exited unsuccessfully.

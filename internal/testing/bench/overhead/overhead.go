@@ -33,9 +33,11 @@ const (
 
 // timing is one run's wall time and when, from exec, its phases began: segwi's run
 // running (Claude Code exec'd; zero for a direct run), the session's init event, and the
-// result event.
+// result event; and for a run by segwi, the CPU time of segwi's own process and the
+// processes it waited for other than Claude Code (its git calls), and Claude Code's.
 type timing struct {
 	wall, running, init, result time.Duration
+	segwiCPU, claudeCPU         time.Duration
 }
 
 func (t timing) String() string {
@@ -43,7 +45,11 @@ func (t timing) String() string {
 	if t.running > 0 {
 		s += fmt.Sprintf("claude exec'd %5.1f, ", ms(t.running))
 	}
-	return s + fmt.Sprintf("init %6.1f, result %6.1f)", ms(t.init), ms(t.result))
+	s += fmt.Sprintf("init %6.1f, result %6.1f)", ms(t.init), ms(t.result))
+	if t.claudeCPU > 0 {
+		s += fmt.Sprintf("  CPU: segwi %5.1f ms, claude %6.1f ms", ms(t.segwiCPU), ms(t.claudeCPU))
+	}
+	return s
 }
 
 // Names of the variants report expects, in its order.
@@ -82,6 +88,9 @@ func report(w io.Writer, times map[string][]timing) (met bool) {
 	ratio := float64(sMed) / float64(dMed)
 	diff := sMed - dMed
 	fmt.Fprintf(w, "segwi / direct (medians) %.3f, difference %+.1f ms\n", ratio, ms(diff))
+	fmt.Fprintf(w, "segwi's own CPU per run (its process and its git calls; median) %.1f ms; Claude Code's %.1f ms\n",
+		ms(phase(times[viaSegwi], func(t timing) time.Duration { return t.segwiCPU })),
+		ms(phase(times[viaSegwi], func(t timing) time.Duration { return t.claudeCPU })))
 	fmt.Fprintf(w, "  the approval tool inside Claude Code (direct+tool - direct) %+.1f ms; the pty (tool+pty - direct+tool) %+.1f ms;\n"+
 		"  segwi's own process (segwi - tool+pty) %+.1f ms\n", ms(tMed-dMed), ms(pMed-tMed), ms(sMed-pMed))
 	met = ratio <= goalRatio && diff <= goalDiff

@@ -28,6 +28,7 @@ var (
 	strictFlag  = flag.Bool("strict", false, "fail when segwi misses the goal")
 	timeoutFlag = flag.Duration("timeout", 60*time.Second, "the longest one run may take")
 	verboseFlag = flag.Bool("v", false, "print each segwi run's events (JSON lines, with times)")
+	wrapFlag    = flag.String("wrap", "", "a command line to start segwi under, for a profile (perf record -g -o FILE --): its CPU then counts as segwi's")
 )
 
 // prompt is the scenario's task; the fake model does the same whatever it says.
@@ -59,27 +60,11 @@ type bench struct {
 }
 
 func TestOverhead(t *testing.T) {
-	if *segwiFlag == "" {
-		t.Skip("the overhead benchmark runs from scripts/bench-overhead.sh, which builds segwi and passes -segwi")
-	}
 	if *runsFlag < 1 || *warmupFlag < 0 {
 		t.Fatalf("-n %d -warmup %d: want at least one run and no negative warm-up", *runsFlag, *warmupFlag)
 	}
-	segwi, err := filepath.Abs(*segwiFlag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claude := claudetest.Binary(t)
-	srv := fakeapi.New(t, scenario())
-	b := &bench{t: t, env: claudetest.Env(t, srv.URL), checkout: claudetest.Checkout(t), segwi: segwi}
-	// segwi's keyring look-up goes to the session bus the benchmark was given (see
-	// scripts/bench-overhead.sh); Claude Code does not use it.
-	b.env.Set("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
-	b.writeConfig(claude)
-	b.wireApprovals()
-
-	fmt.Printf("claude %s\nsegwi  %s\nfake model server %s; %d runs of each variant, alternating, after %d warm-up run(s) each\n",
-		claude, segwi, srv.URL, *runsFlag, *warmupFlag)
+	b := newBench(t)
+	fmt.Printf("%d runs of each variant, alternating, after %d warm-up run(s) each\n", *runsFlag, *warmupFlag)
 	printLoad("before")
 	variants := []struct {
 		name string
@@ -108,6 +93,29 @@ func TestOverhead(t *testing.T) {
 	if !report(os.Stdout, times) && *strictFlag {
 		t.Error("segwi missed the overhead goal (-strict)")
 	}
+}
+
+// newBench sets up the benchmark: the fake model server, the sealed environment, a
+// checkout, segwi's settings and the approvals server of the direct+tool variants. It
+// skips the test without -segwi.
+func newBench(t *testing.T) *bench {
+	if *segwiFlag == "" {
+		t.Skip("the overhead benchmark runs from scripts/bench-overhead.sh, which builds segwi and passes -segwi")
+	}
+	segwi, err := filepath.Abs(*segwiFlag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := claudetest.Binary(t)
+	srv := fakeapi.New(t, scenario())
+	b := &bench{t: t, env: claudetest.Env(t, srv.URL), checkout: claudetest.Checkout(t), segwi: segwi}
+	// segwi's keyring look-up goes to the session bus the benchmark was given (see
+	// scripts/bench-overhead.sh); Claude Code does not use it.
+	b.env.Set("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	b.writeConfig(claude)
+	b.wireApprovals()
+	fmt.Printf("claude %s\nsegwi  %s\nfake model server %s\n", claude, segwi, srv.URL)
+	return b
 }
 
 // printLoad prints the load average, which says how busy the machine was.
@@ -196,12 +204,19 @@ func (b *bench) direct(args []string, usePTY bool) timing {
 }
 
 // viaSegwi runs the same task with `segwi run` and returns the time from exec to exit.
-func (b *bench) viaSegwi() timing {
+func (b *bench) viaSegwi() timing { return b.segwiIn(b.checkout) }
+
+// segwiIn runs the task with `segwi run` in checkout and returns the time from exec to
+// exit, and segwi's own CPU: what the kernel counted for segwi's process and the processes
+// it waited for (its git calls, Claude Code), less Claude Code's own as segwi recorded it
+// on the run's exit event.
+func (b *bench) segwiIn(checkout string) timing {
 	var tm timing
 	ctx, cancel := context.WithTimeout(context.Background(), *timeoutFlag)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.segwi, "run", "--json", "--checkout", b.checkout, prompt)
-	cmd.Dir, cmd.Env = b.checkout, b.env.Vars()
+	argv := append(strings.Fields(*wrapFlag), b.segwi, "run", "--json", "--checkout", checkout, prompt)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = checkout, b.env.Vars()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -215,6 +230,7 @@ func (b *bench) viaSegwi() timing {
 		b.t.Fatalf("segwi run: %v: %s", err, lastLines(errOut.String()))
 	}
 	// The events' times come from the same clock: they place the phases.
+	claudeCPU := -1.0
 	for line := range strings.Lines(out.String()) {
 		var e struct {
 			Time  time.Time `json:"time"`
@@ -222,6 +238,9 @@ func (b *bench) viaSegwi() timing {
 			State *struct {
 				To string `json:"to"`
 			} `json:"state"`
+			Exit *struct {
+				CPUSeconds float64 `json:"cpuSeconds"`
+			} `json:"exit"`
 		}
 		if json.Unmarshal([]byte(line), &e) != nil {
 			continue
@@ -234,8 +253,15 @@ func (b *bench) viaSegwi() timing {
 			tm.init = at
 		case e.Type == "result":
 			tm.result = at
+		case e.Type == "exit" && e.Exit != nil:
+			claudeCPU = e.Exit.CPUSeconds
 		}
 	}
+	if claudeCPU <= 0 {
+		b.t.Fatalf("segwi run recorded no CPU time for Claude Code on its exit event: %s", lastLines(out.String()))
+	}
+	tm.claudeCPU = time.Duration(claudeCPU * float64(time.Second))
+	tm.segwiCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - tm.claudeCPU
 	if tm.result == 0 || !strings.Contains(errOut.String(), "succeeded") {
 		b.t.Fatalf("segwi run did not succeed: %s", lastLines(errOut.String()))
 	}

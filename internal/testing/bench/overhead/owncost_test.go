@@ -1,0 +1,160 @@
+package overhead
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/testing/claudetest"
+)
+
+var (
+	triesFlag = flag.Int("tries", 5, "TestOwnCost: tries of each measure; the best one counts")
+	manyFlag  = flag.Int("many", 20, "TestOwnCost: runs at once for the concurrent measure")
+)
+
+// The regression limits of TestOwnCost, each on the best of its tries: far enough above
+// what segwi measures today (see the README's performance section) that only a clear
+// regression crosses them on a loaded machine, and compared with a baseline measured in
+// the same test where one exists.
+const (
+	// limitOwnCPU bounds segwi's own CPU for one run (its process and its git calls).
+	limitOwnCPU = 120 * time.Millisecond
+	// limitManyRatio bounds segwi's own CPU per run with -many runs at once, over the
+	// same for one run: the cost of a run must not grow with the runs beside it.
+	limitManyRatio = 1.5
+	// limitExec bounds the time from `segwi run`'s exec to Claude Code's.
+	limitExec = 150 * time.Millisecond
+	// limitVersion bounds `segwi version`'s wall time beyond a hello world's.
+	limitVersion = 40 * time.Millisecond
+)
+
+// TestOwnCost measures segwi's own share of a run directly, from the kernel's count of
+// segwi's CPU (see segwiIn), with one run and with -many runs at once (each in a checkout
+// of its own), the time from `segwi run`'s exec to Claude Code's, and `segwi version`'s
+// wall time against a hello world's: what starting segwi costs. Each figure is the best of
+// -tries tries, which a machine busy with other work disturbs least. It fails on a clear
+// regression (the limits above).
+func TestOwnCost(t *testing.T) {
+	if *triesFlag < 1 || *manyFlag < 1 {
+		t.Fatalf("-tries %d -many %d: want at least one of each", *triesFlag, *manyFlag)
+	}
+	b := newBench(t)
+	printLoad("before")
+	b.segwiIn(b.checkout) // warm the caches: not counted
+
+	var one []timing
+	for range *triesFlag {
+		one = append(one, b.segwiIn(b.checkout))
+	}
+	oneCPU := best(one, func(t timing) time.Duration { return t.segwiCPU })
+	exec := best(one, func(t timing) time.Duration { return t.running })
+	fmt.Printf("one run:      segwi's own CPU best %5.1f ms, median %5.1f ms (Claude Code's median %6.1f ms); Claude Code exec'd after best %5.1f ms, median %5.1f ms\n",
+		ms(oneCPU), ms(medianOf(one, func(t timing) time.Duration { return t.segwiCPU })),
+		ms(medianOf(one, func(t timing) time.Duration { return t.claudeCPU })),
+		ms(exec), ms(medianOf(one, func(t timing) time.Duration { return t.running })))
+
+	checkouts := []string{b.checkout}
+	for len(checkouts) < *manyFlag {
+		checkouts = append(checkouts, claudetest.Checkout(t))
+	}
+	var manyCPU time.Duration
+	for try := range max(1, *triesFlag/2) {
+		ts := make([]timing, len(checkouts))
+		var wg sync.WaitGroup
+		for i, dir := range checkouts {
+			wg.Go(func() { ts[i] = b.segwiIn(dir) })
+		}
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
+		perRun := meanOf(ts, func(t timing) time.Duration { return t.segwiCPU })
+		fmt.Printf("%2d runs at once (try %d): segwi's own CPU per run mean %5.1f ms, median %5.1f ms; Claude Code exec'd after median %5.1f ms\n",
+			len(ts), try+1, ms(perRun), ms(medianOf(ts, func(t timing) time.Duration { return t.segwiCPU })),
+			ms(medianOf(ts, func(t timing) time.Duration { return t.running })))
+		if try == 0 || perRun < manyCPU {
+			manyCPU = perRun
+		}
+	}
+
+	hello := helloWorld(t)
+	var segwiWall, helloWall []time.Duration
+	for range 2 * *triesFlag {
+		segwiWall = append(segwiWall, wallOf(t, b, b.segwi, "version"))
+		helloWall = append(helloWall, wallOf(t, b, hello))
+	}
+	version, baseline := slices.Min(segwiWall), slices.Min(helloWall)
+	fmt.Printf("segwi version: best %5.1f ms wall, median %5.1f ms; a hello world: best %4.1f ms, median %4.1f ms\n",
+		ms(version), ms(median(segwiWall)), ms(baseline), ms(median(helloWall)))
+	printLoad("after")
+
+	if oneCPU > limitOwnCPU {
+		t.Errorf("segwi's own CPU for one run is %.1f ms at best, over the limit of %v", ms(oneCPU), limitOwnCPU)
+	}
+	if ratio := float64(manyCPU) / float64(oneCPU); ratio > limitManyRatio {
+		t.Errorf("segwi's own CPU per run with %d runs at once is %.1f ms, %.2f times that of one run (%.1f ms): over the limit of %.2f",
+			len(checkouts), ms(manyCPU), ratio, ms(oneCPU), limitManyRatio)
+	}
+	if exec > limitExec {
+		t.Errorf("Claude Code started %.1f ms after `segwi run` at best, over the limit of %v", ms(exec), limitExec)
+	}
+	if version-baseline > limitVersion {
+		t.Errorf("segwi version took %.1f ms at best, %.1f ms more than a hello world: over the limit of %v",
+			ms(version), ms(version-baseline), limitVersion)
+	}
+}
+
+// helloWorld builds a Go program that prints a line and exits: the baseline of a process
+// start.
+func helloWorld(t *testing.T) string {
+	dir := t.TempDir()
+	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", "hello", ".")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building a hello world: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "hello")
+}
+
+// wallOf runs a program to its exit in the benchmark's environment and returns its wall
+// time.
+func wallOf(t *testing.T, b *bench, path string, args ...string) time.Duration {
+	cmd := exec.Command(path, args...)
+	cmd.Env = b.env.Vars()
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", path, args, err, out)
+	}
+	return time.Since(start)
+}
+
+// best, medianOf and meanOf take a figure of each timing.
+func best(ts []timing, f func(timing) time.Duration) time.Duration {
+	return slices.Min(figures(ts, f))
+}
+
+func medianOf(ts []timing, f func(timing) time.Duration) time.Duration { return median(figures(ts, f)) }
+
+func meanOf(ts []timing, f func(timing) time.Duration) time.Duration { return mean(figures(ts, f)) }
+
+func figures(ts []timing, f func(timing) time.Duration) []time.Duration {
+	ds := make([]time.Duration, len(ts))
+	for i, t := range ts {
+		ds[i] = f(t)
+	}
+	return ds
+}
