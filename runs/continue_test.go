@@ -62,3 +62,26 @@ func TestWhatCannotBeContinued(t *testing.T) {
 		}
 	}
 }
+
+// Only what looks like a session id is passed to --resume: never a flag, never a path.
+func TestValidSessionID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"0b9f5c1e-3a2d-4c8e-9f1a-2b3c4d5e6f70": true,
+		"a":                                    true,
+		"A_b-9":                                true,
+		strings.Repeat("a", 128):               true,
+		strings.Repeat("a", 129):               false,
+		"":                                     false,
+		"-rf":                                  false,
+		"_a":                                   false,
+		"--resume=x":                           false,
+		"a/b":                                  false,
+		"../x":                                 false,
+		"a b":                                  false,
+		"é":                                    false,
+	} {
+		if got := validSessionID(id); got != want {
+			t.Errorf("validSessionID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
