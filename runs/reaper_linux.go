@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,7 +80,8 @@ func isChild(pid int) bool {
 	return reaper.started[pid]
 }
 
-// reapOrphans reaps the orphans (see reaper) that ended.
+// reapOrphans reaps the orphans (see reaper) that ended. It runs at every SIGCHLD, each
+// git call's included, so it reads as little as it can: the list where orphans are.
 func reapOrphans() {
 	if !reaper.on {
 		return
@@ -89,7 +89,7 @@ func reapOrphans() {
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
 	_, _, sid := selfIDs()
-	for _, pid := range childPIDs() {
+	for _, pid := range adoptedPIDs() {
 		p, ok := readProc(pid)
 		if !ok || !p.Zombie || p.SID == sid || reaper.started[pid] || p.PPID != os.Getpid() {
 			continue
@@ -99,26 +99,29 @@ func reapOrphans() {
 	}
 }
 
-// childPIDs returns this process's children, from each thread's children list, or from
-// the whole process table where the kernel keeps no such list.
-func childPIDs() []int {
-	lists, _ := filepath.Glob("/proc/self/task/*/children")
-	var pids []int
-	if len(lists) == 0 {
+// adoptedPIDs returns the children of this process's main thread, where the kernel puts
+// the orphans a child subreaper adopts (find_new_reaper in kernel/exit.c gives them to
+// the reaper's first live thread, its leader, which a Go program never ends), with the
+// children that thread started itself: one small file, where every thread's list would
+// be read otherwise. Where the kernel keeps no such list, they are found in the whole
+// process table.
+func adoptedPIDs() []int {
+	self := os.Getpid()
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(self) + "/children")
+	if err != nil {
 		procs, _ := scanProcs()
+		var pids []int
 		for _, p := range procs {
-			if p.PPID == os.Getpid() {
+			if p.PPID == self {
 				pids = append(pids, p.PID)
 			}
 		}
 		return pids
 	}
-	for _, path := range lists {
-		b, _ := os.ReadFile(path)
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, pid)
-			}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
