@@ -19,7 +19,9 @@ const canFindLeftovers = true
 // scanProcs returns a snapshot of the process table read from /proc: every process, and
 // the SEGWI_RUN_ID of those whose environment segwi may read (its user's, not setuid).
 // One pass reads a few small files per process: a bounded scan, made when a run starts or
-// ends, at segwi's start and before a push; never on a timer.
+// ends, at segwi's start and before a push; never on a timer. Its files are read into one
+// buffer with plain system calls (procFiles): what a scan costs is mostly the kernel's
+// work for each file, and each call more counts.
 func scanProcs() ([]proc, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -30,28 +32,68 @@ func scanProcs() ([]proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the process table: %w", err)
 	}
+	var files procFiles
 	procs := make([]proc, 0, len(names))
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
-		p, ok := readProc(pid)
+		p, ok := files.proc(pid)
 		if !ok {
 			continue // gone since the listing
 		}
 		if !p.Zombie {
-			p.RunID, p.OutsideRun = readEnv(pid)
+			p.RunID, p.OutsideRun = files.env(pid)
 		}
 		procs = append(procs, p)
 	}
 	return procs, nil
 }
 
+// procFiles reads the files of /proc into one buffer, reused from file to file: each read
+// is open, read until the end, close, with none of os.ReadFile's stat, poller
+// registration and growing reads. What it returns is valid until its next read.
+type procFiles struct{ buf []byte }
+
+// read returns the content of path, or false when it cannot be read.
+func (f *procFiles) read(path string) ([]byte, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	if f.buf == nil {
+		f.buf = make([]byte, 16<<10)
+	}
+	n := 0
+	for {
+		if n == len(f.buf) {
+			f.buf = append(f.buf, make([]byte, len(f.buf))...)
+		}
+		m, err := unix.Read(fd, f.buf[n:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, false
+		case m == 0:
+			return f.buf[:n], true
+		}
+		n += m
+	}
+}
+
 // readProc reads the ids and state of process pid from /proc/PID/stat.
 func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	var f procFiles
+	return f.proc(pid)
+}
+
+// proc reads the ids and state of process pid from /proc/PID/stat.
+func (f *procFiles) proc(pid int) (proc, bool) {
+	b, ok := f.read("/proc/" + strconv.Itoa(pid) + "/stat")
+	if !ok {
 		return proc{}, false
 	}
 	// pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
@@ -61,24 +103,24 @@ func readProc(pid int) (proc, bool) {
 	if i < 0 {
 		return proc{}, false
 	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 {
+	fields := bytes.Fields(b[i+1:])
+	if len(fields) < 20 {
 		return proc{}, false
 	}
-	p := proc{PID: pid, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}
-	p.PPID, _ = strconv.Atoi(string(f[1]))
-	p.PGID, _ = strconv.Atoi(string(f[2]))
-	p.SID, _ = strconv.Atoi(string(f[3]))
-	p.Start, _ = strconv.ParseUint(string(f[19]), 10, 64)
+	p := proc{PID: pid, Zombie: fields[0][0] == 'Z' || fields[0][0] == 'X'}
+	p.PPID, _ = strconv.Atoi(string(fields[1]))
+	p.PGID, _ = strconv.Atoi(string(fields[2]))
+	p.SID, _ = strconv.Atoi(string(fields[3]))
+	p.Start, _ = strconv.ParseUint(string(fields[19]), 10, 64)
 	return p, true
 }
 
-// readEnv returns the SEGWI_RUN_ID in process pid's environment, and whether it carries
+// env returns the SEGWI_RUN_ID in process pid's environment, and whether it carries
 // outsideRunEnv; nothing when the environment cannot be read (another user's process, a
 // setuid one).
-func readEnv(pid int) (runID string, outside bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
+func (f *procFiles) env(pid int) (runID string, outside bool) {
+	b, ok := f.read("/proc/" + strconv.Itoa(pid) + "/environ")
+	if !ok {
 		return "", false
 	}
 	for kv := range bytes.SplitSeq(b, []byte{0}) {
