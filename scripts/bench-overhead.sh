@@ -10,7 +10,12 @@
 #   scripts/bench-overhead.sh                 10 runs each
 #   scripts/bench-overhead.sh -n 20 -strict   20 runs each; exit 1 when the goal is missed
 #   (also -warmup N, runs of each not counted, default 1; -timeout D per run; -v to print
-#   each segwi run's events)
+#   each segwi run's events; -wrap 'perf record -g -o FILE --' to profile segwi)
+#   scripts/bench-overhead.sh --own           segwi's own cost (TestOwnCost): its CPU per
+#   run, measured from the kernel's count for its process, with one run and with 20 at
+#   once, the time from `segwi run` to Claude Code's exec, and `segwi version` against a
+#   hello world; each the best of -tries 5 (-many 20 runs at once); it fails on a clear
+#   regression
 # The benchmark is a test of the test room, internal/testing/bench/overhead, built on the
 # harness (internal/testing/claudetest and fakeapi); this script builds segwi and that
 # test's binary and runs it. Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one
@@ -43,7 +48,12 @@ work=$(mktemp -d -t segwi-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/segwi" .  # as shipped (scripts/run.sh, the package)
 go test -c -o "$work/overhead.test" ./internal/testing/bench/overhead
-bench=("$work/overhead.test" -test.run '^TestOverhead$' -segwi "$work/segwi" "$@")
+test='^TestOverhead$'
+if [ "${1:-}" = "--own" ]; then
+  shift
+  test='^TestOwnCost$'
+fi
+bench=("$work/overhead.test" -test.run "$test" -segwi "$work/segwi" "$@")
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
   echo "keyring: an empty gnome-keyring on a private session bus"
   XDG_DATA_HOME="$work/data" dbus-run-session -- "$0" --in-session "${bench[@]}"

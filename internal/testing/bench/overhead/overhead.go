@@ -9,12 +9,19 @@
 // an approvals server in the benchmark's process), and tool+pty does the same with stdout
 // and stderr a raw pty, as segwi starts it. What is left (segwi - tool+pty) is segwi's own
 // process: its start, settings, keyring, approvals server, and reading, recording and
-// printing the events.
+// printing the events. segwi's own CPU is measured directly, per run: the kernel's count
+// for the segwi process (its git calls included, which it waits for) less Claude Code's,
+// which segwi records on the run's exit event.
+//
+// TestOwnCost measures segwi's own share alone (scripts/bench-overhead.sh --own): its CPU
+// per run with one run and with many at once, the time to Claude Code's exec, and
+// `segwi version` against a hello world, each the best of several tries; it fails on a
+// clear regression.
 //
 // The benchmark is TestOverhead, built on the test harness: internal/testing/fakeapi plays
 // the model, internal/testing/claudetest seals the environment, makes the checkout and runs
-// Claude Code directly. It runs only when given a segwi binary (-segwi), so `go test ./...`
-// skips it; scripts/bench-overhead.sh builds segwi and this package's test binary and runs
+// Claude Code directly. Both run only when given a segwi binary (-segwi), so `go test ./...`
+// skips them; scripts/bench-overhead.sh builds segwi and this package's test binary and runs
 // it. See there for the flags.
 package overhead
 
