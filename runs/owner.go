@@ -143,9 +143,11 @@ func (r *Run) started(st startResult) {
 	r.in = newWriter(r, st.session)
 	r.touch()
 	r.mu.Lock()
-	r.info.PID, r.info.Start = st.proc.pgid, time.Now() // runs.maxDuration counts from here
-	r.stepLocked(onStarted, "", "")                     // a stop asked meanwhile reaches it now
-	r.moveInputLocked(sendPrompt, r.prompt)             // running, or waiting for an approval; a stopped run says stopping
+	// When the process started, not when its start was reported (which waits for the
+	// base): runs.maxDuration counts from here.
+	r.info.PID, r.info.Start = st.proc.pgid, st.proc.started
+	r.stepLocked(onStarted, "", "")         // a stop asked meanwhile reaches it now
+	r.moveInputLocked(sendPrompt, r.prompt) // running, or waiting for an approval; a stopped run says stopping
 	r.mu.Unlock()
 	r.readerDone = make(chan struct{})
 	go func() {

@@ -17,6 +17,8 @@ type process struct {
 	cmd   *exec.Cmd
 	pgid  int
 	start uint64 // when it started (see proc.Start), 0 where unknown
+	// started is when it started, by this process's clock: Info.Start.
+	started time.Time
 	// cgroup is the run's cgroup, which the process started inside; nil where the run
 	// has none.
 	cgroup *cgroup
@@ -41,8 +43,9 @@ func startAgent(cmd *exec.Cmd, cg *cgroup) (*process, error) {
 	if err := startChild(cmd); err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	pid := cmd.Process.Pid
-	return &process{cmd: cmd, pgid: pid, start: startOf(pid), cgroup: cg, kill: syscall.Kill}, nil
+	return &process{cmd: cmd, pgid: pid, start: startOf(pid), started: started, cgroup: cg, kill: syscall.Kill}, nil
 }
 
 // wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped.

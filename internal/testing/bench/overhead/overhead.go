@@ -38,10 +38,11 @@ const (
 	goalDiff  = 150 * time.Millisecond
 )
 
-// timing is one run's wall time and when, from exec, its phases began: segwi's run
-// running (Claude Code exec'd; zero for a direct run), the session's init event, and the
-// result event; and for a run by segwi, the CPU time of segwi's own process and the
-// processes it waited for other than Claude Code (its git calls), and Claude Code's.
+// timing is one run's wall time and when, from exec, its phases began: Claude Code's
+// process started under segwi (from the run's record; zero for a direct run), the
+// session's init event, and the result event; and for a run by segwi, the CPU time of
+// segwi's own process and the processes it waited for other than Claude Code (its git
+// calls), and Claude Code's.
 type timing struct {
 	wall, running, init, result time.Duration
 	segwiCPU, claudeCPU         time.Duration

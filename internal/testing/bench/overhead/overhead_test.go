@@ -231,8 +231,10 @@ func (b *bench) segwiIn(checkout string) timing {
 	}
 	// The events' times come from the same clock: they place the phases.
 	claudeCPU := -1.0
+	var runID string
 	for line := range strings.Lines(out.String()) {
 		var e struct {
+			Run   string    `json:"run"`
 			Time  time.Time `json:"time"`
 			Type  string    `json:"type"`
 			State *struct {
@@ -246,9 +248,8 @@ func (b *bench) segwiIn(checkout string) timing {
 			continue
 		}
 		at := e.Time.Sub(start)
+		runID = e.Run
 		switch {
-		case e.Type == "state" && e.State != nil && e.State.To == "running" && tm.running == 0:
-			tm.running = at
 		case e.Type == "init" && tm.init == 0:
 			tm.init = at
 		case e.Type == "result":
@@ -261,6 +262,16 @@ func (b *bench) segwiIn(checkout string) timing {
 		b.t.Fatalf("segwi run recorded no CPU time for Claude Code on its exit event: %s", lastLines(out.String()))
 	}
 	tm.claudeCPU = time.Duration(claudeCPU * float64(time.Second))
+	// The run's record says when Claude Code's process started (its start reported as
+	// running waits for the checkout's base besides).
+	var info struct {
+		Start time.Time `json:"start"`
+	}
+	record := filepath.Join(b.env.Get("XDG_STATE_HOME"), "segwi", "runs", runID, "run.json")
+	if data, err := os.ReadFile(record); err != nil || json.Unmarshal(data, &info) != nil || info.Start.IsZero() {
+		b.t.Fatalf("reading when Claude Code started from the run's record %s: %v", record, err)
+	}
+	tm.running = info.Start.Sub(start)
 	tm.segwiCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - tm.claudeCPU
 	if tm.result == 0 || !strings.Contains(errOut.String(), "succeeded") {
 		b.t.Fatalf("segwi run did not succeed: %s", lastLines(errOut.String()))
