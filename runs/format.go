@@ -207,7 +207,7 @@ func (n *Narrator) answerWords(e Event) Words {
 	if who := answeredBy(a); who != "" {
 		why = append(why, who)
 	}
-	if a.WaitedMS > 0 {
+	if a.WaitedMS > 0 && a.By != string(approvals.ByTrusted) { // a rule answers at once: its wait says nothing
 		why = append(why, "after "+waited(a.WaitedMS))
 	}
 	text := n.call(e)

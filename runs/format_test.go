@@ -65,6 +65,8 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a deny and stop says the run was stopped", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByPerson), Interrupt: true, WaitedMS: 800, Message: "no"}),
 			"denied    Bash: make test (by you, after 800ms, and the run was stopped): no"},
 		{"a trusted rule names itself", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByTrusted), Rule: "make test"}), "allowed   Bash: make test (trusted: make test)"},
+		{"a trusted rule's allow says no wait: it took none a person would notice", []Event{asked}, answer(ApprovalInfo{Allow: true, By: string(approvals.ByTrusted), Rule: "make test", WaitedMS: 2}),
+			"allowed   Bash: make test (trusted: make test)"},
 		{"a timeout says nobody answered", []Event{asked}, answer(ApprovalInfo{By: string(approvals.ByTimeout), WaitedMS: 600_000, Message: "No answer"}), "denied    Bash: make test (nobody answered in time, after 10m0s): No answer"},
 		{"a request outlived by its run says so", nil, answer(ApprovalInfo{By: string(approvals.ByRunEnded)}), "denied    Bash (the run ended first)"},
 		{"a headless run says nobody was at a terminal", nil, answer(ApprovalInfo{By: string(approvals.ByNoTerminal), Message: "denied"}), "denied    Bash (no person at a terminal): denied"},
