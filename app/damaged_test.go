@@ -81,7 +81,7 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 		defer ui(w.win.Close)
 		await.For(t, 10*time.Second, "a row saying the events cannot be read", func() error {
 			var texts []string
-			for _, r := range onUITimeline(w) {
+			for _, r := range onUIEntries(w) {
 				if strings.HasPrefix(r, recordErrorMark+"|") && strings.Contains(r, st.UnreadableEvents) {
 					return nil
 				}
@@ -93,10 +93,16 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 }
 
 // onUITimeline returns the window's timeline rows (mark|text), read on Fyne's goroutine.
-func onUITimeline(w *runWindow) []string {
-	var rows []string
-	ui(func() { rows = timelineTexts(w) })
-	return rows
+// onUIEntries are the timeline's entries, each as "mark|text", its text whole however
+// its rows break it.
+func onUIEntries(w *runWindow) []string {
+	var entries []string
+	ui(func() {
+		for _, e := range w.tl.entries {
+			entries = append(entries, e.mark+"|"+e.text)
+		}
+	})
+	return entries
 }
 
 func TestDamagedRecordsWindow(t *testing.T) {

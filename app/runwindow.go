@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
@@ -76,7 +77,7 @@ type runWindow struct {
 	center    *fyne.Container  // the tabs, or the approval panel above them
 	split     *container.Split // the approval panel and the tabs, while a request waits; else nil
 	approvals *approvalPanel   // nil for a past run's record
-	events    *eventRows       // turns events into rows; its own lock
+	events    *eventRows       // turns events into the timeline's changes; its own lock
 	raw       []string
 	ahead     int
 
@@ -121,7 +122,7 @@ func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
 	}
 	w := &runWindow{
 		deps: deps, run: run, id: info.ID, info: info,
-		tl: timeline{max: maxTimelineRows}, events: &eventRows{}, quit: make(chan struct{}),
+		events: &eventRows{}, quit: make(chan struct{}),
 	}
 	w.build()
 	w.showHeader()
@@ -143,12 +144,9 @@ func (w *runWindow) build() {
 	w.note = widget.NewLabel("")
 	w.note.Wrapping = fyne.TextWrapWord
 
-	w.list = newFollowList(func() int { return w.tl.len() }, newTimelineRow, func(i widget.ListItemID, o fyne.CanvasObject) {
-		r := w.tl.row(i, w.id)
-		c := o.(*fyne.Container)
-		c.Objects[0].(*widget.Label).SetText(r.Text)
-		c.Objects[1].(*widget.Label).SetText(r.Mark)
-	})
+	w.list = newFollowList(func() int { return w.tl.len() }, func() fyne.CanvasObject { return newRowView() },
+		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*rowView).set(w.tl.row(i, w.id)) })
+	w.list.relayout = w.relayoutTimeline
 	// A click on a row opens its event in full, to read and copy.
 	w.list.OnSelected = func(i widget.ListItemID) {
 		w.list.UnselectAll()
@@ -256,30 +254,19 @@ func (w *runWindow) build() {
 	})
 }
 
-// newTimelineRow is the template of a timeline row: the mark on the left, the text.
-func newTimelineRow() fyne.CanvasObject {
-	mark := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	text := widget.NewLabel("")
-	text.Truncation = fyne.TextTruncateEllipsis
-	return container.New(&rowLayout{markWidth: 120}, text, mark)
-}
-
-// rowLayout puts its second object (the mark) in a fixed-width column and the first (the
-// text) in the rest, so that the marks line up.
-type rowLayout struct{ markWidth float32 }
-
-// Layout places the mark and the text.
-func (l *rowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	objs[1].Move(fyne.NewPos(0, 0))
-	objs[1].Resize(fyne.NewSize(l.markWidth, size.Height))
-	objs[0].Move(fyne.NewPos(l.markWidth, 0))
-	objs[0].Resize(fyne.NewSize(max(size.Width-l.markWidth, 0), size.Height))
-}
-
-// MinSize is the mark's column and the taller of the two.
-func (l *rowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	t, m := objs[0].MinSize(), objs[1].MinSize()
-	return fyne.NewSize(l.markWidth+min(t.Width, 200), max(t.Height, m.Height))
+// relayoutTimeline breaks the timeline's rows for a list width wide and returns where the
+// entry at row top begins now. On Fyne's goroutine.
+func (w *runWindow) relayoutTimeline(width float32, top int) (int, bool) {
+	th := w.list.Theme()
+	entry := w.tl.entryIndex(top)
+	if !w.tl.layout(timelineRoom(th, width), th.Size(theme.SizeNameText)) {
+		return top, false
+	}
+	w.list.Refresh()
+	if entry < 0 {
+		return top, true
+	}
+	return w.tl.firstRow(entry), true
 }
 
 // Show shows and focuses the window.
@@ -306,8 +293,8 @@ func (w *runWindow) runName() string {
 // its own goroutine.
 func (w *runWindow) follow() {
 	tail := &rawTail{path: filepath.Join(w.info.Dir, "output.log")}
-	past := timeline{max: maxTimelineRows}
-	past.add(w.recordRows()...)
+	var past timeline
+	past.apply(w.recordChanges()...)
 	_ = tail.read()
 	raw := tail.lines()
 	if !onUIWait(func() {
@@ -315,8 +302,10 @@ func (w *runWindow) follow() {
 			return // closed before it showed anything: nothing to draw
 		}
 		w.tl = past
+		w.layoutTimeline()
 		w.raw = raw
-		w.apply(nil, w.infoNow(), false)
+		// A window opens at the latest event, however long the run.
+		w.apply(true, w.infoNow(), false)
 	}) {
 		return
 	}
@@ -335,10 +324,10 @@ func (w *runWindow) follow() {
 		after = time.After
 	}
 	feed(events, flushEvery, after, w.deps.received, func(batch []runs.Event, ended bool) {
-		var rows []timelineRow
+		var cs []change
 		turnEnded := ended
 		for _, e := range batch {
-			rows = append(rows, w.events.rows(e)...) // none for those read from the record
+			cs = append(cs, w.events.changes(e)...) // none for those read from the record
 			turnEnded = turnEnded || e.Type == runs.EventResult
 		}
 		_ = tail.read()
@@ -355,10 +344,11 @@ func (w *runWindow) follow() {
 			if w.closed.Load() {
 				return
 			}
-			w.tl.add(rows...)
+			follow := w.list.atEnd() // before the rows change: scrolled up, the view stays
+			w.tl.apply(cs...)
 			w.raw = raw
 			w.ahead = ahead
-			w.apply(rows, info, ended)
+			w.apply(follow && len(cs) > 0, info, ended)
 			if turnEnded && w.changes != nil && w.changes.loaded {
 				w.changes.load() // what the turn changed
 			}
@@ -366,23 +356,46 @@ func (w *runWindow) follow() {
 	})
 }
 
-// recordRows returns the rows of the events in the run's record not shown yet. An error
-// leaves what was read (a record cut short still shows its start) and adds a row saying
-// what is wrong with the file; a live run's file that is not there yet has no events.
-// Off Fyne's goroutine.
-func (w *runWindow) recordRows() []timelineRow {
+// layoutTimeline breaks the timeline's rows for the list's width, once it has one. On
+// Fyne's goroutine.
+func (w *runWindow) layoutTimeline() {
+	if w.list.width > 0 {
+		th := w.list.Theme()
+		w.tl.layout(timelineRoom(th, w.list.width), th.Size(theme.SizeNameText))
+	}
+}
+
+// addToTimeline adds cs to the timeline, following it to its end unless the person
+// scrolled up. On Fyne's goroutine.
+func (w *runWindow) addToTimeline(cs []change) {
+	if len(cs) == 0 || w.closed.Load() {
+		return
+	}
+	follow := w.list.atEnd()
+	w.tl.apply(cs...)
+	w.list.Refresh()
+	if follow {
+		w.list.scrollToEnd()
+	}
+}
+
+// recordChanges returns the timeline's changes of the events in the run's record not
+// shown yet. An error leaves what was read (a record cut short still shows its start) and
+// adds a row saying what is wrong with the file; a live run's file that is not there yet
+// has no events. Off Fyne's goroutine.
+func (w *runWindow) recordChanges() []change {
 	if w.deps.stateDir == "" {
 		return nil
 	}
-	var rows []timelineRow
+	var cs []change
 	err := runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
-		rows = append(rows, w.events.rows(e)...)
+		cs = append(cs, w.events.changes(e)...)
 		return nil
 	})
 	if err != nil && (w.run == nil || !errors.Is(err, fs.ErrNotExist)) {
-		rows = append(rows, timelineRow{Mark: recordErrorMark, Text: err.Error()})
+		cs = append(cs, change{entry: entry{mark: recordErrorMark, text: err.Error(), prose: true, whole: true}})
 	}
-	return rows
+	return cs
 }
 
 // recordErrorMark marks the row that says why the run's events could not be read.
@@ -412,9 +425,9 @@ func (w *runWindow) infoNow() runs.Info {
 	return w.info
 }
 
-// apply shows a new batch: the rows added, the run's summary. On Fyne's goroutine.
-func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
-	atEnd := len(rows) > 0
+// apply shows what changed: the timeline's rows (followed to the end when follow is set),
+// the run's summary. On Fyne's goroutine.
+func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 	w.info = info
 	justEnded := (ended || info.State.Final()) && !w.ended
 	if justEnded {
@@ -438,8 +451,8 @@ func (w *runWindow) apply(rows []timelineRow, info runs.Info, ended bool) {
 	w.showHeader()
 	w.list.Refresh()
 	w.rawList.Refresh()
-	if atEnd {
-		w.list.ScrollToBottom()
+	if follow {
+		w.list.scrollToEnd()
 	}
 	if justEnded {
 		// Once the window shows the end: what the check changes comes after it.

@@ -70,16 +70,12 @@ func (w *runWindow) pushBranch() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		words, err := w.deps.pusher.Push(ctx, id)
-		rows := w.recordRows() // the attempt, as the pusher recorded it
+		cs := w.recordChanges() // the attempt, as the pusher recorded it
 		onUI(func() {
 			defer w.settled.Add(1)
 			w.pushing = false
 			w.push.Enable()
-			if len(rows) > 0 && !w.closed.Load() {
-				w.tl.add(rows...)
-				w.list.Refresh()
-				w.list.ScrollToBottom()
-			}
+			w.addToTimeline(cs)
 			committed := w.committed
 			w.committed = ""
 			if err != nil {

@@ -530,29 +530,54 @@ func TestRunWindowBatchesEvents(t *testing.T) {
 }
 
 func TestTimelineIsBounded(t *testing.T) {
-	tl := timeline{max: 100}
+	tl := timeline{maxEnt: 100}
 	for i := range 250 {
-		tl.add(timelineRow{Text: fmt.Sprint(i)})
+		tl.apply(change{entry: entry{text: fmt.Sprint(i), prose: true}})
 	}
-	if len(tl.rows) > 100 {
-		t.Fatalf("%d rows kept, want at most 100", len(tl.rows))
+	if len(tl.entries) > 100 {
+		t.Fatalf("%d entries kept, want at most 100", len(tl.entries))
 	}
-	if got := tl.row(0, "r1"); !strings.Contains(got.Text, fmt.Sprintf("%d earlier rows", tl.dropped)) || !strings.Contains(got.Text, "segwi runs events r1") {
-		t.Errorf("first row = %q, want the note of dropped rows", got.Text)
+	if got := tl.row(0, "r1"); !strings.Contains(got.Text, fmt.Sprintf("%d earlier events", tl.dropped)) || !strings.Contains(got.Text, "segwi runs events r1") {
+		t.Errorf("first row = %q, want the note of dropped entries", got.Text)
 	}
 	if last := tl.row(tl.len()-1, "r1"); last.Text != "249" {
 		t.Errorf("last row = %q, want the newest", last.Text)
 	}
-	if tl.dropped+len(tl.rows) != 250 {
-		t.Errorf("dropped %d + kept %d, want 250", tl.dropped, len(tl.rows))
+	if tl.dropped+len(tl.entries) != 250 {
+		t.Errorf("dropped %d + kept %d, want 250", tl.dropped, len(tl.entries))
+	}
+
+	// A few huge messages go too, once their text passes the bound.
+	big := timeline{maxRunes: 10_000}
+	for i := range 30 {
+		big.apply(change{entry: entry{text: fmt.Sprint(i) + strings.Repeat("x", 999), prose: true}})
+	}
+	if big.runes > 10_000 || big.dropped == 0 || !strings.HasPrefix(big.row(big.len()-1, "r1").Text, "29") {
+		t.Errorf("kept %d runes (%d entries dropped), last row %q; want at most 10,000 runes and the newest kept",
+			big.runes, big.dropped, big.row(big.len()-1, "r1").Text)
 	}
 }
 
-func TestRowsCutLongOutput(t *testing.T) {
+// entryTexts applies events to a timeline whose width is not known (rows break only at
+// newlines) and returns its rows as "mark|text".
+func entryTexts(events ...runs.Event) []string {
 	m := &eventRows{}
-	rows := m.rows(runs.Event{Type: runs.EventToolResult, Text: strings.Repeat("x\n", 50)})
-	if len(rows) != maxResultLines+1 || rows[maxResultLines].Text != "… 44 more lines" {
-		t.Errorf("rows = %+v, want %d lines and a note", rows, maxResultLines)
+	var tl timeline
+	for _, e := range events {
+		tl.apply(m.changes(e)...)
+	}
+	var out []string
+	for i := range tl.len() {
+		r := tl.row(i, "r1")
+		out = append(out, r.Mark+"|"+r.Text)
+	}
+	return out
+}
+
+func TestRowsCutLongOutput(t *testing.T) {
+	rows := entryTexts(runs.Event{Type: runs.EventToolResult, Text: strings.Repeat("x\n", 50)})
+	if len(rows) != maxResultLines+1 || rows[maxResultLines] != "|… 44 more lines" {
+		t.Errorf("rows = %q, want %d lines and a note", rows, maxResultLines)
 	}
 }
 
@@ -713,42 +738,17 @@ func TestAHugeRowShowsItsStartAndCopiesWhole(t *testing.T) {
 // The timeline says a deny once, and Claude Code's note after Deny and stop the run in
 // words, not as JSON.
 func TestRowsSayADenyOnceAndNoJSON(t *testing.T) {
-	m := &eventRows{}
-	var got []string
-	for _, e := range []runs.Event{
-		{Seq: 1, Type: runs.EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"rm -rf build"}`)},
-		{Seq: 2, Type: runs.EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &runs.ApprovalInfo{By: "person", Interrupt: true, Message: "Denied by the person at segwi: no"}},
-		{Seq: 3, Type: runs.EventRefusal, ToolName: "Bash", ToolUseID: "t1", Source: "user_reject", Text: "Denied by the person at segwi: no"},
-		{Seq: 4, Type: runs.EventRaw, Raw: json.RawMessage(`{"type":"text","text":"[Request interrupted by user for tool use]"}`)},
-	} {
-		for _, r := range m.rows(e) {
-			got = append(got, r.Mark+"|"+r.Text)
-		}
-	}
+	got := entryTexts(
+		runs.Event{Seq: 1, Type: runs.EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"rm -rf build"}`)},
+		runs.Event{Seq: 2, Type: runs.EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &runs.ApprovalInfo{By: "person", Interrupt: true, Message: "Denied by the person at segwi: no"}},
+		runs.Event{Seq: 3, Type: runs.EventRefusal, ToolName: "Bash", ToolUseID: "t1", Source: "user_reject", Text: "Denied by the person at segwi: no"},
+		runs.Event{Seq: 4, Type: runs.EventRaw, Raw: json.RawMessage(`{"type":"text","text":"[Request interrupted by user for tool use]"}`)},
+	)
 	want := []string{
 		"Tool|Bash: rm -rf build",
 		"✖ Denied|Bash: rm -rf build (by you, and the run was stopped): Denied by the person at segwi: no",
 		"Note|[Request interrupted by user for tool use]",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("rows (-want +got):\n%s", diff)
-	}
-}
-
-// A request that Claude Code stopped waiting for shows as withdrawn by its own timeout,
-// not as a deny: nobody declined it.
-func TestRowsSayARequestClaudeCodeStoppedWaitingForWasWithdrawn(t *testing.T) {
-	m := &eventRows{}
-	var got []string
-	for _, e := range []runs.Event{
-		{Seq: 1, Type: runs.EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"make test"}`)},
-		{Seq: 2, Type: runs.EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &runs.ApprovalInfo{By: "cancelled", WaitedMS: 60_000}},
-	} {
-		for _, r := range m.rows(e) {
-			got = append(got, r.Mark+"|"+r.Text)
-		}
-	}
-	want := []string{"Tool|Bash: make test", "⌛ Withdrawn|Bash: make test (by Claude Code's own timeout, after 1m0s)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}

@@ -2,45 +2,51 @@ package app
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
 )
 
 // Bounds of the run window's timeline, so that a long run keeps its memory bounded.
 const (
-	maxTimelineRows = 5000 // rows kept; the oldest go first, with a note
-	maxRowRunes     = 400  // a row's text is cut here
-	maxTextLines    = 200  // lines of one assistant message shown
-	maxResultLines  = 6    // lines of one tool result shown
+	maxTimelineEntries = 5000     // entries kept; the oldest go first, a tenth at a time, with a note
+	maxTimelineRunes   = 2 << 20  // their text in all; past it the oldest go too
+	maxEntryRunes      = 16 << 10 // the text of one message shown; a click on it opens the rest
+	maxRowRunes        = 400      // a line of a tool's call or output is cut here
+	maxResultLines     = 6        // lines of one tool call or output shown
+	maxQuestionRunes   = 64 << 10 // Claude's last message kept for the reply banner
 )
 
-// timelineRow is one line of the timeline: a short mark saying what it is, and its text.
-// The first row of an event has the mark; its further lines have none.
+// timelineRow is one row of the timeline as the list shows it: the mark of its entry on
+// the entry's first row (none on the rows after), a piece of the entry's text, and the
+// number of its event.
 type timelineRow struct {
 	Mark string
 	Text string
 	Seq  int64 // the event's number in the run, for its text in full; 0 for a note of the window's
+	Dim  bool  // drawn dimmer: a tool's output, the run's housekeeping
 }
 
-// droppedRowsF is the first row once the oldest rows were dropped.
-const droppedRowsF = "… %d earlier rows are not shown here (segwi runs events %s has them all)"
+// droppedEntriesF is the first row once the oldest entries were dropped.
+const droppedEntriesF = "… %d earlier events are not shown here (segwi runs events %s has them all)"
 
 // marks are the timeline's marks for runs' labels that take a sign or an indent; any other
 // label shows capitalised ("claude" as "Claude").
 var marks = map[string]string{
-	"output":    "  ↳ output",
-	"error":     "  ↳ error",
-	"refused":   "⛔ Refused",
-	"approve?":  "⚠ Approve?",
-	"allowed":   "✔ Allowed",
-	"denied":    "✖ Denied",
-	"withdrawn": "⌛ Withdrawn", // Claude Code stopped waiting: no one denied it
-	"result":    "■ Result",
-	"missed":    "… Missed",
+	"output":   "  ↳ output",
+	"error":    "  ↳ error",
+	"refused":  "⛔ Refused",
+	"approve?": "⚠ Approve?",
+	"allowed":  "✔ Allowed",
+	"denied":   "✖ Denied",
+	"result":   "■ Result",
+	"missed":   "… Missed",
 }
 
 // markOf is the mark of a label.
@@ -52,30 +58,83 @@ func markOf(label string) string {
 	return string(unicode.ToUpper(r)) + label[size:]
 }
 
-// linesShown is how many lines of an event's text the timeline shows, by event type: a
-// message in full (up to a bound), the start of a tool's output, one line for the rest.
-func linesShown(t runs.EventType) int {
-	switch t {
-	case runs.EventText, runs.EventPrompt:
-		return maxTextLines
-	case runs.EventToolCall, runs.EventToolResult, runs.EventRefusal, runs.EventApprovalRequest,
-		runs.EventStatus, runs.EventOutput:
-		return maxResultLines
-	}
-	return 1
+// entry is what the timeline shows of one event, or of a few folded into one (the run's
+// start, a request a trusted rule allowed): a mark saying what it is, and its text, laid
+// out in rows for the timeline's width.
+type entry struct {
+	mark string
+	// text is what the entry says. Prose (messages, segwi's words) is broken into rows at
+	// the timeline's width; the other entries (a tool's call and output) show a row per
+	// line, each cut to the width.
+	text  string
+	prose bool
+	dim   bool   // a tool's output, the run's housekeeping: drawn dimmer than the conversation
+	seq   int64  // the event's number in the run; 0 for a note of the window's
+	whole bool   // text is all there is to read (a fold, a note): opened as it is, not from the record
+	key   string // a later event replaces the entry by this key: "state:…", "request:…"; "" for none
+	rows  []string
 }
 
-// eventRows turns a run's events into timeline rows, each event once: the record's, the
-// live ones, and those appended after the run ended (a push). The words are runs'; the
-// timeline adds the marks and the layout. Safe for concurrent use.
+// layout breaks the entry's text into rows for room, the width of the text column, at
+// text size; a room of 0 (the width is not known yet) breaks only at newlines.
+func (e *entry) layout(room, size float32) {
+	if e.prose {
+		e.rows = breakProse(e.text, room, size)
+		return
+	}
+	e.rows = strings.Split(e.text, "\n")
+	if room > 0 {
+		for i, r := range e.rows {
+			e.rows[i] = fitRow(r, room, size)
+		}
+	}
+}
+
+// fitRow cuts s to what fits in room at size, ending in "…" when it cut.
+func fitRow(s string, room, size float32) string {
+	if proseWidths.width(s, size) <= room*(1-proseSlack) {
+		return s
+	}
+	limit := room*(1-proseSlack) - proseWidths.of('…', size)
+	x := float32(0)
+	for i, r := range s {
+		x += proseWidths.of(r, size)
+		if x > limit {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
+
+// change is what an event does to the timeline: it adds an entry, or replaces the entry
+// of a key with a fuller one (a fold).
+type change struct {
+	entry   entry
+	replace string // the key of the entry this one replaces; "" adds it
+}
+
+// eventRows turns a run's events into the timeline's changes, each event once: the
+// record's, the live ones, and those appended after the run ended (a push). The words are
+// runs'; the timeline adds the marks, the layout and the folds. It also keeps Claude's last
+// message, the question a run waiting for a reply waits on. Safe for concurrent use.
 type eventRows struct {
 	mu       sync.Mutex
 	narrator runs.Narrator
-	last     int64 // the last sequence number turned into rows
+	last     int64             // the last sequence number taken
+	state    *stateFold        // the run's state row, while nothing but housekeeping came after it
+	requests map[string]string // the key of each approval request's entry, by request id
+	question string            // Claude's last message since your last one; "" when none
 }
 
-// rows returns the rows of e, or none when e was seen already.
-func (m *eventRows) rows(e runs.Event) []timelineRow {
+// stateFold is the row of the run's state that later states fold into: "queued → starting
+// → running".
+type stateFold struct {
+	key, text, reason string
+}
+
+// changes returns what e does to the timeline, or nothing when e was seen already or says
+// nothing the timeline shows.
+func (m *eventRows) changes(e runs.Event) []change {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e.Type != runs.EventDropped { // a dropped note carries the sequence number before it
@@ -88,44 +147,147 @@ func (m *eventRows) rows(e runs.Event) []timelineRow {
 	if w.Label == "" {
 		return nil // it says nothing new: a refusal of a call the answer denied
 	}
-	mark := markOf(w.Label)
-	rows := one(mark, w.Text)
-	if n := linesShown(e.Type); n > 1 {
-		rows = lines(mark, w.Text, n)
+	switch e.Type {
+	case runs.EventState, runs.EventBase, runs.EventInit, runs.EventExit:
+		// The run's housekeeping keeps its state row open for the next state.
+	default:
+		m.state = nil
 	}
-	if e.Type != runs.EventDropped {
-		for i := range rows {
-			rows[i].Seq = e.Seq
+	switch e.Type {
+	case runs.EventText:
+		m.question = capRunes(visible.Escape(e.Text), maxQuestionRunes)
+	case runs.EventPrompt:
+		m.question = "" // a question after this one is the next one
+	case runs.EventState:
+		if e.State != nil {
+			return m.stateChange(e)
+		}
+	case runs.EventToolResult:
+		w.Text = resultWords(e, w.Text)
+	case runs.EventApprovalRequest:
+		if e.Approval != nil && e.Approval.RequestID != "" {
+			if m.requests == nil || len(m.requests) >= 4096 {
+				m.requests = map[string]string{}
+			}
+			key := "request:" + e.Approval.RequestID
+			m.requests[e.Approval.RequestID] = key
+			ent := entryOf(e, w)
+			ent.key = key
+			return []change{{entry: ent}}
+		}
+	case runs.EventApprovalAnswer:
+		if a := e.Approval; a != nil && a.RequestID != "" {
+			key, ok := m.requests[a.RequestID]
+			delete(m.requests, a.RequestID)
+			if ok && a.Allow && a.By == string(approvals.ByTrusted) {
+				// A trusted rule answered at once: one row says which rule allowed what,
+				// where the request showed.
+				return []change{{entry: entryOf(e, w), replace: key}}
+			}
 		}
 	}
-	return rows
+	return []change{{entry: entryOf(e, w)}}
 }
 
-func one(mark, text string) []timelineRow {
-	return []timelineRow{{Mark: mark, Text: cutRunes(oneLineText(text), maxRowRunes)}}
+// stateChange folds a change of the run's state into its state row while nothing but
+// housekeeping came after that row; the moves between running and waiting show no row (the
+// header, the approval panel and the reply banner say them, and the events around them
+// show them).
+func (m *eventRows) stateChange(e runs.Event) []change {
+	s := e.State
+	busy := func(st runs.State) bool { return st == runs.StateRunning || st == runs.StateWaiting }
+	if busy(s.From) && busy(s.To) {
+		return nil
+	}
+	words := string(s.To)
+	if s.Reason != "" && (m.state == nil || s.Reason != m.state.reason) {
+		words += ": " + visible.Escape(s.Reason)
+	}
+	if m.state == nil {
+		m.state = &stateFold{key: fmt.Sprintf("state:%d", e.Seq), text: words, reason: s.Reason}
+		return []change{{entry: entry{mark: markOf("state"), text: words, prose: true, dim: true, seq: e.Seq, whole: true, key: m.state.key}}}
+	}
+	m.state.text += " → " + words
+	m.state.reason = s.Reason
+	return []change{{entry: entry{mark: markOf("state"), text: m.state.text, prose: true, dim: true, seq: e.Seq, whole: true, key: m.state.key},
+		replace: m.state.key}}
 }
 
-// lines splits text into rows, at most limit of them and a note of what was left out.
-func lines(mark, text string, limit int) []timelineRow {
+// entryOf is the entry of e, whose words are w: prose for what a person reads as
+// sentences, a row per line (the first few) for a tool's call and output.
+func entryOf(e runs.Event, w runs.Words) entry {
+	text := visible.Escape(strings.ReplaceAll(w.Text, "\r\n", "\n"))
+	ent := entry{mark: markOf(w.Label), seq: e.Seq}
+	switch e.Type {
+	case runs.EventToolCall, runs.EventApprovalRequest, runs.EventToolResult, runs.EventOutput:
+		ent.text = firstLines(text, maxResultLines)
+		ent.dim = e.Type == runs.EventToolResult || e.Type == runs.EventOutput
+		return ent
+	case runs.EventInit, runs.EventBase, runs.EventExit, runs.EventStatus:
+		ent.dim = true
+	}
+	ent.prose = true
+	ent.text = strings.TrimRight(text, "\n")
+	if n := utf8.RuneCountInString(ent.text); n > maxEntryRunes {
+		ent.text = string([]rune(ent.text)[:maxEntryRunes]) +
+			fmt.Sprintf("…\n(%d more characters: click to read them all)", n-maxEntryRunes)
+	}
+	if e.Type == runs.EventDropped {
+		ent.seq, ent.whole = 0, true
+	}
+	return ent
+}
+
+// firstLines is the first limit lines of text, each cut at maxRowRunes, and a line saying
+// how many more there are.
+func firstLines(text string, limit int) string {
 	ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	var rows []timelineRow
+	var b strings.Builder
 	for i, l := range ls {
 		if i == limit {
-			rows = append(rows, timelineRow{Text: fmt.Sprintf("… %d more lines", len(ls)-limit)})
+			fmt.Fprintf(&b, "\n… %d more lines", len(ls)-limit)
 			break
 		}
-		m := ""
-		if i == 0 {
-			m = mark
+		if i > 0 {
+			b.WriteByte('\n')
 		}
-		rows = append(rows, timelineRow{Mark: m, Text: cutRunes(strings.TrimRight(l, "\r"), maxRowRunes)})
+		b.WriteString(cutRunes(l, maxRowRunes))
 	}
-	return rows
+	return b.String()
 }
 
-// oneLineText shows newlines as "⏎".
-func oneLineText(s string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", " ⏎ ")
+// fileTools are the tools whose output is a file's text, numbered (a Read), or a note
+// and a snippet of the file changed: a line of the timeline says what came back, and a
+// click opens it.
+var fileTools = map[string]bool{"Read": true, "Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
+
+// resultWords is what the timeline shows of a tool's output, whose words are text
+// ("Read: <the file>"): a file tool's in one line (a Read's as how many lines it read),
+// any other tool's as it is.
+func resultWords(e runs.Event, text string) string {
+	if e.IsError || !fileTools[e.ToolName] || strings.TrimSpace(e.Text) == "" {
+		return text
+	}
+	lines := strings.Count(strings.TrimRight(e.Text, "\n"), "\n") + 1
+	if e.ToolName == "Read" {
+		return fmt.Sprintf("%s: %s", e.ToolName, plural(lines, "line"))
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	switch {
+	case lines == 2:
+		first += " (1 more line)"
+	case lines > 2:
+		first += fmt.Sprintf(" (%d more lines)", lines-1)
+	}
+	return first
+}
+
+// plural is n and what, "s" added when n is not 1.
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // cutRunes cuts s to limit runes, ending in "…" when it was longer.
@@ -136,44 +298,192 @@ func cutRunes(s string, limit int) string {
 	return string([]rune(s)[:limit]) + "…"
 }
 
-// timeline holds the rows a run window shows, at most max of them: past that, the oldest
-// go, a tenth at a time, and dropped counts them. On Fyne's goroutine.
-type timeline struct {
-	rows    []timelineRow
-	max     int
-	dropped int
-}
-
-// add appends rs, dropping the oldest rows past the bound.
-func (t *timeline) add(rs ...timelineRow) {
-	t.rows = append(t.rows, rs...)
-	if len(t.rows) <= t.max {
-		return
+// capRunes cuts s to limit runes, without a mark.
+func capRunes(s string, limit int) string {
+	if len(s) <= limit || utf8.RuneCountInString(s) <= limit {
+		return s
 	}
-	keep := t.max - t.max/10
-	cut := len(t.rows) - keep
-	t.dropped += cut
-	t.rows = append(make([]timelineRow, 0, t.max), t.rows[cut:]...)
+	return string([]rune(s)[:limit])
 }
 
-// len is the number of rows shown, the note of dropped rows included.
+// timeline holds the entries a run window shows and their rows for the list's width: at
+// most maxEntries entries and maxRunes of text; past either, the oldest go, a tenth at a
+// time, and dropped counts them. On Fyne's goroutine, once the window shows it.
+type timeline struct {
+	entries  []*entry
+	runes    int // the text of entries, in runes
+	dropped  int
+	room     float32  // the width of the text column the rows are broken for; 0: not known yet
+	size     float32  // the text size they are broken at
+	refs     []rowRef // every row, in order, by its entry and its place in it
+	maxEnt   int      // 0: maxTimelineEntries
+	maxRunes int      // 0: maxTimelineRunes
+}
+
+// rowRef is a row of the timeline: row r of entry e.
+type rowRef struct{ e, r int32 }
+
+// apply makes the changes cs: an entry added, or one replaced by its key (added when
+// the entry of the key went already).
+func (t *timeline) apply(cs ...change) {
+	rebuild := false
+	for _, c := range cs {
+		ent := c.entry
+		ent.layout(t.room, t.size)
+		if c.replace != "" {
+			if i := t.find(c.replace); i >= 0 {
+				t.runes += utf8.RuneCountInString(ent.text) - utf8.RuneCountInString(t.entries[i].text)
+				t.entries[i] = &ent
+				rebuild = true
+				continue
+			}
+		}
+		t.entries = append(t.entries, &ent)
+		t.runes += utf8.RuneCountInString(ent.text)
+		if !rebuild {
+			t.addRefs(len(t.entries) - 1)
+		}
+	}
+	if t.trim() || rebuild {
+		t.rebuild()
+	}
+}
+
+// find returns the index of the entry of key, looking from the newest, or -1.
+func (t *timeline) find(key string) int {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.entries[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// trim drops the oldest entries past the bounds and reports whether it dropped any.
+func (t *timeline) trim() bool {
+	maxEnt, maxRunes := t.maxEnt, t.maxRunes
+	if maxEnt == 0 {
+		maxEnt = maxTimelineEntries
+	}
+	if maxRunes == 0 {
+		maxRunes = maxTimelineRunes
+	}
+	if len(t.entries) <= maxEnt && t.runes <= maxRunes {
+		return false
+	}
+	cut := 0
+	if over := len(t.entries) - (maxEnt - maxEnt/10); len(t.entries) > maxEnt && over > cut {
+		cut = over
+	}
+	if t.runes > maxRunes {
+		keep := maxRunes - maxRunes/10
+		runes := t.runes
+		n := 0
+		for n < len(t.entries)-1 && runes > keep {
+			runes -= utf8.RuneCountInString(t.entries[n].text)
+			n++
+		}
+		cut = max(cut, n)
+	}
+	for _, e := range t.entries[:cut] {
+		t.runes -= utf8.RuneCountInString(e.text)
+	}
+	t.dropped += cut
+	t.entries = append(make([]*entry, 0, len(t.entries)-cut), t.entries[cut:]...)
+	return true
+}
+
+// addRefs adds the rows of entry i.
+func (t *timeline) addRefs(i int) {
+	for r := range t.entries[i].rows {
+		t.refs = append(t.refs, rowRef{int32(i), int32(r)})
+	}
+}
+
+// rebuild makes the rows again from the entries.
+func (t *timeline) rebuild() {
+	t.refs = t.refs[:0]
+	for i := range t.entries {
+		t.addRefs(i)
+	}
+}
+
+// layout breaks every entry's text for room at size and reports whether the rows
+// changed.
+func (t *timeline) layout(room, size float32) bool {
+	if room == t.room && size == t.size {
+		return false
+	}
+	t.room, t.size = room, size
+	for _, e := range t.entries {
+		e.layout(room, size)
+	}
+	t.rebuild()
+	return true
+}
+
+// len is the number of rows shown, the note of dropped entries included.
 func (t *timeline) len() int {
 	if t.dropped > 0 {
-		return len(t.rows) + 1
+		return len(t.refs) + 1
 	}
-	return len(t.rows)
+	return len(t.refs)
 }
 
-// row returns shown row i; the first is the note when rows were dropped.
-func (t *timeline) row(i int, runID string) timelineRow {
+// ref returns the place of shown row i; false for the note of dropped entries and for a
+// row that is not there.
+func (t *timeline) ref(i int) (rowRef, bool) {
 	if t.dropped > 0 {
-		if i == 0 {
-			return timelineRow{Mark: "…", Text: fmt.Sprintf(droppedRowsF, t.dropped, runID)}
-		}
 		i--
 	}
-	if i < 0 || i >= len(t.rows) {
+	if i < 0 || i >= len(t.refs) {
+		return rowRef{}, false
+	}
+	return t.refs[i], true
+}
+
+// row returns shown row i; the first is the note when entries were dropped.
+func (t *timeline) row(i int, runID string) timelineRow {
+	ref, ok := t.ref(i)
+	if !ok {
+		if t.dropped > 0 && i == 0 {
+			return timelineRow{Mark: "…", Text: fmt.Sprintf(droppedEntriesF, t.dropped, runID)}
+		}
 		return timelineRow{}
 	}
-	return t.rows[i]
+	e := t.entries[ref.e]
+	r := timelineRow{Text: e.rows[ref.r], Seq: e.seq, Dim: e.dim}
+	if ref.r == 0 {
+		r.Mark = e.mark
+	}
+	return r
+}
+
+// entryAt returns the entry of shown row i, or nil for the note of dropped entries.
+func (t *timeline) entryAt(i int) *entry {
+	if ref, ok := t.ref(i); ok {
+		return t.entries[ref.e]
+	}
+	return nil
+}
+
+// entryIndex returns the index of the entry of shown row i, or -1 for the note of
+// dropped entries: a list keeps that entry at its top when the rows are broken again.
+func (t *timeline) entryIndex(i int) int {
+	if ref, ok := t.ref(i); ok {
+		return int(ref.e)
+	}
+	return -1
+}
+
+// firstRow returns the shown row where entry e begins, or 0.
+func (t *timeline) firstRow(e int) int {
+	i := sort.Search(len(t.refs), func(i int) bool { return int(t.refs[i].e) >= e })
+	if i == len(t.refs) {
+		return 0
+	}
+	if t.dropped > 0 {
+		return i + 1
+	}
+	return i
 }

@@ -181,19 +181,22 @@ func breakLine(mark, text string, room, size float32) []string {
 // each, by text size. Fyne draws each character of a monospace line at its own width (a
 // character the font lacks comes from a fallback font, often wider) and a tab to the next
 // stop of four spaces, so a line's width is the sum of its characters'.
-var monoWidths = &runeWidths{widths: map[runeAtSize]float32{}}
+var monoWidths = &runeWidths{style: fyne.TextStyle{Monospace: true}, widths: map[runeAtSize]float32{}}
 
 type runeAtSize struct {
 	r    rune
 	size float32
 }
 
+// runeWidths measures characters of one text style, each once by text size.
 type runeWidths struct {
+	style  fyne.TextStyle
 	mu     sync.Mutex
 	widths map[runeAtSize]float32
+	ascii  map[float32]*[0x80]float32 // see asciiAt
 }
 
-// of is the width of r drawn alone in the monospace font at size.
+// of is the width of r drawn alone in the widths' style at size.
 func (m *runeWidths) of(r rune, size float32) float32 {
 	key := runeAtSize{r, size}
 	m.mu.Lock()
@@ -202,7 +205,7 @@ func (m *runeWidths) of(r rune, size float32) float32 {
 	if ok {
 		return w
 	}
-	w = fyne.MeasureText(string(r), size, fyne.TextStyle{Monospace: true}).Width
+	w = fyne.MeasureText(string(r), size, m.style).Width
 	m.mu.Lock()
 	m.widths[key] = w
 	m.mu.Unlock()
@@ -218,12 +221,41 @@ func (m *runeWidths) advance(r rune, x, space, size float32) float32 {
 	return m.of(r, size)
 }
 
-// width is the width of s drawn in the monospace font at size.
+// width is the width of s drawn in the widths' style at size, as the sum of its
+// characters' (see proseWidths for a font that is not monospace).
 func (m *runeWidths) width(s string, size float32) float32 {
-	space := m.of(' ', size)
+	ascii := m.asciiAt(size)
+	space := ascii[' ']
 	x := float32(0)
 	for _, r := range s {
+		if r > ' ' && r < 0x7f {
+			x += ascii[r] // most text: no lock, no map
+			continue
+		}
 		x += m.advance(r, x, space, size)
 	}
 	return x
+}
+
+// asciiAt returns the widths of the printable ASCII characters at size, measured once: a
+// long text is mostly these, and a look-up in the map of every character measured, under
+// its lock, took most of the time breaking a long run's timeline took.
+func (m *runeWidths) asciiAt(size float32) *[0x80]float32 {
+	m.mu.Lock()
+	t := m.ascii[size]
+	m.mu.Unlock()
+	if t != nil {
+		return t
+	}
+	t = new([0x80]float32)
+	for r := rune(' '); r < 0x7f; r++ {
+		t[r] = m.of(r, size)
+	}
+	m.mu.Lock()
+	if m.ascii == nil {
+		m.ascii = map[float32]*[0x80]float32{}
+	}
+	m.ascii[size] = t
+	m.mu.Unlock()
+	return t
 }
