@@ -69,17 +69,23 @@ type runWindow struct {
 	run  liveRun // nil for a past run's record
 	id   string
 
-	win       fyne.Window
-	info      runs.Info
-	tl        timeline
-	changes   *changesTab // nil without deps.changes
-	tabs      *container.AppTabs
-	center    *fyne.Container  // the tabs, or the approval panel above them
-	split     *container.Split // the approval panel and the tabs, while a request waits; else nil
-	approvals *approvalPanel   // nil for a past run's record
-	events    *eventRows       // turns events into the timeline's changes; its own lock
-	raw       []string
-	ahead     int
+	win        fyne.Window
+	info       runs.Info
+	tl         timeline
+	changes    *changesTab // nil without deps.changes
+	tabs       *container.AppTabs
+	center     *fyne.Container  // the tabs, or the approval panel or the reply banner above them
+	split      *container.Split // the approval panel and the tabs, while a request waits; else nil
+	replySplit *container.Split // the reply banner and the tabs, while the run waits for your reply; else nil
+	approvals  *approvalPanel   // nil for a past run's record
+	reply      *replyBanner     // nil for a past run's record
+	replyRow   *fyne.Container  // the reply box and Send: under the timeline, or in the reply banner
+	replyHome  *fyne.Container  // where the reply box is while the banner is not shown
+
+	approvalShown bool       // the approval panel shows
+	events        *eventRows // turns events into the timeline's changes; its own lock
+	raw           []string
+	ahead         int
 
 	title, task, where, status, note  *widget.Label
 	list                              *followList
@@ -95,6 +101,7 @@ type runWindow struct {
 
 	stopPressed bool
 	untilEnd    bool // the note says what Finish or Stop does to the run: it is stale once the run has ended
+	finished    bool // Finish was pressed: no more follow-ups
 	sending     bool
 	ended       bool
 	pushOK      bool
@@ -179,7 +186,7 @@ func (w *runWindow) build() {
 	w.tabs = tabs
 
 	w.followUp = newKeyEntry(w.typedShortcut)
-	w.followUp.SetPlaceHolder("A follow-up message for the run")
+	w.followUp.SetPlaceHolder(followUpPlaceholder)
 	w.followUp.OnSubmitted = func(string) { w.sendFollowUp() }
 	w.send = widget.NewButton("Send", w.sendFollowUp)
 	w.finish = widget.NewButton("Finish", w.pressFinish)
@@ -214,8 +221,10 @@ func (w *runWindow) build() {
 		buttons.Add(w.pr)
 		buttons.Add(w.cont)
 	}
+	w.replyRow = container.NewBorder(nil, nil, nil, w.send, w.followUp)
+	w.replyHome = container.NewStack(w.replyRow)
 	bottom := container.NewVBox(
-		container.NewBorder(nil, nil, nil, w.send, w.followUp),
+		w.replyHome,
 		buttons,
 		w.pushWhy,
 		w.prLink,
@@ -224,6 +233,7 @@ func (w *runWindow) build() {
 	w.center = container.NewStack(tabs)
 	if w.run != nil {
 		w.approvals = newApprovalPanel(w)
+		w.reply = newReplyBanner()
 	}
 	w.win = w.deps.app.NewWindow(w.windowTitle())
 	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, w.center))
@@ -449,6 +459,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 		w.showPullRequest(info.PullRequest)
 	}
 	w.showHeader()
+	w.showReply(waitsForReply(info) && !w.ended && !w.finished)
 	w.list.Refresh()
 	w.rawList.Refresh()
 	if follow {

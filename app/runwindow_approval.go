@@ -210,15 +210,28 @@ func (w *runWindow) typedShortcut(s fyne.Shortcut) bool {
 
 // showApprovalPanel shows the approval panel above the timeline, or takes it away.
 func (w *runWindow) showApprovalPanel(on bool) {
-	if on == (w.split != nil) {
+	if on == w.approvalShown {
 		return
 	}
-	if on {
+	w.approvalShown = on
+	w.layoutCenter()
+}
+
+// layoutCenter puts above the timeline what waits for the person: the approval its run
+// waits for, else the reply banner while it waits for your reply, else nothing. On
+// Fyne's goroutine.
+func (w *runWindow) layoutCenter() {
+	w.split, w.replySplit = nil, nil
+	switch {
+	case w.approvalShown:
 		w.split = container.NewVSplit(w.approvals.content, w.tabs)
 		w.split.Offset = 0.65
 		w.center.Objects = []fyne.CanvasObject{w.split}
-	} else {
-		w.split = nil
+	case w.reply != nil && w.reply.shown:
+		w.replySplit = container.NewVSplit(w.reply.content, w.tabs)
+		w.replySplit.Offset = w.replyOffset(w.center.Size())
+		w.center.Objects = []fyne.CanvasObject{w.replySplit}
+	default:
 		w.center.Objects = []fyne.CanvasObject{w.tabs}
 	}
 	w.center.Refresh()

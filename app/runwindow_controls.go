@@ -14,9 +14,11 @@ func (w *runWindow) pressFinish() {
 		return
 	}
 	w.run.CloseInput()
+	w.finished = true
 	w.finish.Disable()
 	w.followUp.Disable()
 	w.send.Disable()
+	w.showReply(false)
 	w.note.SetText("No more follow-ups: the run ends when its current turn is done.")
 	w.untilEnd = true
 }

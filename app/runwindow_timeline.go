@@ -213,6 +213,14 @@ func (m *eventRows) stateChange(e runs.Event) []change {
 		replace: m.state.key}}
 }
 
+// lastQuestion is Claude's last message since your last one: what a run that waits for
+// your reply asks.
+func (m *eventRows) lastQuestion() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.question
+}
+
 // entryOf is the entry of e, whose words are w: prose for what a person reads as
 // sentences, a row per line (the first few) for a tool's call and output.
 func entryOf(e runs.Event, w runs.Words) entry {

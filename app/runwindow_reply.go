@@ -1,0 +1,115 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/segwi/segwi/runs"
+)
+
+// Words of the reply banner.
+const (
+	replyHead      = "Claude waits for your reply"
+	replyHint      = "Enter sends your reply; Finish ends the conversation once this turn is done."
+	replyNoMessage = "(Claude said nothing this turn: its tools' output is in the timeline.)"
+)
+
+// replyBanner shows, while the run waits for the person's reply, Claude's whole last
+// message above the timeline and the reply box under it, focused: the question a run
+// waits on, not its first line. Touched on Fyne's goroutine only.
+type replyBanner struct {
+	content  *fyne.Container // the banner: its head, the message, the reply box
+	view     *proseView      // Claude's message, broken for the banner's width
+	holder   *fyne.Container // where the reply box goes while the banner shows
+	shown    bool
+	question string // the message shown
+}
+
+// replyViewMin is the smallest size of the message's view: three lines, scrolling past them.
+var replyViewMin = fyne.NewSize(360, 72)
+
+func newReplyBanner() *replyBanner {
+	b := &replyBanner{view: newProseView("", replyViewMin), holder: container.NewStack()}
+	head := widget.NewLabelWithStyle("⚠ "+replyHead, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	hint := widget.NewLabel(replyHint)
+	hint.Importance = widget.LowImportance
+	b.content = container.NewBorder(head, container.NewVBox(b.holder, hint), nil, nil, b.view)
+	return b
+}
+
+// waitsForReply says whether info is a run that waits for the person's reply.
+func waitsForReply(info runs.Info) bool {
+	return info.State == runs.StateWaiting && info.Waiting == runs.WaitReply
+}
+
+// showReply shows the reply banner with Claude's last message while the run waits for the
+// person's reply, the reply box in it and focused, or takes it away and puts the reply
+// box back under the timeline. On Fyne's goroutine.
+func (w *runWindow) showReply(on bool) {
+	b := w.reply
+	if b == nil {
+		return
+	}
+	if on {
+		q := w.events.lastQuestion()
+		if q == "" {
+			q = replyNoMessage
+		}
+		if q != b.question {
+			b.question = q
+			b.view.setText(q)
+		}
+	}
+	if on == b.shown {
+		return
+	}
+	b.shown = on
+	from, to := w.replyHome, b.holder
+	if !on {
+		from, to = b.holder, w.replyHome
+	}
+	from.Objects = nil
+	from.Refresh()
+	to.Objects = []fyne.CanvasObject{w.replyRow}
+	to.Refresh()
+	w.followUp.SetPlaceHolder(followUpPlaceholder)
+	if on {
+		w.followUp.SetPlaceHolder(replyPlaceholder)
+	}
+	w.layoutCenter()
+	if on && !w.followUp.Disabled() {
+		w.win.Canvas().Focus(w.followUp)
+	}
+}
+
+// Placeholders of the reply box.
+const (
+	followUpPlaceholder = "A follow-up message for the run"
+	replyPlaceholder    = "Your reply to Claude"
+)
+
+// replyShare is the share of the window's middle the reply banner takes at most, and
+// replyMinShare at least: the timeline keeps the rest.
+const (
+	replyShare    = 0.7
+	replyMinShare = 0.3
+)
+
+// replyOffset is where the split between the reply banner and the timeline goes in a
+// middle of size: low enough that the whole question shows when it fits in replyShare of
+// it, the timeline keeping the rest. On Fyne's goroutine.
+func (w *runWindow) replyOffset(size fyne.Size) float64 {
+	b := w.reply
+	if size.Height <= 0 || size.Width <= 0 {
+		return 0.5
+	}
+	th := b.view.Theme()
+	lines := breakProse(b.question, b.view.roomFor(size.Width), th.Size(theme.SizeNameText))
+	lineH := fyne.MeasureText("Mg", th.Size(theme.SizeNameText), fyne.TextStyle{}).Height + th.Size(theme.SizeNameLineSpacing)
+	text := (float32(len(lines))+0.5)*lineH + 2*th.Size(theme.SizeNameInnerPadding)
+	rest := b.content.MinSize().Height - b.view.MinSize().Height // the head, the reply box, the hint
+	need := float64((text + rest) / size.Height)
+	return min(max(need, replyMinShare), replyShare)
+}
