@@ -90,6 +90,7 @@ type runWindow struct {
 	title, task, where, status, note  *widget.Label
 	list                              *followList
 	rawList                           *widget.List
+	copyRaw                           *widget.Button
 	details                           *detailsWindow // a timeline row in full; nil until one is opened
 	followUp                          *keyEntry
 	send, finish, stop, openDir, push *widget.Button
@@ -165,12 +166,20 @@ func (w *runWindow) build() {
 		return l
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if i < len(w.raw) {
-			o.(*widget.Label).SetText(w.raw[i])
+			o.(*widget.Label).SetText(cutRunes(w.raw[i], maxRawLineShown))
 		}
 	})
+	// A click on a line opens it whole, to read and copy; Copy all copies what the tab keeps.
+	w.rawList.OnSelected = func(i widget.ListItemID) {
+		w.rawList.UnselectAll()
+		w.showRawLine(i)
+	}
+	w.copyRaw = widget.NewButton("Copy all", w.copyAllRaw)
+	rawHint := widget.NewLabel("A click on a line opens it whole, to read and copy.")
+	rawHint.Importance = widget.LowImportance
 	tabs := container.NewAppTabs(
 		container.NewTabItem("Timeline", w.list),
-		container.NewTabItem("Raw output", w.rawList),
+		container.NewTabItem("Raw output", container.NewBorder(container.NewHBox(rawHint, layout.NewSpacer(), w.copyRaw), nil, nil, nil, w.rawList)),
 	)
 	if w.deps.changes != nil {
 		w.changes = newChangesTab(w.deps.changes, w.id)

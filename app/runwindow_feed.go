@@ -118,7 +118,7 @@ func (r *rawTail) lines() []string {
 		if len(text) == 0 && len(l) > 0 {
 			continue // escapes only
 		}
-		out = append(out, cutRunes(string(text), 2000))
+		out = append(out, string(text)) // whole, to open and copy; the list shows its start
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -234,6 +235,24 @@ func (w *runWindow) eventText(seq int64, mark, shown string) (title, text string
 	}
 	title = fmt.Sprintf("%s · event %d · %s", markOf(words.Label), found.Seq, found.Time.Local().Format("15:04:05"))
 	return title, visible.Escape(text)
+}
+
+// maxRawLineShown is where a line of the raw output is cut in the list: a label of a
+// line of megabytes would freeze the window; a click opens it whole.
+const maxRawLineShown = 2000
+
+// showRawLine opens line i of the raw output whole, to read and copy. On Fyne's goroutine.
+func (w *runWindow) showRawLine(i int) {
+	if i < 0 || i >= len(w.raw) {
+		return
+	}
+	w.openDetails(fmt.Sprintf("Raw output · line %d of the %d kept", i+1, len(w.raw)), w.raw[i])
+}
+
+// copyAllRaw copies the raw output the tab keeps. On Fyne's goroutine.
+func (w *runWindow) copyAllRaw() {
+	w.deps.app.Clipboard().SetContent(strings.Join(w.raw, "\n"))
+	w.note.SetText(fmt.Sprintf("Copied the %d lines of raw output the window keeps (the run's output.log has all of it).", len(w.raw)))
 }
 
 // errFound ends a read of the record once the event looked for is found.

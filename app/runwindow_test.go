@@ -160,12 +160,22 @@ type runHarness struct {
 // change, when given, changes the window's dependencies first.
 func newRunHarness(t *testing.T, buffer int, change ...func(*runWindowDeps)) *runHarness {
 	t.Helper()
-	a := test.NewTempApp(t)
-	info := runs.Info{
+	return newRunHarnessOf(t, harnessInfo(), buffer, change...)
+}
+
+// harnessInfo is the run of newRunHarness.
+func harnessInfo() runs.Info {
+	return runs.Info{
 		ID: "20250314-092653-abcd", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "Fix the login form\nand its tests",
 		Base:  &changes.Base{Repo: "/home/ada/src/web", Branch: "segwi/fix-login", Commit: "0123456789abcdef0123456789abcdef01234567"},
 		State: runs.StateRunning, Created: runT0, Start: runT0.Add(2 * time.Second),
 	}
+}
+
+// newRunHarnessOf is newRunHarness on the run info.
+func newRunHarnessOf(t *testing.T, info runs.Info, buffer int, change ...func(*runWindowDeps)) *runHarness {
+	t.Helper()
+	a := test.NewTempApp(t)
 	h := &runHarness{t: t, run: newFakeRun(t, info, buffer), timer: &manualTimer{}}
 	deps := runWindowDeps{
 		app:      a,
@@ -619,6 +629,48 @@ func TestStatusLine(t *testing.T) {
 	ended := runs.Info{State: runs.StateFailed, Reason: "exit code 1", Start: runT0, End: runT0.Add(63 * time.Second)}
 	if got := statusLine(ended, 0, runT0.Add(time.Hour)); got != "State: failed: exit code 1 · 1m 03s" {
 		t.Errorf("ended status = %q", got)
+	}
+}
+
+// A line of the raw output that the tab cuts opens whole with a click, and Copy copies
+// it; Copy all copies every line the tab keeps.
+func TestARawOutputLineOpensWholeAndCopies(t *testing.T) {
+	info := harnessInfo()
+	info.Dir = t.TempDir()
+	long := "FAIL web/login " + strings.Repeat("expected 200, got 500; ", 400)
+	if err := os.WriteFile(filepath.Join(info.Dir, "output.log"), []byte("ok web/api\n"+long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newRunHarnessOf(t, info, 4)
+	await.For(t, 10*time.Second, "the raw output to show", func() bool {
+		n := 0
+		onUIWait(func() { n = len(h.w.raw) })
+		return n == 2
+	})
+	var shown string
+	onUIWait(func() {
+		shown = cutRunes(h.w.raw[1], maxRawLineShown)
+		h.w.rawList.Select(1)
+	})
+	if len([]rune(shown)) >= len([]rune(long)) {
+		t.Fatalf("the list shows the line whole (%d runes); the test needs one it cuts", len([]rune(shown)))
+	}
+	await.For(t, 10*time.Second, "the line to open", func() bool { return h.w.opened.Load() == 1 })
+	d := h.w.details
+	var title, full string
+	onUIWait(func() {
+		title, full = d.title.Text, d.full
+		test.Tap(d.copy)
+	})
+	if full != long || !strings.HasPrefix(title, "Raw output · line 2") {
+		t.Errorf("the line opened as %q with %d of its %d characters; want it whole", title, len(full), len(long))
+	}
+	if got := h.w.deps.app.Clipboard().Content(); got != long {
+		t.Errorf("Copy copied %d characters, want the whole line's %d", len(got), len(long))
+	}
+	onUIWait(func() { test.Tap(h.w.copyRaw) })
+	if got := h.w.deps.app.Clipboard().Content(); got != "ok web/api\n"+long {
+		t.Errorf("Copy all copied %d characters, want both lines", len(got))
 	}
 }
 
