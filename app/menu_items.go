@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -17,9 +18,9 @@ import (
 // The windows of the tray menu's own items (Quit with runs going, Run canary), and a
 // message window.
 
-// quit asks whether to stop the runs going and quit. The tray asks only when runs are
-// going; "Stop the runs and quit" has the tray stop them in two steps and end, and this
-// process ends with it.
+// quit asks whether to stop the runs going and quit, naming them, in a window in the
+// middle of the screen. The tray asks only when runs are going; "Stop the runs and quit"
+// has the tray stop them in two steps and end, and this process ends with it.
 func (d *desk) quit() {
 	if d.quitWin != nil {
 		d.quitWin.Show()
@@ -33,8 +34,11 @@ func (d *desk) quit() {
 	w := d.app.NewWindow("segwi: quit?")
 	d.quitWin = w
 	w.SetOnClosed(func() { d.quitWin = nil })
-	msg := widget.NewLabel(quitQuestion(d.tray.liveRuns(), grace))
+	going := d.tray.liveList()
+	msg := widget.NewLabel(quitQuestion(len(going), grace))
 	msg.Wrapping = fyne.TextWrapWord
+	list := widget.NewLabel(quitRuns(going))
+	list.Truncation = fyne.TextTruncateEllipsis
 	keep := widget.NewButton("Keep running", w.Close)
 	var stop *widget.Button
 	stop = widget.NewButton("Stop the runs and quit", func() {
@@ -56,8 +60,9 @@ func (d *desk) quit() {
 		})
 	})
 	stop.Importance = widget.DangerImportance
-	w.SetContent(container.NewVBox(msg, container.NewHBox(layout.NewSpacer(), keep, stop)))
-	w.Resize(fyne.NewSize(440, 140))
+	w.SetContent(container.NewVBox(msg, list, container.NewHBox(layout.NewSpacer(), keep, stop)))
+	w.Resize(fyne.NewSize(520, w.Content().MinSize().Height))
+	w.CenterOnScreen()
 	w.Show()
 	w.RequestFocus()
 }
@@ -68,6 +73,23 @@ func quitQuestion(n int, grace time.Duration) string {
 		return fmt.Sprintf("1 run is still going. Quitting stops it: first politely, then by force after %s.", grace)
 	}
 	return fmt.Sprintf("%d runs are still going. Quitting stops them: first politely, then by force after %s.", n, grace)
+}
+
+// maxQuitRuns is how many runs the Quit question names; it counts the rest.
+const maxQuitRuns = 8
+
+// quitRuns names the runs going, a line each, as their windows are titled, with what
+// each is doing: "• Fix the login form · build run in web (waiting for your reply)".
+func quitRuns(going []control.Run) string {
+	var lines []string
+	for i, r := range going {
+		if i == maxQuitRuns {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(going)-maxQuitRuns))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("• %s (%s)", runTitle(r.Info, r.Name), r.StateText()))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // runCanary opens the canary window, which has the tray run the canary, or raises the one

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/url"
 	"path/filepath"
@@ -294,18 +293,21 @@ func (w *runWindow) Show() {
 	w.win.RequestFocus()
 }
 
-func (w *runWindow) windowTitle() string {
-	return "segwi: " + w.runName()
-}
+// windowTitle says the run's task, then what run it is: "Fix the login form · build run
+// in web", so that the windows of two runs, and of a run and its continuation, are told
+// apart in a task bar.
+func (w *runWindow) windowTitle() string { return runTitle(w.info, w.repoName()) }
 
 // runName names the run as the tray and the history do: "build run in web", by the
 // repository's name.
-func (w *runWindow) runName() string {
-	name := filepath.Base(w.info.Checkout)
+func (w *runWindow) runName() string { return runKindIn(w.info, w.repoName()) }
+
+// repoName is the name of the run's repository in the settings, else its folder's.
+func (w *runWindow) repoName() string {
 	if w.deps.name != nil {
-		name = w.deps.name(w.info.Checkout)
+		return w.deps.name(w.info.Checkout)
 	}
-	return fmt.Sprintf("%s run in %s", w.info.Kind, name)
+	return filepath.Base(w.info.Checkout)
 }
 
 // follow reads the run's record, then its live events, and applies them in batches. On

@@ -11,6 +11,9 @@ import (
 
 // showHeader writes the header from w.info. On Fyne's goroutine.
 func (w *runWindow) showHeader() {
+	if t := w.windowTitle(); t != w.win.Title() { // the tray's first word on a run it just started may say more
+		w.win.SetTitle(t)
+	}
 	w.title.SetText(w.runName())
 	w.task.SetText(taskLine(w.info))
 	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, branchText(w.info)))
@@ -50,6 +53,33 @@ func taskText(kind runs.Kind, prompt string) string {
 		return "Notes: " + orDefault(p, "(none)")
 	}
 	return "Task: " + p
+}
+
+// maxTitleTask is how much of a run's task a window title shows.
+const maxTitleTask = 60
+
+// runKindIn names a run by its kind and its repository's name: "build run in web".
+func runKindIn(info runs.Info, repo string) string {
+	return fmt.Sprintf("%s run in %s", info.Kind, repo)
+}
+
+// runTitle says a run's task, then what run it is: "Fix the login form · build run in
+// web", and ", continued" for a run that continues another; for a run with no task, what
+// it is alone. Run windows and their details windows are titled by it, and the Quit
+// question names the runs it stops by it.
+func runTitle(info runs.Info, repo string) string {
+	name := runKindIn(info, repo)
+	if info.ContinuedFrom != "" {
+		name += ", continued"
+	}
+	task := visible.Escape(visible.FirstLine(info.Prompt, maxTitleTask))
+	if task == "" && info.Kind == runs.KindReady {
+		task = runs.WorkTitle(info)
+	}
+	if task == "" {
+		return name
+	}
+	return task + " · " + name
 }
 
 // statusLine is the header's line about the run's state, time and cost.

@@ -272,7 +272,7 @@ func (w *runWindow) openDetails(title, text string) {
 	if w.details == nil {
 		w.details = newDetailsWindow(w.deps.app, func() { w.details = nil })
 	}
-	w.details.show("segwi: "+w.runName(), title, text)
+	w.details.show(title+" · "+w.windowTitle(), title, text)
 	w.opened.Add(1) // last: a test that saw it sees the window filled
 }
 

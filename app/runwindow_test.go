@@ -304,8 +304,8 @@ func TestRunWindowShowsScriptedEvents(t *testing.T) {
 	if got := timelineTexts(h.w); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if title, header := h.w.win.Title(), h.w.title.Text; title != "segwi: build run in Web shop" || header != "build run in Web shop" {
-		t.Errorf("window title %q, header %q; want the run named by the repository's name", title, header)
+	if title, header := h.w.win.Title(), h.w.title.Text; title != "Fix the login form… · build run in Web shop" || header != "build run in Web shop" {
+		t.Errorf("window title %q, header %q; want the task and the run named by the repository's name", title, header)
 	}
 	if s := h.w.status.Text; s != "State: running · 4m 12s · $0.0123" {
 		t.Errorf("status = %q", s)

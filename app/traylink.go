@@ -104,11 +104,11 @@ func (t *trayLink) stateDir() string { return t.settings().StateDir }
 // repos are the repositories of the settings in force.
 func (t *trayLink) repos() []settings.Repository { return t.settings().InForce.Repositories }
 
-// liveRuns is how many runs have not ended.
-func (t *trayLink) liveRuns() int {
+// liveList returns the runs that have not ended, oldest first.
+func (t *trayLink) liveList() []control.Run {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.live)
+	return append([]control.Run(nil), t.live...)
 }
 
 // isLive reports whether the run id has not ended.
@@ -177,7 +177,8 @@ func (t *trayLink) expect(id string, spec runs.Spec) {
 	defer t.mu.Unlock()
 	if _, ok := t.known[id]; !ok {
 		t.known[id] = control.Run{Info: runs.Info{ID: id, Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt,
-			Model: spec.Model, State: runs.StateQueued, Created: time.Now()}, Dir: filepath.Join(runs.RunsDir(t.report.StateDir), id)}
+			Model: spec.Model, ContinuedFrom: spec.ContinuedFrom, State: runs.StateQueued, Created: time.Now()},
+			Dir: filepath.Join(runs.RunsDir(t.report.StateDir), id)}
 	}
 }
 
@@ -312,7 +313,7 @@ func (t *trayLink) Continue(ctx context.Context, runID, prompt string) (liveRun,
 		return nil, err
 	}
 	earlier := t.info(runID)
-	t.expect(id, runs.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model})
+	t.expect(id, runs.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model, ContinuedFrom: runID})
 	return t.run(id), nil
 }
 

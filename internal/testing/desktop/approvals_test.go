@@ -80,11 +80,11 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 
 	t.Run("closing every window lets the window process leave", func(t *testing.T) {
 		startRun(t, tr, "New build run…", "Make three files")
-		runWin := waitForWindow(t, "segwi: build run in", windowWait)
+		runWin := waitForWindow(t, "^Make three files · build run in demo$", windowWait) // titled by its task
 		pid := windowProcess(tray)
 		closeWindow(t, runWin)
 		closed := time.Now()
-		windowGone(t, "segwi: build run in", 10*time.Second)
+		windowGone(t, "^Make three files · build run in demo$", 10*time.Second)
 		await.For(t, 30*time.Second, fmt.Sprintf("window process %d to leave once its last window closed", pid), func() bool {
 			return !alive(pid)
 		})

@@ -152,7 +152,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		}
 		windowGone(t, "segwi: new run", 20*time.Second)
 
-		runWin = waitForWindow(t, "segwi: build run in", windowWait)
+		runWin = waitForWindow(t, "^Create approved.txt · build run in demo$", windowWait) // titled by its task
 		popup := waitForWindow(t, "Approve Bash", 60*time.Second)
 		xdotool(t, "windowraise", popup) // with no window manager, the newest window is not always on top
 		screenshot(t, shots, "approval-popup")
@@ -209,10 +209,20 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 		}
 	})
 
-	t.Run("Quit with a run going asks first", func(t *testing.T) {
+	t.Run("Quit with a run going asks first, in the middle of the screen", func(t *testing.T) {
 		tr.click(t, "Quit")
-		waitForWindow(t, "segwi: quit\\?", windowWait)
+		quit := waitForWindow(t, "segwi: quit\\?", windowWait)
 		screenshot(t, shots, "quit-confirm")
+		x, y, w, h := windowGeometry(t, quit)
+		out, err := xdotool(t, "getdisplaygeometry")
+		var sw, sh int
+		if _, scanErr := fmt.Sscan(out, &sw, &sh); err != nil || scanErr != nil {
+			t.Fatalf("reading the screen's size: %v %v: %q", err, scanErr, out)
+		}
+		if dx, dy := x+w/2-sw/2, y+h/2-sh/2; abs(dx) > 40 || abs(dy) > 40 {
+			t.Errorf("the quit question's window is at %d,%d (%dx%d) on a %dx%d screen: its middle is %d,%d off the screen's",
+				x, y, w, h, sw, sh, dx, dy)
+		}
 		select {
 		case <-exited:
 			t.Fatal("segwi quit without asking, with a run going")
@@ -389,23 +399,28 @@ func writeFile(t *testing.T, path, content string) {
 // windowSize returns a window's width and height in pixels.
 func windowSize(t *testing.T, win string) (int, int) {
 	t.Helper()
+	_, _, w, h := windowGeometry(t, win)
+	return w, h
+}
+
+// windowGeometry returns a window's place on the screen and its size, in pixels.
+func windowGeometry(t *testing.T, win string) (x, y, w, h int) {
+	t.Helper()
 	out, err := xdotool(t, "getwindowgeometry", "--shell", win)
 	if err != nil {
 		t.Fatalf("reading the geometry of window %s: %v: %s", win, err, out)
 	}
-	var w, h int
 	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "WIDTH="); ok {
-			w, _ = strconv.Atoi(v)
-		}
-		if v, ok := strings.CutPrefix(line, "HEIGHT="); ok {
-			h, _ = strconv.Atoi(v)
+		for key, v := range map[string]*int{"X=": &x, "Y=": &y, "WIDTH=": &w, "HEIGHT=": &h} {
+			if n, ok := strings.CutPrefix(line, key); ok {
+				*v, _ = strconv.Atoi(n)
+			}
 		}
 	}
 	if w == 0 || h == 0 {
 		t.Fatalf("window %s has no size: %s", win, out)
 	}
-	return w, h
+	return x, y, w, h
 }
 
 // clickAt clicks the left button at (x, y) inside a window.
