@@ -50,15 +50,18 @@ func TestSavingAfterABadStartKeepsTheGoodKeys(t *testing.T) {
 	}
 }
 
-// A desktop run keeps its input open for follow-ups. Closing its window says the person is
-// done: the run ends after its turn instead of holding its checkout until the idle
-// timeout, and a new run in that checkout starts at once.
-func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
+// A desktop run keeps its input open for follow-ups. Closing its window leaves the
+// conversation going, as the window says: a window opened again (from the tray menu) still
+// sends it a follow-up. Finish there ends the run after its turn, and a new run in that
+// checkout starts at once.
+func TestClosingARunsWindowLeavesTheConversationGoingAndFinishEndsIt(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "claude")
 	coretest.WriteFile(t, bin, "#!/bin/sh\nread line\n"+
 		`echo '{"type":"system","subtype":"init","session_id":"s","model":"m","permissionMode":"auto"}'`+"\n"+
 		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n"+
-		"while read line; do :; done\n")
+		"while read line; do\n"+
+		`echo '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.01,"result":"done"}'`+"\n"+
+		"done\n")
 	if err := os.Chmod(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -69,16 +72,27 @@ func TestClosingARunsWindowEndsTheRunAndFreesItsCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	await.For(t, 10*time.Second, "the result", func() bool { return r.Info().CostUSD > 0 })
+	await.For(t, 10*time.Second, "the run to wait for a reply", func() bool { return waitsForReply(r.Info()) })
 
 	a := test.NewTempApp(t)
+	deps := runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}
 	ui(func() {
-		w := newRunWindow(runWindowDeps{app: a, stateDir: c.StateDir(), now: time.Now}, r, runs.Info{})
+		w := newRunWindow(deps, r, runs.Info{})
 		w.Show()
-		w.win.Close() // the person is done with it
+		w.win.Close() // the person closes it, to come back later
 	})
+	if err := r.Send("one more thing"); err != nil {
+		t.Fatalf("a follow-up after the window closed: %v; want the conversation still going", err)
+	}
 
-	await.For(t, 10*time.Second, "the run to end once its window closed", func() bool { return r.Info().State.Final() })
+	var again *runWindow
+	ui(func() {
+		again = newRunWindow(deps, r, runs.Info{}) // opened again from the tray menu
+		again.Show()
+	})
+	t.Cleanup(func() { ui(again.win.Close) })
+	ui(func() { test.Tap(again.finish) })
+	await.For(t, 10*time.Second, "the run to end once Finish was pressed", func() bool { return r.Info().State.Final() })
 	if st := r.Info().State; st != runs.StateSucceeded {
 		t.Errorf("the run ended %s, want succeeded", st)
 	}

@@ -96,6 +96,7 @@ type runWindow struct {
 	pr, cont                          *widget.Button    // Open pull request…, Continue…
 	prLink                            *widget.Hyperlink // the run's pull request, once opened
 	pushWhy                           *widget.Label     // why Push is off; hidden while it is on
+	keeps                             *widget.Label     // closing the window leaves the run going; while it is live
 
 	commitForm, prForm, continueForm *shipForm // the dialogs last opened, for tests
 
@@ -220,15 +221,24 @@ func (w *runWindow) build() {
 	}
 
 	top := container.NewVBox(w.title, w.task, w.where, w.status)
-	buttons := container.NewHBox(w.finish, w.stop, layout.NewSpacer(), w.openDir)
+	right := container.NewHBox(w.openDir)
 	if w.deps.pusher != nil && w.info.Kind != runs.KindAsk { // an ask run changes nothing: nothing to push
-		buttons.Add(w.push)
+		right.Add(w.push)
 		w.sayPushOff(pushAfterEnd)
 	}
 	if w.deps.shipper != nil {
-		buttons.Add(w.pr)
-		buttons.Add(w.cont)
+		right.Add(w.pr)
+		right.Add(w.cont)
 	}
+	// Closing the window leaves a live run going: the window says so, and where it opens
+	// again, while the run is live.
+	w.keeps = widget.NewLabel(keepsGoingHint)
+	w.keeps.Importance = widget.LowImportance
+	w.keeps.Truncation = fyne.TextTruncateEllipsis
+	if w.run == nil {
+		w.keeps.Hide()
+	}
+	buttons := container.NewBorder(nil, nil, container.NewHBox(w.finish, w.stop), right, w.keeps)
 	w.replyRow = container.NewBorder(nil, nil, nil, w.send, w.followUp)
 	w.replyHome = container.NewStack(w.replyRow)
 	bottom := container.NewVBox(
@@ -255,12 +265,9 @@ func (w *runWindow) build() {
 		if w.closed.Swap(true) {
 			return // closed already
 		}
-		// Closing the window says the person is done with the run: it ends once its
-		// current turn is done, rather than holding its slot and its checkout until the
-		// idle timeout. Stop ends it at once.
-		if w.run != nil && !w.ended {
-			w.run.CloseInput()
-		}
+		// Closing the window leaves the run going, as the window says: a conversation
+		// goes on in its own time, and the tray menu opens its window again. Finish ends
+		// it once its turn is done, Stop at once.
 		close(w.quit)
 		w.unsubscribe()
 		if w.details != nil {
@@ -458,6 +465,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 			w.note.SetText("")
 		}
 		w.stop.SetText("Stop")
+		w.keeps.Hide()
 		w.followUp.Disable()
 		w.send.Disable()
 		w.finish.Disable()

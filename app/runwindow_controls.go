@@ -8,6 +8,10 @@ import (
 	"github.com/segwi/segwi/runs"
 )
 
+// keepsGoingHint says, while the run is live, that closing its window leaves it going and
+// where the window opens again.
+const keepsGoingHint = "Closing this window leaves the run going: segwi's tray menu opens it again."
+
 // pressFinish ends the run once its current turn is done: no more follow-ups.
 func (w *runWindow) pressFinish() {
 	if w.run == nil || w.ended {

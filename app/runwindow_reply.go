@@ -12,7 +12,6 @@ import (
 // Words of the reply banner.
 const (
 	replyHead      = "Claude waits for your reply"
-	replyHint      = "Enter sends your reply; Finish ends the conversation once this turn is done."
 	replyNoMessage = "(Claude said nothing this turn: its tools' output is in the timeline.)"
 )
 
@@ -33,9 +32,7 @@ var replyViewMin = fyne.NewSize(360, 72)
 func newReplyBanner() *replyBanner {
 	b := &replyBanner{view: newProseView("", replyViewMin), holder: container.NewStack()}
 	head := widget.NewLabelWithStyle("⚠ "+replyHead, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	hint := widget.NewLabel(replyHint)
-	hint.Importance = widget.LowImportance
-	b.content = container.NewBorder(head, container.NewVBox(b.holder, hint), nil, nil, b.view)
+	b.content = container.NewBorder(head, b.holder, nil, nil, b.view)
 	return b
 }
 
@@ -87,7 +84,7 @@ func (w *runWindow) showReply(on bool) {
 // Placeholders of the reply box.
 const (
 	followUpPlaceholder = "A follow-up message for the run"
-	replyPlaceholder    = "Your reply to Claude"
+	replyPlaceholder    = "Your reply to Claude: Enter sends it"
 )
 
 // replyShare is the share of the window's middle the reply banner takes at most, and
@@ -109,7 +106,7 @@ func (w *runWindow) replyOffset(size fyne.Size) float64 {
 	lines := breakProse(b.question, b.view.roomFor(size.Width), th.Size(theme.SizeNameText))
 	lineH := fyne.MeasureText("Mg", th.Size(theme.SizeNameText), fyne.TextStyle{}).Height + th.Size(theme.SizeNameLineSpacing)
 	text := (float32(len(lines))+0.5)*lineH + 2*th.Size(theme.SizeNameInnerPadding)
-	rest := b.content.MinSize().Height - b.view.MinSize().Height // the head, the reply box, the hint
+	rest := b.content.MinSize().Height - b.view.MinSize().Height // the head and the reply box
 	need := float64((text + rest) / size.Height)
 	return min(max(need, replyMinShare), replyShare)
 }

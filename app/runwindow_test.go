@@ -400,7 +400,9 @@ func TestRunWindowStopTurnsIntoForceStop(t *testing.T) {
 	}
 }
 
-func TestRunWindowFinishAndCloseEndTheRunAfterItsTurn(t *testing.T) {
+// Finish ends the run after its turn; closing the window leaves it going, as the window
+// says while the run is live.
+func TestRunWindowFinishEndsTheRunAndClosingLeavesItGoing(t *testing.T) {
 	h := newRunHarness(t, 4)
 	test.Tap(h.w.finish)
 	if n := h.run.closeCount(); n != 1 {
@@ -422,9 +424,26 @@ func TestRunWindowFinishAndCloseEndTheRunAfterItsTurn(t *testing.T) {
 	}
 
 	other := newRunHarness(t, 4)
-	other.w.win.Close() // the person is done with it
-	if n := other.run.closeCount(); n != 1 {
-		t.Errorf("closing the window of a live run closed its input %d times, want 1", n)
+	var hint string
+	var shown bool
+	onUIWait(func() { hint, shown = other.w.keeps.Text, other.w.keeps.Visible() })
+	if !shown || !strings.Contains(hint, "leaves the run going") || !strings.Contains(hint, "tray menu opens it again") {
+		t.Errorf("the window of a live run says %q (shown: %v); want it to say that closing leaves the run going and where it opens again", hint, shown)
+	}
+	ui(other.w.win.Close) // the person closes it, the conversation still going
+	if n := other.run.closeCount(); n != 0 {
+		t.Errorf("closing the window of a live run closed its input %d times; want the run left going", n)
+	}
+
+	// Once the run has ended, the window says nothing of the kind.
+	ended := newRunHarness(t, 4)
+	ended.run.setInfo(func(i *runs.Info) { i.State, i.End = runs.StateSucceeded, runT0.Add(time.Minute) })
+	before = ended.w.refreshes.Load()
+	close(ended.run.events)
+	await.For(t, 10*time.Second, "the end to show", func() bool { return ended.w.refreshes.Load() > before })
+	onUIWait(func() { shown = ended.w.keeps.Visible() })
+	if shown {
+		t.Error("the window of an ended run still says closing leaves it going")
 	}
 }
 

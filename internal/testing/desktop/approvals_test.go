@@ -28,8 +28,9 @@ const (
 // closes its window, and the window process leaves; the first request starts a new one,
 // whose popup the person answers; the second comes while it runs; during the third the
 // window process is killed with SIGKILL, and a new one shows the popup again. The run
-// never notices: it goes on and succeeds. The tray's memory settles back once the last
-// window has closed, and SIGTERM leaves no process behind.
+// never notices: it goes on and finishes its turn (and, its window closed, waits for the
+// person's reply). The tray's memory settles back once the last window has closed, and
+// SIGTERM leaves no process behind.
 func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	conn := needDesktop(t, "ss")
 	needClaudeCode(t) // before the build
@@ -193,9 +194,9 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		screenshot(t, shots, "approval-after-kill")
 		allow(back)
 		lastClosed = time.Now()
-		await.For(t, 60*time.Second, "the run to succeed", func() bool {
+		await.For(t, 60*time.Second, "the run to finish its turn and wait for a reply", func() bool {
 			info, err := runs.Load(stateDir, runID())
-			return err == nil && info.State == runs.StateSucceeded
+			return err == nil && info.State == runs.StateWaiting && info.Waiting == runs.WaitReply
 		})
 		for _, name := range []string{"one.txt", "two.txt", "three.txt"} {
 			if _, err := os.Stat(filepath.Join(checkout, name)); err != nil {
