@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -270,9 +272,12 @@ func (d *desk) runDeps() runWindowDeps {
 		shipper:     d.tray,
 		showRun:     d.showRun,
 		queuedAhead: d.tray.queuedAhead,
-		onClosed:    func(id string) { delete(d.runWins, id) },
-		approver:    trayApprover{d.tray},
-		answered:    d.withdraw,
+		onClosed: func(id string) {
+			delete(d.runWins, id)
+			d.runWindowsChanged()
+		},
+		approver: trayApprover{d.tray},
+		answered: d.withdraw,
 	}
 }
 
@@ -293,8 +298,16 @@ func (d *desk) openNewRun(kind runs.Kind) {
 func (d *desk) showRun(r liveRun) {
 	w := newRunWindow(d.runDeps(), r, runs.Info{})
 	d.runWins[r.ID()] = w
+	d.runWindowsChanged()
 	d.showWaiting(w)
 	w.Show()
+}
+
+// runWindowsChanged tells the tray which run windows are open now, so that it opens them
+// again should this process die. On Fyne's goroutine.
+func (d *desk) runWindowsChanged() {
+	ids := slices.Sorted(maps.Keys(d.runWins))
+	d.tray.reportRunWindows(ids)
 }
 
 // openRun raises the window of the run id, opening it first when needed: live while the
@@ -329,6 +342,7 @@ func (d *desk) openRecord(info runs.Info) {
 	}
 	w := newRunWindow(d.runDeps(), nil, info)
 	d.runWins[info.ID] = w
+	d.runWindowsChanged()
 	w.Show()
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/controltest"
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
@@ -307,4 +308,44 @@ func TestTheRunWindowAnswersAnApprovalAndItsPopupCloses(t *testing.T) {
 		t.Errorf("%s reached the tray after both answers; want one answer each", c.MessageType())
 	default:
 	}
+}
+
+// The window process tells the tray which run windows it has open, as they open and close,
+// so that the tray can open them again should this process die.
+func TestTheTrayIsToldWhichRunWindowsAreOpen(t *testing.T) {
+	live := runs.Info{ID: "20250314-092653-abcdef", Kind: runs.KindBuild, Checkout: "/home/ada/src/web", Prompt: "fix the login",
+		State: runs.StateRunning, Created: runT0, Start: runT0}
+	state := t.TempDir()
+	past := runs.Info{ID: "20250313-080000-beef", Kind: runs.KindAsk, Checkout: "/home/ada/src/web", Prompt: "why?",
+		State: runs.StateSucceeded, Created: runT0, End: runT0}
+	records.WriteRun(t, state, past)
+	h := newDeskHarness(t, func(p *control.Peer) {
+		p.Send(control.SettingsReport{StateDir: state})
+		p.Send(control.Runs{Runs: []control.Run{control.RunOf(live, "web")}})
+	})
+	show := func(id string) {
+		t.Helper()
+		if rep, err := h.peer.Request(context.Background(), control.Show{Window: control.ShowRun, Run: id}); err != nil || rep.Error != "" {
+			t.Fatalf("Show = %+v, %v", rep, err)
+		}
+	}
+	// told waits until the tray was told the windows of want are open.
+	told := func(want ...string) {
+		t.Helper()
+		await.For(t, 10*time.Second, fmt.Sprintf("the tray to be told the windows of %q are open", want), func() error {
+			got := command[control.RunWindows](t, h.hub).Runs
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("told %q", got)
+			}
+			return nil
+		})
+	}
+	show(live.ID)
+	told(live.ID)
+	show(past.ID) // a run from the history: its record
+	told(past.ID, live.ID)
+	ui(func() { h.d.runWins[live.ID].win.Close() })
+	told(past.ID)
+	ui(func() { h.d.runWins[past.ID].win.Close() })
+	told()
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"log"
 	"path/filepath"
 	"sync"
 	"time"
@@ -30,6 +32,10 @@ type trayLink struct {
 	live   []control.Run          // the runs that have not ended, oldest first
 	known  map[string]control.Run // the freshest summary of each run seen
 	subs   map[string]*runs.Subscriber
+
+	runWins     []string // the run windows open, to tell the tray (reportRunWindows)
+	runWinsNew  bool     // runWins changed since the tray was last told
+	runWinsBusy bool     // a goroutine is telling the tray
 }
 
 func newTrayLink() *trayLink {
@@ -103,6 +109,40 @@ func (t *trayLink) stateDir() string { return t.settings().StateDir }
 
 // repos are the repositories of the settings in force.
 func (t *trayLink) repos() []settings.Repository { return t.settings().InForce.Repositories }
+
+// reportRunWindows tells the tray that the windows of runs ids are open, off the caller's
+// goroutine: one goroutine sends the newest word, one at a time, so that the tray never
+// keeps an older list than the last sent.
+func (t *trayLink) reportRunWindows(ids []string) {
+	t.mu.Lock()
+	t.runWins, t.runWinsNew = ids, true
+	start := !t.runWinsBusy
+	t.runWinsBusy = true
+	t.mu.Unlock()
+	if start {
+		go t.sendRunWindows()
+	}
+}
+
+// sendRunWindows sends the tray the run windows open until it has the newest list.
+func (t *trayLink) sendRunWindows() {
+	for {
+		t.mu.Lock()
+		if !t.runWinsNew || t.client == nil {
+			t.runWinsBusy = false
+			t.mu.Unlock()
+			return
+		}
+		ids := t.runWins
+		t.runWinsNew = false
+		t.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		if err := t.client.RunWindows(ctx, ids); err != nil && !errors.Is(err, control.ErrClosed) {
+			log.Printf("segwi: telling the tray which run windows are open: %v", err)
+		}
+		cancel()
+	}
+}
 
 // liveList returns the runs that have not ended, oldest first.
 func (t *trayLink) liveList() []control.Run {

@@ -43,6 +43,12 @@ func (c *Client) Finish(ctx context.Context, id string) error {
 	return err
 }
 
+// RunWindows tells the tray which run windows are open now, by their runs' ids.
+func (c *Client) RunWindows(ctx context.Context, ids []string) error {
+	_, err := c.do(ctx, RunWindows{Runs: ids})
+	return err
+}
+
 // Stop stops the run id: politely the first time, by force the next.
 func (c *Client) Stop(ctx context.Context, id string) error {
 	_, err := c.do(ctx, Stop{Run: id})

@@ -67,6 +67,7 @@ const (
 	TypeOpenPullRequest Type = "open-pull-request" // OpenPullRequest: for a run's pushed branch
 	TypeContinue        Type = "continue"          // Continue: a new run resuming an ended one's session
 	TypeChanges         Type = "changes"           // Changes: what a run changed, and a diff
+	TypeRunWindows      Type = "run-windows"       // RunWindows: the run windows open now
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -163,6 +164,7 @@ var kinds = map[Type]kind{
 	TypeOpenPullRequest: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[OpenPullRequest]()},
 	TypeContinue:        {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Continue]()},
 	TypeChanges:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Changes]()},
+	TypeRunWindows:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunWindows]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -103,6 +103,7 @@ func examples() []Body {
 		Reply{Run: info.ID, Commit: &changes.Committed{Commit: "1a2b", Branch: "fix", Subject: "Fix", Author: "Ada <ada@example.com>", Files: []string{"a.go"}, LeftOut: []string{"notes.txt"}},
 			PullRequest: &runs.PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "fix", Base: "main"}},
 		Changes{Run: info.ID, Path: "web/login.go"},
+		RunWindows{Runs: []string{info.ID, "20250314-101010-beef"}},
 	}
 }
 
@@ -162,6 +163,7 @@ func TestUnmarshalRefusesMalformedMessages(t *testing.T) {
 		{"a start of an unknown kind", `{"type":"start","id":9,"body":{"kind":"deploy","checkout":"/x"}}`, 9, `unknown run kind "deploy"`},
 		{"a request without an id", `{"type":"stop","body":{"run":"r"}}`, 0, "a request without an id"},
 		{"a hello of version 0", `{"type":"hello","body":{"version":0}}`, 0, "want a positive version"},
+		{"run windows with an empty id", `{"type":"run-windows","id":10,"body":{"runs":["r1",""]}}`, 10, "no run id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -212,3 +212,29 @@ func (s Show) check() error {
 	}
 	return fmt.Errorf("unknown window %q", s.Window)
 }
+
+// MaxRunWindows bounds the run windows a RunWindows names.
+const MaxRunWindows = 256
+
+// RunWindows tells the tray which run windows the window process has open, each time that
+// changes: when the window process ends with run windows open while the tray goes on (it
+// crashed, was killed, or its channel broke), the tray starts another and asks it to show
+// them again (Show of ShowRun), as it shows the waiting approvals again.
+type RunWindows struct {
+	Runs []string `json:"runs"` // the runs whose windows are open, by id
+}
+
+// MessageType returns TypeRunWindows.
+func (RunWindows) MessageType() Type { return TypeRunWindows }
+
+func (r RunWindows) check() error {
+	if len(r.Runs) > MaxRunWindows {
+		return fmt.Errorf("%d run windows, more than %d", len(r.Runs), MaxRunWindows)
+	}
+	for _, id := range r.Runs {
+		if err := needRun(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

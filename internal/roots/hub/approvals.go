@@ -116,13 +116,25 @@ func (h *Hub) answer(a control.Answer) error {
 }
 
 // windowEnded starts a new window process when the one that ended leaves requests
-// waiting: it shows them again.
-func (h *Hub) windowEnded() {
-	if h.pending() == 0 {
+// waiting, or had run windows open (open, by run): it shows the requests again (in its
+// snapshot) and opens those run windows again. Run windows are not opened again once
+// window processes keep ending soon after their start (see windows.need).
+func (h *Hub) windowEnded(open []string) {
+	if h.pending() == 0 && len(open) == 0 {
 		return
 	}
 	if err := h.windows.need(); err != nil {
-		h.opts.Log.Printf("no window for the approval requests waiting: %v", err)
+		if h.pending() > 0 {
+			h.opts.Log.Printf("no window for the approval requests waiting: %v", err)
+		}
+		if len(open) > 0 {
+			h.opts.Log.Printf("the run windows that were open (%d) are not opened again: %v", len(open), err)
+		}
+		return
+	}
+	ctx := h.windows.context()
+	for _, id := range open {
+		go h.Open(ctx, control.Show{Window: control.ShowRun, Run: id})
 	}
 }
 

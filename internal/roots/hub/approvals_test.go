@@ -400,3 +400,48 @@ func TestWindowProcessesThatKeepDyingAreNotStartedAgainForARequest(t *testing.T)
 		t.Errorf("Decide = %+v, want denied", d.answer)
 	}
 }
+
+// The run windows a window process had open come back when it dies: the hub starts a new
+// one and asks it to show each of them again. One that died with none open, its last
+// window closed, is not replaced.
+func TestTheRunWindowsOfADeadWindowProcessOpenAgain(t *testing.T) {
+	h := newHarness(t, "", options{})
+	ctx := context.Background()
+	go h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person opens a window
+	first := h.windows.window(t, 1)
+	first.nextShow(t)
+	open := []string{"20250314-092653-abcd", "20250314-101010-beef"}
+	if err := first.client.RunWindows(ctx, open); err != nil {
+		t.Fatal(err)
+	}
+
+	first.kill()
+	second := h.windows.window(t, 2)
+	var shown []string
+	for range open {
+		s := second.nextShow(t)
+		if s.Window != control.ShowRun {
+			t.Fatalf("the new window process was asked to show %+v, want run windows", s)
+		}
+		shown = append(shown, s.Run)
+	}
+	slices.Sort(shown)
+	if !slices.Equal(shown, open) {
+		t.Errorf("the new window process shows the windows of runs %q, want %q", shown, open)
+	}
+
+	// The person closes them; then this window process dies too: nothing comes back.
+	if err := second.client.RunWindows(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	second.kill()
+	await.For(t, within, "the second window process to be gone", func() bool { return h.hub.WindowPid() == 0 })
+	go h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person opens a window again
+	third := h.windows.window(t, 3)
+	if s := third.nextShow(t); s.Window != control.ShowHistory {
+		t.Errorf("the next window process was first asked to show %+v, want only the history the person asked for", s)
+	}
+	if n := h.windows.count(); n != 3 {
+		t.Errorf("%d window processes were started, want 3", n)
+	}
+}

@@ -132,6 +132,9 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 	case control.Unsubscribe:
 		h.unsubscribe(p, cmd.Run)
 		return control.Reply{}
+	case control.RunWindows:
+		h.windows.runWindowsOpen(p, cmd.Runs)
+		return control.Reply{}
 	case control.Changes:
 		cs, err := h.changeSet(ctx, cmd)
 		if err != nil {

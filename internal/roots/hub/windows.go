@@ -59,8 +59,8 @@ type windows struct {
 	find    func() error // see Options.Find; nil: spawn's errors alone say the program is missing
 	server  *control.Server
 	logf    logger.Logf
-	ended   func()          // called after a window process ended
-	missing func(err error) // called when the program goes missing (err) or is found again (nil)
+	ended   func(open []string) // called after a window process ended, with the runs whose windows it had open
+	missing func(err error)     // called when the program goes missing (err) or is found again (nil)
 
 	mu        sync.Mutex
 	ctx       context.Context // the hub's, set by start: ends the window process's channel
@@ -77,9 +77,10 @@ type child struct {
 	peer      *control.Peer // once it said hello
 	connected chan struct{} // closed once peer is set
 	done      chan struct{} // closed once it has ended and been waited for
+	runWins   []string      // the runs whose windows it has open, as it last said (control.RunWindows)
 }
 
-func newWindows(spawn Spawn, find func() error, server *control.Server, logf logger.Logf, ended func(), missing func(error)) *windows {
+func newWindows(spawn Spawn, find func() error, server *control.Server, logf logger.Logf, ended func([]string), missing func(error)) *windows {
 	return &windows{spawn: spawn, find: find, server: server, logf: logf, ended: ended, missing: missing, ctx: context.Background()}
 }
 
@@ -228,6 +229,7 @@ func (w *windows) serve(ctx context.Context, c *child) {
 		w.quickEnds = 0
 	}
 	w.cur = nil
+	open := c.runWins
 	w.mu.Unlock()
 	close(c.done)
 	if ctx.Err() == nil {
@@ -235,8 +237,25 @@ func (w *windows) serve(ctx context.Context, c *child) {
 		// allocations; give the pages they held back now rather than at the runtime's next
 		// scavenge, so an idle tray returns to its idle size.
 		debug.FreeOSMemory()
-		w.ended()
+		w.ended(open)
 	}
+}
+
+// runWindowsOpen records the runs whose windows the window process connected as p has
+// open (control.RunWindows), for a window process started after it ends to show them again.
+func (w *windows) runWindowsOpen(p *control.Peer, ids []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c := w.cur; c != nil && c.peer == p {
+		c.runWins = append([]string(nil), ids...)
+	}
+}
+
+// context returns the hub's context, which ends the window processes' channels.
+func (w *windows) context() context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ctx
 }
 
 // isEnd reports whether err is the end of a connection rather than a fault.
