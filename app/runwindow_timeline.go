@@ -124,6 +124,7 @@ type eventRows struct {
 	state    *stateFold        // the run's state row, while nothing but housekeeping came after it
 	requests map[string]string // the key of each approval request's entry, by request id
 	question string            // Claude's last message since your last one; "" when none
+	session  string            // the words of the session's start, shown once while they stay the same
 }
 
 // stateFold is the row of the run's state that later states fold into: "queued → starting
@@ -162,6 +163,13 @@ func (m *eventRows) changes(e runs.Event) []change {
 		if e.State != nil {
 			return m.stateChange(e)
 		}
+	case runs.EventInit:
+		// Claude Code starts its session anew for each message you send: a start that says
+		// what the last said shows no row.
+		if w.Text == m.session {
+			return nil
+		}
+		m.session = w.Text
 	case runs.EventToolResult:
 		w.Text = resultWords(e, w.Text)
 	case runs.EventApprovalRequest:

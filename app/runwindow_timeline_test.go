@@ -21,7 +21,8 @@ func stateEv(from, to runs.State, reason string) runs.Event {
 }
 
 // The run's start is one row, whatever housekeeping comes between its states; the moves
-// between running and waiting show none; the end folds its stopping into its last state.
+// between running and waiting show none, nor a session started again as it was; the end
+// folds its stopping into its last state.
 func TestStateRowsFoldIntoOne(t *testing.T) {
 	got := entryTexts(
 		stateEv("", runs.StateQueued, ""),
@@ -34,6 +35,7 @@ func TestStateRowsFoldIntoOne(t *testing.T) {
 		stateEv(runs.StateRunning, runs.StateWaiting, "waiting for your reply"),
 		ev(runs.EventPrompt, func(e *runs.Event) { e.Text = "Yes" }),
 		stateEv(runs.StateWaiting, runs.StateRunning, ""),
+		ev(runs.EventInit, func(e *runs.Event) { e.Init = &runs.InitInfo{Model: "claude-sonnet"} }), // each turn starts it again
 		ev(runs.EventText, func(e *runs.Event) { e.Text = "Updated." }),
 		stateEv(runs.StateRunning, runs.StateStopping, "stopped by a person"),
 		ev(runs.EventExit, func(e *runs.Event) { e.Exit = &runs.ExitInfo{Code: 143, Signal: "terminated"} }),
