@@ -33,7 +33,7 @@ func breakProse(text string, room, size float32) []string {
 // breakProseLine appends to out the pieces of line, one line of text, each no wider than
 // room.
 func breakProseLine(out []string, line string, room, size float32) []string {
-	space := proseWidths.of(' ', size)
+	space := proseWidths.asciiAt(size)[' ']
 	if proseWidths.width(line, size) <= room {
 		return append(out, line)
 	}

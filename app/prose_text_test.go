@@ -3,10 +3,13 @@ package app
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Claude's prose broken for a width: every line fits the width as Fyne draws it (shaped,
@@ -58,4 +61,39 @@ func contains(lines []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Breaking a message of 2,000 characters for a width takes a small part of what Fyne's own
+// word wrapping of a label takes for it: Fyne measures the line over and over (its time
+// grows with the square of the length: 8,000 characters took about 8 s), breakProse each
+// character once. The figures are printed for the README.
+func TestBrokenProseIsFasterThanFynesWrapping(t *testing.T) {
+	a := test.NewTempApp(t)
+	text := strings.Repeat("Should I also update the README and the docs? ", 44)[:2000]
+	size := theme.DefaultTheme().Size(theme.SizeNameText)
+
+	w := a.NewWindow("wrap")
+	defer w.Close()
+	l := widget.NewLabel("")
+	l.Wrapping = fyne.TextWrapWord
+	w.SetContent(container.NewVScroll(l))
+	w.Resize(fyne.NewSize(800, 600))
+	start := time.Now()
+	l.SetText(text)
+	l.Refresh()
+	w.Content().Refresh()
+	_ = l.MinSize()
+	fyneTook := time.Since(start)
+
+	proseWidths.width(" ", size) // the characters' widths, measured once for the process
+	start = time.Now()
+	for range 10 {
+		breakProse(text, 780, size)
+		breakProse(text, 640, size)
+	}
+	oursTook := time.Since(start) / 20
+	t.Logf("a message of %d characters: Fyne's wrapping of a label took %v, breakProse %v", len(text), fyneTook.Round(time.Millisecond), oursTook.Round(time.Microsecond))
+	if oursTook*20 > fyneTook {
+		t.Errorf("breakProse took %v, Fyne's wrapping %v: want it at most a twentieth", oursTook, fyneTook)
+	}
 }

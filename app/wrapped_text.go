@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -193,7 +194,9 @@ type runeWidths struct {
 	style  fyne.TextStyle
 	mu     sync.Mutex
 	widths map[runeAtSize]float32
-	ascii  map[float32]*[0x80]float32 // see asciiAt
+	ascii  map[float32]*asciiWidths // see asciiAt
+
+	lastASCII atomic.Pointer[asciiWidths]
 }
 
 // of is the width of r drawn alone in the widths' style at size.
@@ -228,7 +231,7 @@ func (m *runeWidths) width(s string, size float32) float32 {
 	space := ascii[' ']
 	x := float32(0)
 	for _, r := range s {
-		if r > ' ' && r < 0x7f {
+		if r >= ' ' && r < 0x7f {
 			x += ascii[r] // most text: no lock, no map
 			continue
 		}
@@ -239,23 +242,33 @@ func (m *runeWidths) width(s string, size float32) float32 {
 
 // asciiAt returns the widths of the printable ASCII characters at size, measured once: a
 // long text is mostly these, and a look-up in the map of every character measured, under
-// its lock, took most of the time breaking a long run's timeline took.
+// its lock, took most of the time breaking a long run's timeline took. The table of the
+// size asked last is kept apart, to be found without a lock or a map.
 func (m *runeWidths) asciiAt(size float32) *[0x80]float32 {
+	if t := m.lastASCII.Load(); t != nil && t.size == size {
+		return &t.widths
+	}
 	m.mu.Lock()
 	t := m.ascii[size]
 	m.mu.Unlock()
-	if t != nil {
-		return t
+	if t == nil {
+		t = &asciiWidths{size: size}
+		for r := rune(' '); r < 0x7f; r++ {
+			t.widths[r] = m.of(r, size)
+		}
+		m.mu.Lock()
+		if m.ascii == nil {
+			m.ascii = map[float32]*asciiWidths{}
+		}
+		m.ascii[size] = t
+		m.mu.Unlock()
 	}
-	t = new([0x80]float32)
-	for r := rune(' '); r < 0x7f; r++ {
-		t[r] = m.of(r, size)
-	}
-	m.mu.Lock()
-	if m.ascii == nil {
-		m.ascii = map[float32]*[0x80]float32{}
-	}
-	m.ascii[size] = t
-	m.mu.Unlock()
-	return t
+	m.lastASCII.Store(t)
+	return &t.widths
+}
+
+// asciiWidths are the widths of the ASCII characters at one size (see asciiAt).
+type asciiWidths struct {
+	size   float32
+	widths [0x80]float32
 }
