@@ -212,6 +212,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	t.Run("Quit with a run going asks first, in the middle of the screen", func(t *testing.T) {
 		tr.click(t, "Quit")
 		quit := waitForWindow(t, "segwi: quit\\?", windowWait)
+		xdotool(t, "windowraise", quit) // with no window manager, a new window is not always on top
 		screenshot(t, shots, "quit-confirm")
 		x, y, w, h := windowGeometry(t, quit)
 		out, err := xdotool(t, "getdisplaygeometry")
