@@ -138,7 +138,9 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		tr.clickMatching(t, waitingReply)
 		win = waitForWindow(t, title, windowWait)
 		xdotool(t, "windowraise", win)
-		screenshotSettled(t, shots, "run-window-reopened", 600*time.Millisecond)
+		// Not screenshotSettled: the reopened window's reply box has the keyboard when the
+		// window gets the focus, and then its cursor fades in and out for ever.
+		screenshot(t, shots, "run-window-reopened")
 	})
 
 	t.Run("kill -9 of the window process brings the run window back", func(t *testing.T) {
