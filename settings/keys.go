@@ -24,10 +24,11 @@ var schema = section{
 			"maxconcurrent": nil, "maxduration": nil, "idletimeout": nil,
 			"stopgrace": nil, "passforgetokens": nil,
 		},
-		"approvals": section{"timeout": nil, "trusted": nil},
-		"canary":    section{"guarddeny": nil},
-		"github":    section{"apiurl": nil},
-		"remote":    section{"enabled": nil, "port": nil, "owners": nil, "socket": nil},
+		"approvals":  section{"timeout": nil, "trusted": nil},
+		"canary":     section{"guarddeny": nil},
+		"github":     section{"apiurl": nil},
+		"remote":     section{"enabled": nil, "port": nil, "owners": nil, "socket": nil},
+		"provenance": section{"trailer": nil, "approvals": nil},
 	},
 }
 

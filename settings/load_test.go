@@ -117,6 +117,7 @@ func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
 		Canary:       Canary{GuardDeny: guard},
 		GitHub:       GitHub{APIURL: "https://ghe.example.com/api/v3"},
 		Remote:       Remote{Enabled: true, Port: 8443, Owners: []string{"alice@example.com", "alice@github"}, Socket: "/run/tailscale/tailscaled.sock"},
+		Provenance:   Provenance{Trailer: false, Approvals: false},
 	}
 	files := []struct{ name, body string }{
 		{"config.yaml", `segwi:
@@ -128,8 +129,9 @@ func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
   canary: {guardDeny: ` + guard + `}
   github: {apiURL: "https://ghe.example.com/api/v3"}
   remote: {enabled: true, port: 8443, owners: [alice@example.com, alice@github], socket: /run/tailscale/tailscaled.sock}
+  provenance: {trailer: false, approvals: false}
 `},
-		{"config.yml", "segwi:\n  claude: {path: /opt/claude/bin/claude, model: opus}\n  repositories: [{name: web, path: " + repo + ", remote: upstream}]\n  runs: {maxConcurrent: 2, maxDuration: 90m, idleTimeout: 5m, stopGrace: 3s, passForgeTokens: true}\n  approvals: {timeout: 120s, trusted: [go test, git status]}\n  canary: {guardDeny: " + guard + "}\n  github: {apiURL: \"https://ghe.example.com/api/v3/\"}\n  remote: {enabled: true, port: 8443, owners: [alice@example.com, alice@github], socket: /run/tailscale/../tailscale/tailscaled.sock}\n"},
+		{"config.yml", "segwi:\n  claude: {path: /opt/claude/bin/claude, model: opus}\n  repositories: [{name: web, path: " + repo + ", remote: upstream}]\n  runs: {maxConcurrent: 2, maxDuration: 90m, idleTimeout: 5m, stopGrace: 3s, passForgeTokens: true}\n  approvals: {timeout: 120s, trusted: [go test, git status]}\n  canary: {guardDeny: " + guard + "}\n  github: {apiURL: \"https://ghe.example.com/api/v3/\"}\n  remote: {enabled: true, port: 8443, owners: [alice@example.com, alice@github], socket: /run/tailscale/../tailscale/tailscaled.sock}\n  provenance: {trailer: false, approvals: false}\n"},
 		{"config.toml", `[segwi.claude]
 path = "/opt/claude/bin/claude"
 model = "opus"
@@ -161,6 +163,10 @@ enabled = true
 port = 8443
 owners = ["alice@example.com", "alice@github"]
 socket = "/run/tailscale/tailscaled.sock"
+
+[segwi.provenance]
+trailer = false
+approvals = false
 `},
 		{"config.json", `{"segwi": {
   "claude": {"path": "/opt/claude/bin/claude", "model": "opus"},
@@ -169,7 +175,8 @@ socket = "/run/tailscale/tailscaled.sock"
   "approvals": {"timeout": "2m", "trusted": ["go test", "git status"]},
   "canary": {"guardDeny": "` + guard + `"},
   "github": {"apiURL": "https://ghe.example.com/api/v3"},
-  "remote": {"enabled": true, "port": 8443, "owners": ["alice@example.com", "alice@github"], "socket": "/run/tailscale/tailscaled.sock"}
+  "remote": {"enabled": true, "port": 8443, "owners": ["alice@example.com", "alice@github"], "socket": "/run/tailscale/tailscaled.sock"},
+  "provenance": {"trailer": false, "approvals": false}
 }}`},
 	}
 	for _, f := range files {

@@ -68,6 +68,8 @@ func (e *editor) all(s Settings) {
 	e.integer("segwi.remote.port", s.Remote.Port, d.Remote.Port)
 	e.list("segwi.remote.owners", s.Remote.Owners)
 	e.path("segwi.remote.socket", s.Remote.Socket)
+	e.boolean("segwi.provenance.trailer", s.Provenance.Trailer, d.Provenance.Trailer)
+	e.boolean("segwi.provenance.approvals", s.Provenance.Approvals, d.Provenance.Approvals)
 }
 
 // readYAMLDoc reads the YAML settings file at path as a node tree, whose first node is

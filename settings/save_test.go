@@ -205,3 +205,31 @@ func TestSaveGuardDenyChangesOnlyThatKey(t *testing.T) {
 		t.Errorf("the file became\n%s\nwant\n%s", data, want)
 	}
 }
+
+// The provenance switches are on by default: turning one off writes it, turning it on
+// again keeps the file's own spelling of the key.
+func TestSaveWritesTheProvenanceSwitches(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	s := Default()
+	if !s.Provenance.Trailer || !s.Provenance.Approvals {
+		t.Fatalf("the provenance switches are %+v by default, want both on", s.Provenance)
+	}
+	s.Provenance.Approvals = false
+	if err := Save(p, s); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if got, want := string(data), "segwi:\n  provenance:\n    approvals: false\n"; got != want {
+		t.Errorf("the file is %q, want %q", got, want)
+	}
+	if diff := cmp.Diff(s.Provenance, load(t, p).Settings.Provenance); diff != "" {
+		t.Errorf("reloaded (-saved +got):\n%s", diff)
+	}
+	s.Provenance = Default().Provenance
+	if err := Save(p, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := load(t, p).Settings.Provenance; !got.Approvals || !got.Trailer {
+		t.Errorf("back on, the file gives %+v", got)
+	}
+}

@@ -34,6 +34,7 @@ type Settings struct {
 	Canary       Canary
 	GitHub       GitHub
 	Remote       Remote
+	Provenance   Provenance
 }
 
 // Claude says which Claude Code to launch (segwi.claude).
@@ -88,6 +89,18 @@ type GitHub struct {
 	APIURL string
 }
 
+// Provenance says what segwi tells of where its commits and pull requests came from
+// (segwi.provenance). Both are on by default. Neither is guarded (see Guarded): turning one
+// off changes what segwi tells, never what a run or a stranger can do.
+type Provenance struct {
+	// Trailer adds a Segwi-Runs trailer naming the runs a commit of segwi's holds the
+	// work of.
+	Trailer bool
+	// Approvals lists, in a pull request's default body, the calls allowed during the
+	// conversation and by whom (redacted).
+	Approvals bool
+}
+
 // Remote configures the approval page served on the tailnet (segwi.remote): the person
 // answers a run's approvals from their phone or another of their devices.
 type Remote struct {
@@ -113,9 +126,10 @@ func Default() Settings {
 			IdleTimeout:   30 * time.Minute,
 			StopGrace:     10 * time.Second,
 		},
-		Approvals: Approvals{Timeout: 10 * time.Minute},
-		GitHub:    GitHub{APIURL: "https://api.github.com"},
-		Remote:    Remote{Port: DefaultRemotePort},
+		Approvals:  Approvals{Timeout: 10 * time.Minute},
+		GitHub:     GitHub{APIURL: "https://api.github.com"},
+		Remote:     Remote{Port: DefaultRemotePort},
+		Provenance: Provenance{Trailer: true, Approvals: true},
 	}
 }
 

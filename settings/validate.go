@@ -51,6 +51,8 @@ func (l *loader) settings() Settings {
 	s.Remote.Port = l.integer("segwi.remote.port", d.Remote.Port, 1, 65535)
 	s.Remote.Owners = l.owners()
 	s.Remote.Socket = l.socket()
+	s.Provenance.Trailer = l.boolean("segwi.provenance.trailer", d.Provenance.Trailer)
+	s.Provenance.Approvals = l.boolean("segwi.provenance.approvals", d.Provenance.Approvals)
 	return s
 }
 
