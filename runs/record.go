@@ -51,6 +51,10 @@ type Info struct {
 	// PullRequest is the URL of the last pull request opened for the run's branch (segwi
 	// push --pr, the run window), set after the run ended.
 	PullRequest string `json:"pullRequest,omitempty"`
+	// Pushed is the branch last pushed for the run (segwi push, the run window), set after
+	// the run ended; "" when it was never pushed, or when a segwi that did not record it
+	// here pushed it (its events hold every attempt).
+	Pushed string `json:"pushed,omitempty"`
 	// ContinuedFrom is the run this one continues (Spec.Continue): the same checkout, its
 	// Claude Code session resumed.
 	ContinuedFrom string `json:"continuedFrom,omitempty"`

@@ -30,6 +30,8 @@ type Summary struct {
 	Turns   int        `json:"turns,omitempty"`
 	// PullRequest is the URL of the last pull request opened for the run's branch.
 	PullRequest string `json:"pullRequest,omitempty"`
+	// Pushed is the branch last pushed for the run (Info.Pushed).
+	Pushed string `json:"pushed,omitempty"`
 	// ContinuedFrom is the run this one continues: runs that continue one another are a
 	// conversation.
 	ContinuedFrom string `json:"continuedFrom,omitempty"`
@@ -49,7 +51,7 @@ func SummaryOf(info Info) Summary {
 		ID: info.ID, Kind: info.Kind, Checkout: info.Checkout, Task: visible.FirstLine(info.Prompt, SummaryTaskRunes),
 		Model: info.Model, State: info.State, Waiting: info.Waiting,
 		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
-		PullRequest: info.PullRequest, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
+		PullRequest: info.PullRequest, Pushed: info.Pushed, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
 	}
 }
 
