@@ -56,8 +56,8 @@ func TestTheAppStartsBesideDamagedRunRecordsAndNamesThem(t *testing.T) {
 		var ids []string
 		note, _ := historyTexts(h)
 		ui(func() {
-			for _, s := range h.sums {
-				ids = append(ids, s.ID)
+			for _, r := range h.rows {
+				ids = append(ids, r.sum.ID)
 			}
 		})
 		if diff := cmp.Diff([]string{st.Interrupted, st.Unreadable, st.Good}, ids); diff != "" {

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/measure"
@@ -51,8 +52,8 @@ func awaitHistory(t *testing.T, h *historyWindow) {
 func historyTexts(h *historyWindow) (note string, lines []string) {
 	ui(func() {
 		note = h.note.Text
-		for _, s := range h.sums {
-			lines = append(lines, historyLine(s, h.repos()))
+		for _, r := range h.rows {
+			lines = append(lines, historyLine(r, h.repos()))
 		}
 	})
 	return note, lines
@@ -138,11 +139,17 @@ func TestHistoryOfManyRunsOpensQuicklyWithEveryRun(t *testing.T) {
 	t.Logf("history open: %d ms (best of %d; goal <= %d ms)", open.Wall.Milliseconds(), historyTries, historyOpenGoal.Milliseconds())
 
 	note, lines := historyTexts(h)
-	if want := fmt.Sprintf("%d runs, the newest first. Click one to see it.", manyRuns); note != want {
+	sums, _, err := runs.Summaries(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d runs in %d conversations, the newest first, a continued run under the one it continues. Click one to see it.",
+		manyRuns, len(runs.GroupConversations(sums)))
+	if note != want {
 		t.Errorf("the note says %q, want %q", note, want)
 	}
 	var first, last string
-	ui(func() { first, last = h.sums[0].ID, h.sums[len(h.sums)-1].ID })
+	ui(func() { first, last = h.rows[0].sum.ID, h.rows[len(h.rows)-1].sum.ID })
 	if len(lines) != manyRuns || first != many.IDs[manyRuns-1] || last != many.IDs[0] {
 		t.Errorf("the history lists %d runs from %s to %s, want %d from %s down to %s",
 			len(lines), first, last, manyRuns, many.IDs[manyRuns-1], many.IDs[0])
@@ -150,5 +157,65 @@ func TestHistoryOfManyRunsOpensQuicklyWithEveryRun(t *testing.T) {
 	if float64(open.CPU) > historyShare*float64(list.CPU) {
 		t.Errorf("opening the history over %d runs took %d ms of CPU, more than %.0f%% of List's %d ms",
 			manyRuns, open.CPU.Milliseconds(), 100*historyShare, list.CPU.Milliseconds())
+	}
+}
+
+// The history groups a conversation: the continued run under the one it continues, in
+// order, the conversation placed by its latest run; it shows the state, the pushed and
+// pull request badges and the cost of each run, and a task's hidden characters escaped.
+// The search box keeps the conversations a run of which matches, by task or repository,
+// and a click on a continuation opens that run.
+func TestHistoryGroupsAConversationAndSearchesIt(t *testing.T) {
+	a := test.NewTempApp(t)
+	state := t.TempDir()
+	web, api := "/home/ada/src/web", "/home/ada/src/api"
+	repos := func() []settings.Repository {
+		return []settings.Repository{{Name: "web", Path: web}, {Name: "api", Path: api}}
+	}
+	at := func(day, h, m int) time.Time { return time.Date(2026, 3, day, h, m, 0, 0, time.Local) }
+	records.WriteRun(t, state, runs.Info{ID: "r1", Kind: runs.KindBuild, Checkout: web, Prompt: "Fix the login form",
+		State: runs.StateSucceeded, Created: at(14, 9, 26), CostUSD: 0.12, ContinuedBy: []string{"r3"}})
+	records.WriteRun(t, state, runs.Info{ID: "r2", Kind: runs.KindAsk, Checkout: api, Prompt: "what does \u202eevil\u202c do?",
+		State: runs.StateFailed, Created: at(15, 10, 0)})
+	records.WriteRun(t, state, runs.Info{ID: "r3", Kind: runs.KindBuild, Checkout: web, Prompt: "Yes, mention it in the README.",
+		State: runs.StateSucceeded, Created: at(16, 8, 0), CostUSD: 0.03, ContinuedFrom: "r1",
+		Pushed: "segwi/login", PullRequest: "https://github.com/ada/web/pull/12"})
+
+	var opened []string
+	h := openHistory(t, a, state, repos, func(id string) { opened = append(opened, id) })
+	ui(func() { h.win.Resize(fyne.NewSize(760, 300)) })
+	note, lines := historyTexts(h)
+	if want := "3 runs in 2 conversations, the newest first, a continued run under the one it continues. Click one to see it."; note != want {
+		t.Errorf("note = %q, want %q", note, want)
+	}
+	want := []string{
+		"2026-03-14 09:26 · web · build · succeeded · $0.1200 · Fix the login form",
+		"    ↳ 2026-03-16 08:00 · continued · succeeded · pushed · PR #12 · $0.0300 · Yes, mention it in the README.",
+		`2026-03-15 10:00 · api · ask · failed · what does \u202eevil\u202c do?`,
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	assertMarkup(t, "history_conversations.xml", h.win.Canvas())
+
+	for _, c := range []struct {
+		search string
+		want   []string
+	}{
+		{"readme", want[:2]}, // a continuation's task keeps its conversation
+		{"API", want[2:]},    // a repository's name
+		{"src/web LOGIN", want[:2]},
+		{"nothing like it", nil},
+	} {
+		ui(func() { h.search.SetText(c.search) })
+		if _, got := historyTexts(h); !cmp.Equal(c.want, got) {
+			t.Errorf("searching %q shows %q, want %q", c.search, got, c.want)
+		}
+	}
+	ui(func() { h.search.SetText("readme") })
+	assertMarkup(t, "history_search.xml", h.win.Canvas())
+	ui(func() { h.list.Select(1) })
+	if !cmp.Equal(opened, []string{"r3"}) {
+		t.Errorf("clicking the continuation opened %v, want [r3]", opened)
 	}
 }
