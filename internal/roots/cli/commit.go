@@ -26,12 +26,16 @@ func newCommitCmd(env *Env) *cobra.Command {
 		Use:   "commit ID [-m MESSAGE] [--include FILE]...",
 		Short: "Commit what a finished run changed, as you, on its checkout's branch",
 		Long: "Commit the uncommitted changes of a finished run (segwi runs diff ID --stat lists them) on the\n" +
-			"branch its checkout is on, with your own git identity (user.name and user.email). Files that\n" +
-			"were already changed before the run started may be yours, not the run's: they are left out\n" +
-			"unless named with --include (a path relative to the repository's top folder). Changes you\n" +
-			"staged for other files stay staged. Without -m, the message is the first line of the run's\n" +
-			"task. Unlike git commit, no hook runs and the commit is not signed: the run's agent could\n" +
-			"have written the checkout's hooks and git configuration. Then push it with segwi push ID.\n" +
+			"branch its checkout is on, with your own git identity (user.name and user.email). A run and\n" +
+			"the runs that continue it (segwi run --continue) are one conversation: ID may name any of\n" +
+			"them, and the commit holds the changes of all of them, counted from the first run's start.\n" +
+			"Files that were already changed before the first run started may be yours: they are left\n" +
+			"out unless named with --include (a path relative to the repository's top folder). Changes\n" +
+			"you staged for other files stay staged. Without -m, the message is the first run's task's\n" +
+			"first line, then Claude's final summary. The commit ends with a Segwi-Runs trailer naming\n" +
+			"the runs (segwi.provenance.trailer: false leaves it out). Unlike git commit, no hook runs\n" +
+			"and the commit is not signed: the run's agent could have written the checkout's hooks and\n" +
+			"git configuration. Then push it with segwi push ID.\n" +
 			"Exit status: 0 when committed, 1 when refused or failed.",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -39,7 +43,7 @@ func newCommitCmd(env *Env) *cobra.Command {
 			return runCommit(cmd.Context(), env, o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.message, "message", "m", "", "the commit message (default: the run's task's first line)")
+	cmd.Flags().StringVarP(&o.message, "message", "m", "", "the commit message (default: the first task's first line and Claude's final summary)")
 	cmd.Flags().StringArrayVar(&o.include, "include", nil, "also commit this file, although it was already changed before the run (repeatable)")
 	return cmd
 }

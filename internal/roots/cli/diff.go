@@ -24,6 +24,8 @@ func newRunsDiffCmd() *cobra.Command {
 		Long: "Print the changes of a run from its base (the branch and commit its checkout was on when\n" +
 			"it started): the commits made since, and what is uncommitted now, new untracked files\n" +
 			"included, as one unified diff computed by git, whole. Binary files are named, not printed.\n" +
+			"A run that continues another (segwi run --continue), or is continued, shows the changes of\n" +
+			"its whole conversation, from the first run's base.\n" +
 			"With --stat, list the changed files instead, with their lines added and deleted, and\n" +
 			"mark the files that were already changed before the run started.\n" +
 			"Exit status: 0, or 1 when the run has no recorded base or its checkout cannot be read.",
@@ -57,16 +59,16 @@ func runsDiff(ctx context.Context, out io.Writer, id string, stat bool) error {
 		return err
 	}
 	defer snap.Close()
-	writeStat(out, info, snap)
+	writeStat(out, runs.ConversationOf(dir, info), snap)
 	return nil
 }
 
-// writeStat lists the files of snap, one a line: status, path, lines added and deleted
-// (or "binary"), and whether it was already changed before the run; then the commits made
-// since the base and the totals.
-func writeStat(w io.Writer, info runs.Info, snap *changes.Snapshot) {
+// writeStat lists the files of snap, the changes of the conversation conv, one a line:
+// status, path, lines added and deleted (or "binary"), and whether it was already changed
+// before the run; then the commits made since the base and the totals.
+func writeStat(w io.Writer, conv runs.Conversation, snap *changes.Snapshot) {
 	files, added, deleted := snap.Stat()
-	fmt.Fprintf(w, "run %s: changes since %s\n", info.ID, runs.BaseText(&snap.Base))
+	fmt.Fprintf(w, "%s: changes since %s\n", conv.Name(), runs.BaseText(&snap.Base))
 	if files == 0 {
 		fmt.Fprintln(w, "no changes")
 		return

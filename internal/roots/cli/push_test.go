@@ -174,7 +174,8 @@ func TestPush(t *testing.T) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if len(f.prs) != 1 || f.prs[0]["title"] != "fake:success Fix the login page" || f.prs[0]["head"] != "segwi/fix" || f.prs[0]["base"] != "main" ||
-			!strings.Contains(f.prs[0]["body"].(string), "run `"+onBranch+"`") || !strings.Contains(f.prs[0]["body"].(string), "done") {
+			!strings.Contains(f.prs[0]["body"].(string), "Made by a segwi build run of Claude Code (`"+onBranch+"`)") ||
+			!strings.HasPrefix(f.prs[0]["body"].(string), "after escape\n") || !strings.Contains(f.prs[0]["body"].(string), "\n## Approvals\n") {
 			t.Errorf("pull requests opened: %v", f.prs)
 		}
 	})

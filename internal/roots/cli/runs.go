@@ -130,12 +130,13 @@ func runsShow(env *Env, id string, asJSON bool) error {
 		_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
 		return err
 	}
-	writeInfo(env.Stdout, in)
+	writeInfo(env.Stdout, in, runs.ConversationOf(dir, in))
 	return nil
 }
 
-// writeInfo prints the fields of a run's record, one a line.
-func writeInfo(w io.Writer, in runs.Info) {
+// writeInfo prints the fields of a run's record, one a line, and the runs of its
+// conversation conv when it has more than one.
+func writeInfo(w io.Writer, in runs.Info, conv runs.Conversation) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, v string) {
 		if v != "" {
@@ -186,9 +187,13 @@ func writeInfo(w io.Writer, in runs.Info) {
 	case in.NoCgroup != "":
 		line("processes", "swept at the end, no cgroup: "+in.NoCgroup)
 	}
+	line("pushed", in.Pushed)
 	line("pull request", in.PullRequest)
 	line("continues", in.ContinuedFrom)
 	line("continued by", strings.Join(in.ContinuedBy, ", "))
+	if len(conv.Runs) > 1 {
+		line("conversation", fmt.Sprintf("%s, in order; segwi commit and segwi push act on them all", strings.Join(conv.IDs(), ", ")))
+	}
 	line("folder", in.Dir)
 	line("command", strings.Join(in.Argv, " "))
 	tw.Flush()

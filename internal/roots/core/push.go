@@ -15,8 +15,9 @@ import (
 // PushRequest returns the push request for the run runID in checkout under s: the remote of
 // the repository entry whose path is the checkout (default origin), the keyring's token
 // when it was saved for the host of s's GitHub API (see tokenFor), the hosts that token may
-// go to, and a Record that appends each attempt to the run's events.jsonl under stateDir,
-// calling recordFailed when it cannot. The caller sets RunActive.
+// go to, and a Record that appends each attempt to the run's events.jsonl under stateDir
+// (and names the branch of one that landed in its run.json, Info.Pushed), calling
+// recordFailed when it cannot. The caller sets RunActive.
 func PushRequest(s settings.Settings, stateDir, runID, checkout string, recordFailed func(error)) push.Request {
 	return push.Request{
 		Checkout:      checkout,
@@ -25,7 +26,14 @@ func PushRequest(s settings.Settings, stateDir, runID, checkout string, recordFa
 		TokenNotFound: token.ErrNotFound,
 		TokenHosts:    tokenHosts(s.GitHub.APIURL),
 		Record: func(a push.Attempt) {
-			_, err := runs.AppendEvent(stateDir, runID, runs.Event{Type: runs.EventPush, Text: a.Message, Push: &a})
+			e := runs.Event{Type: runs.EventPush, Text: a.Message, Push: &a}
+			var err error
+			if a.Outcome == push.Pushed {
+				// On the record too, for the lists of runs (runs.Summary.Pushed).
+				_, err = runs.Annotate(stateDir, runID, e, func(in *runs.Info) { in.Pushed = a.Branch })
+			} else {
+				_, err = runs.AppendEvent(stateDir, runID, e)
+			}
 			if err != nil && recordFailed != nil {
 				recordFailed(err)
 			}

@@ -35,85 +35,107 @@ type Shipper struct {
 var ErrNotEnded = errors.New("the run has not ended")
 
 // Changes reads the changes of the run id (or unique id prefix) from its base (see
-// changes.Take), live or ended: close the snapshot when done. It returns when git has
-// answered or ctx is done.
+// changes.Take), live or ended: the changes of its conversation, counted from the first
+// run's base (runs.Conversation.Base), so that a continuation's changes hold the earlier
+// runs' too and the files changed before the first run are the ones set apart. Close the
+// snapshot when done. It returns when git has answered or ctx is done.
 func (s Shipper) Changes(ctx context.Context, id string) (*changes.Snapshot, runs.Info, error) {
 	info, err := runs.Load(s.StateDir, id)
 	if err != nil {
 		return nil, runs.Info{}, err
 	}
-	base := changes.Base{}
-	if info.Base != nil {
-		base = *info.Base
-	}
-	snap, err := changes.Take(ctx, gitcmd.New("", "", nil), base)
+	conv := runs.ConversationOf(s.StateDir, info)
+	snap, err := changes.Take(ctx, gitcmd.New("", "", nil), conv.Base())
 	if err != nil {
-		return nil, info, fmt.Errorf("reading the changes of run %s: %w", info.ID, err)
+		return nil, info, fmt.Errorf("reading the changes of %s: %w", conv.Name(), err)
 	}
 	return snap, info, nil
 }
 
-// Diff writes the diff of the changes of the run id (or unique id prefix) from its base
-// to w, whole, as git prints it (changes.WriteDiff): nothing is listed or counted first,
-// so it costs about what git diff costs on the same changes. It returns when git has
-// answered or ctx is done.
+// Diff writes the diff of the changes of the run id (or unique id prefix) to w, whole, as
+// git prints it (changes.WriteDiff): the changes of its conversation, from the first run's
+// base, as Changes reads them. Nothing is listed or counted first, so it costs about what
+// git diff costs on the same changes. It returns when git has answered or ctx is done.
 func (s Shipper) Diff(ctx context.Context, id string, w io.Writer) error {
 	info, err := runs.Load(s.StateDir, id)
 	if err != nil {
 		return err
 	}
-	base := changes.Base{}
-	if info.Base != nil {
-		base = *info.Base
-	}
-	if err := changes.WriteDiff(ctx, gitcmd.New("", "", nil), base, nil, w); err != nil {
-		return fmt.Errorf("reading the changes of run %s: %w", info.ID, err)
+	conv := runs.ConversationOf(s.StateDir, info)
+	if err := changes.WriteDiff(ctx, gitcmd.New("", "", nil), conv.Base(), nil, w); err != nil {
+		return fmt.Errorf("reading the changes of %s: %w", conv.Name(), err)
 	}
 	return nil
 }
 
-// quiet kills what the ended run info left running (runs.KillLeftovers), naming each
-// process killed through Log: no process of the run may change the checkout, or its git
-// configuration, while segwi commits or pushes from it.
-func (s Shipper) quiet(info runs.Info) error {
-	killed, err := runs.KillLeftovers(s.StateDir, info.ID)
-	for _, p := range killed {
-		if p.Killed {
-			s.Log.Printf("killed process %d, which run %s left running: %s", p.PID, info.ID, p.Command)
-		}
+// conversation reads the conversation of the run id, for what ships its work: every run of
+// it must have ended, and none may be an ask run. Errors wrap runs.ErrNotFound,
+// runs.ErrAskRun and ErrNotEnded; what is an error of the operation op.
+func (s Shipper) conversation(op, id string) (runs.Conversation, runs.Info, error) {
+	info, err := runs.Load(s.StateDir, id)
+	if err != nil {
+		return runs.Conversation{}, runs.Info{}, err
 	}
-	return err
+	conv := runs.ConversationOf(s.StateDir, info)
+	if info.Kind == runs.KindAsk {
+		return conv, info, fmt.Errorf("%s of run %s: %w", op, info.ID, runs.ErrAskRun)
+	}
+	if live, ok := conv.Live(); ok {
+		if live.ID == info.ID {
+			return conv, info, fmt.Errorf("%s of run %s: %w (it is %s); %s once it has ended, or stop it", op, info.ID, ErrNotEnded, info.State, op)
+		}
+		return conv, info, fmt.Errorf("%s of run %s: %w: run %s, which continues it, is %s; %s once it has ended, or stop it",
+			op, info.ID, ErrNotEnded, live.ID, live.State, op)
+	}
+	return conv, info, nil
 }
 
-// Commit commits the uncommitted changes of the ended run id as the person (see
-// changes.Commit: their git identity, hooks and signing off, the files already changed
-// before the run left out unless opts.Include names them), and records the commit on the
-// run (runs.EventCommit). An empty opts.Message is the run's task's first line. Its errors
-// wrap runs.ErrAskRun, ErrNotEnded, or are changes' (*changes.RefusedError for what the person
-// can mend). It returns when git has answered or ctx is done.
+// quiet kills what the ended runs of conv left running (runs.KillLeftovers), naming each
+// process killed through Log: no process of the conversation may change the checkout, or
+// its git configuration, while segwi commits or pushes from it.
+func (s Shipper) quiet(conv runs.Conversation) error {
+	for _, r := range conv.Runs {
+		killed, err := runs.KillLeftovers(s.StateDir, r.ID)
+		for _, p := range killed {
+			if p.Killed {
+				s.Log.Printf("killed process %d, which run %s left running: %s", p.PID, r.ID, p.Command)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Commit commits the uncommitted changes of the ended run id's conversation (the run and
+// those that continue it, or that it continues: runs.Conversation) as the person (see
+// changes.Commit: their git identity, no hooks and no signing, the files already changed
+// before the conversation's first run left out unless opts.Include names them), and records
+// the commit on the run (runs.EventCommit). An empty opts.Message is the conversation's
+// default (runs.Story.CommitMessage: the first task, then Claude's final summary). With
+// segwi.provenance.trailer on, the message ends with a Segwi-Runs trailer naming the
+// conversation's runs. Its errors wrap runs.ErrAskRun, ErrNotEnded, or are changes'
+// (*changes.RefusedError for what the person can mend). It returns when git has answered
+// or ctx is done.
 func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptions) (changes.Committed, error) {
-	info, err := runs.Load(s.StateDir, id)
+	conv, info, err := s.conversation("commit", id)
 	if err != nil {
 		return changes.Committed{}, err
 	}
-	switch {
-	case info.Kind == runs.KindAsk:
-		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, runs.ErrAskRun)
-	case !info.State.Final():
-		return changes.Committed{}, fmt.Errorf("commit of run %s: %w (it is %s); commit once it has ended, or stop it", info.ID, ErrNotEnded, info.State)
-	case info.Base == nil:
-		info.Base = &changes.Base{}
-	}
-	if err := s.quiet(info); err != nil {
+	if err := s.quiet(conv); err != nil {
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, err)
 	}
 	if strings.TrimSpace(opts.Message) == "" {
-		opts.Message = runs.WorkTitle(info)
+		opts.Message = runs.ReadStory(s.StateDir, conv).CommitMessage()
+	}
+	if s.Settings.Provenance.Trailer {
+		opts.Message = runs.WithTrailer(opts.Message, conv.Trailer())
 	}
 	if opts.Reflog == "" {
-		opts.Reflog = "segwi: commit of run " + info.ID
+		opts.Reflog = "segwi: commit of " + conv.Name()
 	}
-	c, err := changes.Commit(ctx, gitcmd.New("", "", nil), *info.Base, opts)
+	c, err := changes.Commit(ctx, gitcmd.New("", "", nil), conv.Base(), opts)
 	if err != nil {
 		return changes.Committed{}, fmt.Errorf("commit of run %s: %w", info.ID, err)
 	}
@@ -123,14 +145,16 @@ func (s Shipper) Commit(ctx context.Context, id string, opts changes.CommitOptio
 	return c, nil
 }
 
-// pushRequest is the push request for the run info, as PushRequest says, refused for an
-// ask run and while the run has not ended.
-func (s Shipper) pushRequest(info runs.Info) push.Request {
+// pushRequest is the push request for the run info of the conversation conv, as
+// PushRequest says, refused for an ask run and while a run of the conversation has not
+// ended.
+func (s Shipper) pushRequest(conv runs.Conversation, info runs.Info) push.Request {
 	req := PushRequest(s.Settings, s.StateDir, info.ID, info.Checkout, func(err error) {
 		s.Log.Printf("run %s: the push attempt is not on the run's record: %v", info.ID, err)
 	})
+	_, live := conv.Live()
 	req.AskRun = info.Kind == runs.KindAsk
-	req.RunActive = !info.State.Final()
+	req.RunActive = live
 	req.AllowLoopbackHTTP = s.AllowLoopbackHTTP
 	return req
 }
@@ -142,21 +166,24 @@ func (s Shipper) CheckPush(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = push.Check(ctx, s.pushRequest(info))
+	_, err = push.Check(ctx, s.pushRequest(runs.ConversationOf(s.StateDir, info), info))
 	return err
 }
 
 // Push pushes the current branch of the ended run id's checkout with the keyring's token
-// (see push.Push), after killing what the run left running; every attempt, refusals
-// included, is on the run's events. It returns when git push ended or ctx is done.
+// (see push.Push), after killing what the runs of its conversation left running; it is
+// refused while one of them has not ended. Every attempt, refusals included, is on the
+// run's events; a push that landed is on its record too (runs.Info.Pushed). It returns
+// when git push ended or ctx is done.
 func (s Shipper) Push(ctx context.Context, id string) (push.Attempt, error) {
 	info, err := runs.Load(s.StateDir, id)
 	if err != nil {
 		return push.Attempt{}, err
 	}
-	req := s.pushRequest(info)
+	conv := runs.ConversationOf(s.StateDir, info)
+	req := s.pushRequest(conv, info)
 	if !req.RunActive && !req.AskRun {
-		if err := s.quiet(info); err != nil {
+		if err := s.quiet(conv); err != nil {
 			return push.Attempt{}, fmt.Errorf("push of run %s: %w", info.ID, err)
 		}
 	}
@@ -164,48 +191,48 @@ func (s Shipper) Push(ctx context.Context, id string) (push.Attempt, error) {
 }
 
 // PullRequestOptions say what pull request to open for a run's pushed branch. Empty
-// fields take the defaults: the repository's default branch as Base, the run's task as
-// Title (runs.WorkTitle), a body naming the run, its task and its last result.
+// fields take the defaults: the repository's default branch as Base, and the conversation's
+// title and body (runs.Story: the first task; Claude's final summary, the conversation and,
+// with segwi.provenance.approvals on, what was allowed during it and by whom).
 type PullRequestOptions struct {
 	Base, Title, Body string
 	Draft             bool
 }
 
-// OpenPullRequest opens a pull request for the branch last pushed for the ended run id
-// (its last successful push attempt), through the GitHub API of the settings with the
-// keyring's token, and records it on the run: run.json's PullRequest is its URL, and a
-// runs.EventPullRequest holds it. Its errors wrap runs.ErrAskRun; push's token refusals are
-// *push.RefusedErrors. It returns when GitHub answered or ctx is done.
+// OpenPullRequest opens a pull request for the branch last pushed for the ended run id's
+// conversation (the last successful push attempt recorded on any of its runs), through the
+// GitHub API of the settings with the keyring's token, and records it on the run: run.json's
+// PullRequest is its URL, and a runs.EventPullRequest holds it. Its errors wrap
+// runs.ErrAskRun and ErrNotEnded; push's token refusals are *push.RefusedErrors. It returns
+// when GitHub answered or ctx is done.
 func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOptions) (runs.PullRequest, error) {
-	info, err := runs.Load(s.StateDir, id)
+	conv, info, err := s.conversation("open pull request", id)
 	if err != nil {
 		return runs.PullRequest{}, err
 	}
-	if info.Kind == runs.KindAsk {
-		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, runs.ErrAskRun)
-	}
 	var pushed *push.Attempt
-	var result string // the run's last result, for the default body
-	err = runs.ReadEvents(s.StateDir, info.ID, func(e runs.Event) error {
-		switch {
-		case e.Type == runs.EventPush && e.Push != nil && e.Push.Outcome == push.Pushed:
-			pushed = e.Push
-		case e.Type == runs.EventResult && e.Text != "":
-			result = e.Text
+	for _, r := range conv.Runs {
+		err := runs.ReadEvents(s.StateDir, r.ID, func(e runs.Event) error {
+			if e.Type == runs.EventPush && e.Push != nil && e.Push.Outcome == push.Pushed && (pushed == nil || !e.Push.Time.Before(pushed.Time)) {
+				pushed = e.Push
+			}
+			return nil
+		})
+		if err != nil {
+			return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: %w", info.ID, err)
 	}
 	if pushed == nil {
 		return runs.PullRequest{}, fmt.Errorf("open pull request for run %s: its branch was never pushed; push it first", info.ID)
 	}
-	if o.Title == "" {
-		o.Title = runs.WorkTitle(info)
-	}
-	if o.Body == "" {
-		o.Body = pullRequestBody(info, result)
+	if o.Title == "" || o.Body == "" {
+		story := runs.ReadStory(s.StateDir, conv)
+		if o.Title == "" {
+			o.Title = story.Title()
+		}
+		if o.Body == "" {
+			o.Body = story.PullRequestBody(s.Settings.Provenance.Approvals)
+		}
 	}
 	opened, err := push.OpenPullRequest(ctx, push.PullRequest{
 		APIBase:           s.Settings.GitHub.APIURL,
@@ -229,18 +256,4 @@ func (s Shipper) OpenPullRequest(ctx context.Context, id string, o PullRequestOp
 		s.Log.Printf("run %s: pull request %s is not on the run's record: %v", info.ID, pr.URL, err)
 	}
 	return pr, nil
-}
-
-// pullRequestBody is a pull request's default body: which run made the change, its task
-// and its last result.
-func pullRequestBody(info runs.Info, result string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Made by a segwi %s run (Claude Code), run `%s`, cost $%.4f.\n", info.Kind, info.ID, info.CostUSD)
-	if p := strings.TrimSpace(info.Prompt); p != "" {
-		fmt.Fprintf(&b, "\n**Prompt**\n\n%s\n", p)
-	}
-	if result != "" {
-		fmt.Fprintf(&b, "\n**Result**\n\n%s\n", result)
-	}
-	return b.String()
 }
