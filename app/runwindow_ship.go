@@ -91,16 +91,24 @@ func (w *runWindow) newShipForm(title, okText string, content fyne.CanvasObject,
 	w.win.Canvas().Focus(f.entry)
 }
 
-// commitMessage is what a commit or pull request of the run's changes is prefilled with:
-// the tray's own default (runs.WorkTitle), shown with its control characters escaped.
-func commitMessage(info runs.Info) string { return visible.Escape(runs.WorkTitle(info)) }
+// shipStory is the story of the run's conversation (the run, the runs it continues and
+// those that continue it: runs.Story), whose first task and Claude's final summary the
+// commit and pull request dialogs are prefilled with, as the core's defaults are made.
+// Without a state folder it is the run's own, without a summary. On Fyne's goroutine: it
+// reads the conversation's records, as the window does when it opens.
+func (w *runWindow) shipStory() runs.Story {
+	if w.deps.stateDir == "" {
+		return runs.Story{Conversation: runs.Conversation{Runs: []runs.Info{w.info}}}
+	}
+	return runs.ReadStory(w.deps.stateDir, runs.ConversationOf(w.deps.stateDir, w.info))
+}
 
 // openCommit asks for the commit message and which files changed before the run to
 // include, then commits and pushes. On Fyne's goroutine.
 func (w *runWindow) openCommit(set control.ChangeSet) {
 	f := &shipForm{}
 	f.entry = newFormEntry(true, formKeys{})
-	f.entry.SetText(commitMessage(w.info))
+	f.entry.SetText(visible.Escape(w.shipStory().CommitMessage()))
 	f.entry.SetMinRowsVisible(3)
 	var ours, before []string
 	for _, file := range set.Files {
@@ -187,9 +195,9 @@ func committedText(c changes.Committed) string { return "Committed " + runs.Comm
 func (w *runWindow) openPullRequest() {
 	f := &shipForm{needsText: true}
 	f.entry = newFormEntry(false, formKeys{})
-	f.entry.SetText(commitMessage(w.info))
+	f.entry.SetText(visible.Escape(w.shipStory().Title()))
 	f.body = newFormEntry(true, formKeys{})
-	f.body.SetPlaceHolder("Left empty, segwi writes which run made the change, its task and its result.")
+	f.body.SetPlaceHolder("Left empty, segwi writes Claude's final summary, what you asked and, unless the settings say not to, what was allowed and by whom.")
 	f.body.SetMinRowsVisible(8)
 	form := container.NewVBox(widget.NewLabel("Title"), f.entry, widget.NewLabel("Description"), f.body,
 		widget.NewLabel("Against the repository's default branch, from the branch just pushed."))
