@@ -143,7 +143,8 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(prs) != 1 || prs[0]["head"] != "segwi/greeting" || prs[0]["base"] != "main" || prs[0]["title"] != task ||
-			!strings.Contains(prs[0]["body"].(string), "run `"+id+"`") {
+			!strings.Contains(prs[0]["body"].(string), "run of Claude Code (`"+id+"`)") ||
+			!strings.HasPrefix(prs[0]["body"].(string), "Done: the greeting is changed and x.txt added.\n") {
 			t.Errorf("pull requests opened: %v", prs)
 		}
 		if info := s.loadRecord(id).info; info.PullRequest != "https://forge.example/me/web/pull/12" {
@@ -167,4 +168,139 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 			t.Errorf("the earlier run is continued by %q, want [%s]", got.ContinuedBy, nextID)
 		}
 	})
+}
+
+// A run and its continuation are one piece of work, end to end with the real Claude Code:
+// the first run edits hello.txt, the continuation (its session resumed) adds notes.txt, and
+// a file of the person's was changed before the first run. Committing the continuation
+// commits both runs' files, leaves the person's out, and says the first task, Claude's
+// final summary and the Segwi-Runs trailer naming both runs; the pull request is titled
+// after the first task and tells the whole conversation. Before, the commit held only
+// notes.txt (the first run's hello.txt counted as changed before the run) under the
+// follow-up's words.
+func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
+	var s *scenario
+	read := fakeapi.ToolUse("Read", fakeapi.Input{"file_path": "HELLO"})
+	edit := fakeapi.ToolUse("Edit", fakeapi.Input{"file_path": "HELLO", "old_string": "hello from the test checkout", "new_string": "hello from the run"})
+	write := fakeapi.ToolUse("Write", fakeapi.Input{"file_path": "NOTES", "content": "the greeting changed\n"})
+	const task, next = "Change the greeting", "Yes, and note it in notes.txt."
+	const summary = "The greeting is changed, and notes.txt says so."
+	replies := []fakeapi.Reply{
+		fakeapi.Say(fakeapi.Text("Reading it."), read),
+		fakeapi.Say(fakeapi.Text("Changing it."), edit),
+		fakeapi.Say(fakeapi.Text("Done: the greeting is changed. Shall I note it?")),
+		fakeapi.Say(fakeapi.Text("Noting it."), write),
+		fakeapi.Say(fakeapi.Text(summary)),
+	}
+	s = newScenario(t, func(req *fakeapi.Request) fakeapi.Reply {
+		n := req.Turn()
+		if n >= len(replies) {
+			return fakeapi.Unexpected("a request for turn %d", n)
+		}
+		r := replies[n]
+		r.Content = slices.Clone(r.Content)
+		for i, b := range r.Content {
+			text := strings.ReplaceAll(strings.ReplaceAll(string(b.Input), "HELLO", filepath.Join(s.checkout, "hello.txt")), "NOTES", filepath.Join(s.checkout, "notes.txt"))
+			r.Content[i].Input = json.RawMessage(text)
+		}
+		return r
+	})
+
+	var mu sync.Mutex
+	var prs []map[string]any
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+pushToken {
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+			return
+		}
+		switch r.Method + " " + r.URL.Path {
+		case "GET /api/v3/repos/me/web":
+			json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
+		case "POST /api/v3/repos/me/web/pulls":
+			var pr map[string]any
+			json.NewDecoder(r.Body).Decode(&pr)
+			mu.Lock()
+			prs = append(prs, pr)
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"number": 13, "html_url": "https://forge.example/me/web/pull/13"})
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true, Repo: "me/web.git", API: api})
+	s.writeConfig(config{apiURL: server.Base + "/api/v3"})
+	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
+	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
+	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
+	claudetest.Git(t, s.checkout, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	claudetest.Git(t, s.checkout, "switch", "--quiet", "-c", "segwi/greeting")
+	if err := os.WriteFile(filepath.Join(s.checkout, "README.md"), []byte(claudetest.CheckoutReadme+"my own note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	first := s.start("run", "--checkout", s.checkout, task)
+	id := first.runID()
+	wantExit(t, first, 0)
+	cont := s.start("run", "--continue", id, next)
+	nextID := cont.runID()
+	wantExit(t, cont, 0)
+	for _, b := range []fakeapi.Block{edit, write} {
+		if res := s.toolResult(b); res.IsError {
+			t.Fatalf("%s failed: %s", b.Name, res.Text)
+		}
+	}
+
+	stat := s.start("runs", "diff", "--stat", nextID)
+	wantExit(t, stat, 0)
+	if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.HasPrefix(out, "runs "+id+" and "+nextID+": changes since") ||
+		!strings.Contains(out, "modified README.md +1 -0 already changed before the run modified hello.txt +1 -1 added notes.txt +1 -0") {
+		t.Errorf("runs diff --stat of the continuation:\n%s", stat.stdout.String())
+	}
+
+	p := s.start("commit", nextID)
+	wantExit(t, p, 0)
+	if out := p.stdout.String(); !strings.Contains(out, ": "+task+"\n") || !strings.Contains(out, "  files: hello.txt, notes.txt\n") ||
+		!strings.Contains(out, "left out, already changed before the run: README.md") {
+		t.Errorf("segwi commit said:\n%s", out)
+	}
+	if files := claudetest.Git(t, s.checkout, "show", "--name-only", "--format=", "HEAD"); files != "hello.txt\nnotes.txt" {
+		t.Errorf("the commit holds %q, want both runs' files", files)
+	}
+	if msg, want := claudetest.Git(t, s.checkout, "log", "-1", "--format=%B"), task+"\n\n"+summary+"\n\nSegwi-Runs: "+id+", "+nextID; msg != want {
+		t.Errorf("the commit message is %q, want %q", msg, want)
+	}
+	if st := claudetest.Status(t, s.checkout); st != "M README.md" {
+		t.Errorf("after the commit, git status = %q, want only the person's README.md", st)
+	}
+
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("GIT_SSL_CAINFO", server.CA)
+	s.env.Set("SSL_CERT_FILE", server.CA)
+	set := s.command([]string{"token", "set"})
+	set.cmd.Stdin = strings.NewReader(pushToken + "\n")
+	set.run(t)
+	wantExit(t, set, 0)
+	push := s.start("push", "--pr", id) // any run of the conversation names it
+	wantExit(t, push, 0)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(prs) != 1 {
+		t.Fatalf("pull requests opened: %v", prs)
+	}
+	body, _ := prs[0]["body"].(string)
+	if prs[0]["title"] != task || prs[0]["head"] != "segwi/greeting" {
+		t.Errorf("the pull request is %q from %v, want %q from segwi/greeting", prs[0]["title"], prs[0]["head"], task)
+	}
+	for _, want := range []string{
+		summary + "\n\n## Conversation\n",
+		"Made by a segwi build run of Claude Code and 1 continuation (`" + id + "` and `" + nextID + "`)",
+		"**Asked** (`" + id + "`):\n\n> " + task + "\n",
+		"**Continued** (`" + nextID + "`):\n\n> " + next + "\n",
+		"\n## Approvals\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the pull request's body lacks %q:\n%s", want, body)
+		}
+	}
 }
