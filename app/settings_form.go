@@ -34,6 +34,8 @@ const (
 	keyRemotePort       = "segwi.remote.port"
 	keyRemoteOwners     = "segwi.remote.owners"
 	keyRemoteSocket     = "segwi.remote.socket"
+	keyTrailer          = "segwi.provenance.trailer"
+	keyApprovalsListed  = "segwi.provenance.approvals"
 )
 
 // settingsForm holds the fields of the settings window that map to keys of the file, and
@@ -50,6 +52,7 @@ type settingsForm struct {
 	guardDeny, apiURL                              *widget.Entry
 	remoteEnabled                                  *widget.Check
 	remotePort, remoteOwners, remoteSocket         *widget.Entry
+	trailer, approvalsListed                       *widget.Check
 
 	repos    []*repoRow
 	reposBox *fyne.Container
@@ -112,6 +115,15 @@ func newSettingsForm(file string, cur settings.Settings) *settingsForm {
 	f.passForgeTokens.SetChecked(cur.Runs.PassForgeTokens)
 	f.passForgeTokens.OnChanged = func(bool) { f.changed() }
 	f.errs[keyPassForgeTokens] = newFieldError()
+	check := func(key, label string, on bool) *widget.Check {
+		c := widget.NewCheck(label, nil)
+		c.SetChecked(on)
+		c.OnChanged = func(bool) { f.changed() }
+		f.errs[key] = newFieldError()
+		return c
+	}
+	f.trailer = check(keyTrailer, "End segwi's commits with a Segwi-Runs line naming the runs", cur.Provenance.Trailer)
+	f.approvalsListed = check(keyApprovalsListed, "List what was allowed, and by whom, in a pull request's description", cur.Provenance.Approvals)
 	f.approvalsTimeout = entry(keyApprovalsTimeout, settings.FormatDuration(cur.Approvals.Timeout), "10m")
 	f.trusted = newGrowingEntry(4)
 	f.trusted.SetText(strings.Join(cur.Approvals.Trusted, "\n"))
@@ -251,6 +263,7 @@ func (f *settingsForm) tree() map[string]any {
 			"owners":  anyList(f.ownerNames()),
 			"socket":  trim(f.remoteSocket),
 		},
+		"provenance": map[string]any{"trailer": f.trailer.Checked, "approvals": f.approvalsListed.Checked},
 	}}
 }
 

@@ -288,6 +288,11 @@ func (w *settingsWindow) build() {
 			w.fields.field("API URL", f.apiURL, f.errs[keyAPIURL]),
 			[]fyne.CanvasObject{w.fields.label("Token"), w.token.content()},
 		),
+		settingsHeading("Provenance"),
+		w.fields.grid(
+			w.fields.field("Commits", f.trailer, f.errs[keyTrailer]),
+			w.fields.field("Pull requests", f.approvalsListed, f.errs[keyApprovalsListed]),
+		),
 		remoteHeading,
 		w.fields.grid(
 			w.fields.field("Approval page", f.remoteEnabled, f.errs[keyRemoteEnabled]),

@@ -819,3 +819,29 @@ func relayout(o fyne.CanvasObject) {
 		}
 	}
 }
+
+// The provenance switches show the settings in force, on by default, and what is saved
+// says which the person turned off.
+func TestSettingsSaveSendsTheProvenanceSwitches(t *testing.T) {
+	home := settingsHome(t)
+	var saved []settings.Provenance
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: settings.Default(),
+		Save: func(_ string, s settings.Settings) error { saved = append(saved, s.Provenance); return nil },
+	})
+	f := w.form
+	if !f.trailer.Checked || !f.approvalsListed.Checked {
+		t.Fatalf("the defaults show as trailer %v, approvals %v; want both on", f.trailer.Checked, f.approvalsListed.Checked)
+	}
+	test.Tap(f.approvalsListed)
+	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle()
+	test.Tap(f.trailer)
+	test.Tap(f.approvalsListed)
+	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle()
+	want := []settings.Provenance{{Trailer: true}, {Approvals: true}}
+	if diff := cmp.Diff(want, saved); diff != "" {
+		t.Errorf("segwi.provenance sent to SaveSettings (-want +got):\n%s", diff)
+	}
+}
