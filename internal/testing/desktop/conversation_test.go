@@ -93,8 +93,8 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		win = waitForWindow(t, title, windowWait)
 		waitForLabel(t, tr, waitingReply, 60*time.Second)
 		xdotool(t, "windowraise", win)
-		// Not screenshotSettled: the reply box has the keyboard, and Fyne fades its cursor in
-		// and out for as long as it does, so the display never stays still.
+		// No wait for a still display: the reply box has the keyboard, and Fyne fades its
+		// cursor in and out for as long as it does, so the display never stays still.
 		screenshot(t, shots, "run-window-question")
 		// The reply box has the keyboard: the person types and presses Enter, no click.
 		// (With no window manager, the test gives the window the keyboard, as a window
@@ -138,8 +138,8 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		tr.clickMatching(t, waitingReply)
 		win = waitForWindow(t, title, windowWait)
 		xdotool(t, "windowraise", win)
-		// Not screenshotSettled: the reopened window's reply box has the keyboard when the
-		// window gets the focus, and then its cursor fades in and out for ever.
+		// No wait for a still display: the reopened window's reply box has the keyboard when
+		// the window gets the focus, and then its cursor fades in and out for ever.
 		screenshot(t, shots, "run-window-reopened")
 	})
 

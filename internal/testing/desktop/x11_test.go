@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,33 +97,6 @@ func screenshot(t testing.TB, dir, name string) {
 		}
 		return nil
 	})
-	t.Logf("screenshot: %s", path)
-}
-
-// screenshotSettled saves the whole display as dir/name.png once it has not changed for
-// stable: a window that has just been told something (a run now waits for your reply)
-// draws it within a frame or two of taking it in, which the test cannot see from outside.
-func screenshotSettled(t testing.TB, dir, name string, stable time.Duration) {
-	t.Helper()
-	var last []byte
-	var since time.Time
-	await.For(t, 30*time.Second, "the display to settle for "+stable.String(), func() error {
-		shot, err := exec.Command("import", "-window", "root", "png:-").Output()
-		if err != nil {
-			return fmt.Errorf("taking a screenshot: %v", err)
-		}
-		if !bytes.Equal(shot, last) {
-			last, since = shot, time.Now()
-		}
-		if time.Since(since) < stable {
-			return errors.New("the display changed within " + stable.String())
-		}
-		return nil
-	})
-	path := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(path, last, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("screenshot: %s", path)
 }
 
