@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/settings"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // result is what one run of segwi printed and returned.
@@ -174,7 +174,7 @@ func TestConfigPath(t *testing.T) {
 
 func TestTokenCommands(t *testing.T) {
 	isolate(t)
-	token.MockInit()
+	keyring.MockInit()
 	const secret = "ghp_0123456789abcdef"
 	steps := []struct {
 		name, stdin string
@@ -216,19 +216,19 @@ func TestTokenCommands(t *testing.T) {
 			!strings.Contains(r.stderr, "segwi.github.apiURL: https://ghe.example.com/api/v3 -> https://evil.example.com/api/v3") {
 			t.Errorf("got exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
-		if st, _ := token.Status(context.Background()); st.APIHost != "ghe.example.com" {
+		if st, _ := keyring.Status(context.Background()); st.APIHost != "ghe.example.com" {
 			t.Errorf("saved for %q, want ghe.example.com", st.APIHost)
 		}
 	})
 	t.Run("the stored token is the trimmed one", func(t *testing.T) {
 		segwi(t, secret+"\n", "token", "set")
-		if got, err := token.Get(context.Background()); got != secret || err != nil {
+		if got, err := keyring.Get(context.Background()); got != secret || err != nil {
 			t.Errorf("got %q, %v; want %q", got, err, secret)
 		}
 	})
 	t.Run("a keyring that cannot be reached fails with what to do", func(t *testing.T) {
-		token.MockInitWithError(errors.New("dbus: couldn't determine address of session bus"))
-		t.Cleanup(token.MockInit)
+		keyring.MockInitWithError(errors.New("dbus: couldn't determine address of session bus"))
+		t.Cleanup(keyring.MockInit)
 		for _, verb := range []string{"set", "status", "delete"} {
 			r := segwi(t, secret, "token", verb)
 			if r.code != 1 || !strings.Contains(r.stderr, "no Secret Service reachable") || !strings.Contains(r.stderr, "gnome-keyring") {

@@ -14,7 +14,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/gitserver"
 	"github.com/segwi/segwi/internal/testing/proctest"
 	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // askRefusal is why segwi does not push, commit or open a pull request for an ask run.
@@ -60,7 +60,7 @@ func newForge(t *testing.T) *forge {
 
 func TestPush(t *testing.T) {
 	home := isolate(t)
-	token.MockInit()
+	keyring.MockInit()
 	// The forge is plain HTTP on loopback, which segwi accepts only with the test option.
 	segwi := func(t *testing.T, stdin string, args ...string) result {
 		t.Helper()
@@ -116,7 +116,7 @@ func TestPush(t *testing.T) {
 		}
 	})
 	t.Run("a token saved for another host is refused, saying how to save it for this one", func(t *testing.T) {
-		if err := token.Set(context.Background(), pushToken, "https://api.github.com"); err != nil {
+		if err := keyring.Set(context.Background(), pushToken, "https://api.github.com"); err != nil {
 			t.Fatal(err)
 		}
 		host := strings.TrimPrefix(f.Base, "http://")
@@ -135,7 +135,7 @@ func TestPush(t *testing.T) {
 			t.Errorf("the forge got %s", got)
 		}
 	})
-	if err := token.Set(context.Background(), pushToken, f.Base+"/api/v3"); err != nil {
+	if err := keyring.Set(context.Background(), pushToken, f.Base+"/api/v3"); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("the remote's default branch is refused before any network call", func(t *testing.T) {

@@ -11,12 +11,13 @@ import (
 	"golang.org/x/term"
 
 	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // maxTokenBytes bounds what token set reads from a pipe; GitHub tokens are far shorter.
 const maxTokenBytes = 4096
 
-const where = "the keyring (service " + token.Service + ", item " + token.Item + ")"
+const where = "the keyring (service " + keyring.Service + ", item " + keyring.Item + ")"
 
 func newTokenCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -48,7 +49,7 @@ func newTokenCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := token.Set(cmd.Context(), tok, apiURL); err != nil {
+			if err := keyring.Set(cmd.Context(), tok, apiURL); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "GitHub token stored in %s, for %s (segwi.github.apiURL %s)\n", where, hostText(host), apiURL)
@@ -60,7 +61,7 @@ func newTokenCmd(env *Env) *cobra.Command {
 		Short: "Say whether a GitHub token is stored, and for which host (never prints it)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := token.Status(cmd.Context())
+			st, err := keyring.Status(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -81,7 +82,7 @@ func newTokenCmd(env *Env) *cobra.Command {
 		Short: "Delete the stored GitHub token",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := token.Delete(cmd.Context())
+			err := keyring.Delete(cmd.Context())
 			switch {
 			case errors.Is(err, token.ErrNotFound):
 				fmt.Fprintln(env.Stdout, "no GitHub token was stored; nothing to delete")

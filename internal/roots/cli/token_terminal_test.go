@@ -12,12 +12,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/segwi/segwi/internal/testing/await"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 func TestTokenSetOnATerminalDoesNotEchoTheToken(t *testing.T) {
 	isolate(t)
-	token.MockInit()
+	keyring.MockInit()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pty on this machine: %v", err)
@@ -61,7 +61,7 @@ func TestTokenSetOnATerminalDoesNotEchoTheToken(t *testing.T) {
 	if !strings.Contains(errOut.String(), "Paste your GitHub token for api.github.com (pushes to github.com) (it will not be shown)") {
 		t.Errorf("got stderr %q, want the prompt", errOut.String())
 	}
-	if got, err := token.Get(context.Background()); got != secret || err != nil {
+	if got, err := keyring.Get(context.Background()); got != secret || err != nil {
 		t.Errorf("stored %q, %v; want %q", got, err, secret)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // keyringWait bounds the keyring read at a run's start: a locked keyring must not hold up
@@ -47,7 +47,7 @@ func approvalsConfig(s settings.Settings, d approvals.Decider) approvals.Config 
 func keyringSecrets() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), keyringWait)
 	defer cancel()
-	tok, err := token.Get(ctx)
+	tok, err := keyring.Get(ctx)
 	if err != nil || tok == "" {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // PushRequest returns the push request for the run runID in checkout under s: the remote of
@@ -85,7 +86,7 @@ func tokenHosts(apiURL string) []string {
 // again.
 func tokenFor(apiURL string) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		tok, err := token.For(ctx, apiURL)
+		tok, err := keyring.For(ctx, apiURL)
 		var other *token.HostError
 		if errors.As(err, &other) {
 			return "", &push.RefusedError{Reason: push.ReasonTokenHost, Msg: other.Error()}

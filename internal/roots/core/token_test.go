@@ -14,14 +14,14 @@ import (
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
-	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // A pull request is opened after a push, through segwi.github.apiURL: when that names a
 // host other than the one the token was saved for (an edit the person confirmed without
 // reading it), the token does not go there.
 func TestAPullRequestGoesOnlyToTheHostTheTokenWasSavedFor(t *testing.T) {
-	token.MockInit()
+	keyring.MockInit()
 	var calls, withToken atomic.Int32
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -46,7 +46,7 @@ func TestAPullRequestGoesOnlyToTheHostTheTokenWasSavedFor(t *testing.T) {
 	ship := core.Shipper{Settings: s, StateDir: state, AllowLoopbackHTTP: true}
 	ctx := context.Background()
 
-	if err := token.Set(ctx, "ghp_savedForGitHub", "https://api.github.com"); err != nil {
+	if err := keyring.Set(ctx, "ghp_savedForGitHub", "https://api.github.com"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := ship.OpenPullRequest(ctx, id, core.PullRequestOptions{Base: "main"})
@@ -59,7 +59,7 @@ func TestAPullRequestGoesOnlyToTheHostTheTokenWasSavedFor(t *testing.T) {
 		t.Errorf("the API on another host got %d calls, want none", calls.Load())
 	}
 
-	if err := token.Set(ctx, "ghp_savedForThisAPI", apiURL); err != nil {
+	if err := keyring.Set(ctx, "ghp_savedForThisAPI", apiURL); err != nil {
 		t.Fatal(err)
 	}
 	if pr, err := ship.OpenPullRequest(ctx, id, core.PullRequestOptions{Base: "main"}); err != nil || pr.Number != 3 {

@@ -16,6 +16,7 @@ import (
 	"github.com/segwi/segwi/runs/push"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
+	"github.com/segwi/segwi/settings/token/keyring"
 )
 
 // canaryTimeout bounds a canary run started from a window.
@@ -225,13 +226,13 @@ type TokenStore interface {
 // keyring call with a timeout.
 type keyringToken struct{}
 
-func (keyringToken) Status(ctx context.Context) (token.State, error) { return token.Status(ctx) }
+func (keyringToken) Status(ctx context.Context) (token.State, error) { return keyring.Status(ctx) }
 func (keyringToken) Set(ctx context.Context, tok, apiURL string) error {
-	return token.Set(ctx, tok, apiURL)
+	return keyring.Set(ctx, tok, apiURL)
 }
-func (keyringToken) Delete(ctx context.Context) error { return token.Delete(ctx) }
+func (keyringToken) Delete(ctx context.Context) error { return keyring.Delete(ctx) }
 func (keyringToken) For(ctx context.Context, apiURL string) (string, error) {
-	return token.For(ctx, apiURL)
+	return keyring.For(ctx, apiURL)
 }
 
 // checkToken checks the keyring's token with the GitHub API it was saved for: the API URL
