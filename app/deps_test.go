@@ -10,7 +10,9 @@ import (
 // approvals, settings, the keyring's token, pushes). Its package must not even import the
 // core, the hub or the tray process, nor the tray icon's package (tray), which it once
 // imported only to ask whether there is a display. (It imports runs for the runs' types and to read
-// their records, and settings/token for the keyring's errors as the tray reports them.)
+// their records, and settings/token for the token's state and errors as the tray reports them.)
+// Nor does it link what only the tray uses: the keyring (settings/token/keyring, go-keyring)
+// and the pty Claude Code runs in.
 func TestTheWindowProcessHoldsNoCore(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/segwi/segwi/app").CombinedOutput()
 	if err != nil {
@@ -22,6 +24,9 @@ func TestTheWindowProcessHoldsNoCore(t *testing.T) {
 		"github.com/segwi/segwi/internal/roots/hub",
 		"github.com/segwi/segwi/internal/roots/trayproc",
 		"github.com/segwi/segwi/tray",
+		"github.com/segwi/segwi/settings/token/keyring",
+		"github.com/zalando/go-keyring",
+		"github.com/creack/pty",
 	} {
 		for _, d := range deps {
 			if d == forbidden {
