@@ -67,7 +67,7 @@ func TestA1GiBRunLeavesEveryWindowOpen(t *testing.T) {
 
 	startRun(t, tr, "New build run…", "fake:ask")
 	asking := runOf("fake:ask")
-	askWin := waitForWindow(t, "segwi: build run in", windowWait)
+	askWin := waitForWindow(t, "^fake:ask · build run in demo$", windowWait) // titled by its task
 	popup := waitForWindow(t, "Approve Bash", windowWait)
 	windows := waitForWindowProcess(t, tray, 10*time.Second)
 
@@ -83,7 +83,7 @@ func TestA1GiBRunLeavesEveryWindowOpen(t *testing.T) {
 		info, _ := runs.Load(stateDir, flood)
 		return info.State != runs.StateQueued
 	})
-	floodWin := waitForWindow(t, "segwi: ask run in", windowWait)
+	floodWin := waitForWindow(t, "^fake:flood=[0-9]+ · ask run in demo$", windowWait)
 	trayCPU0, windowCPU0 := cpuOf(t, tray), cpuOf(t, windows)
 
 	t.Run("mid-flood, the window process opens a window asked of it", func(t *testing.T) {
