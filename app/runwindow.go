@@ -186,6 +186,7 @@ func (w *runWindow) build() {
 		changesItem := container.NewTabItem("Changes", w.changes.content)
 		tabs.Append(changesItem)
 		tabs.OnSelected = func(t *container.TabItem) {
+			w.reviewing(t == changesItem)
 			if t == changesItem && !w.changes.loaded {
 				w.changes.load()
 			}
@@ -246,7 +247,7 @@ func (w *runWindow) build() {
 		buttons,
 		w.pushWhy,
 		w.prLink,
-		w.note,
+		container.New(emptyLabelLayout{w.note}, w.note), // no blank line at the bottom while it says nothing
 	)
 	w.center = container.NewStack(tabs)
 	if w.run != nil {
@@ -292,6 +293,23 @@ func (w *runWindow) relayoutTimeline(width float32, top int) (int, bool) {
 		return top, true
 	}
 	return w.tl.firstRow(entry), true
+}
+
+// emptyLabelLayout lays out its label alone, and takes no room while the label is empty.
+type emptyLabelLayout struct{ label *widget.Label }
+
+// Layout gives the label the whole room.
+func (l emptyLabelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+}
+
+// MinSize is the label's, or nothing while it is empty.
+func (l emptyLabelLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	if l.label.Text == "" {
+		return fyne.Size{}
+	}
+	return l.label.MinSize()
 }
 
 // Show shows and focuses the window.

@@ -9,11 +9,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/changes"
 )
 
 // changesReader reads what a run changed since its base: the tray does (trayLink), with
@@ -31,36 +31,46 @@ type changesReader interface {
 const changesTimeout = time.Minute
 
 // changesTab is the run window's Changes tab: the files the run changed since its base,
-// and the diff of the file selected (or of every file), coloured. Both lists are
-// virtualised, so that a diff of thousands of lines costs the rows on screen only. Its
-// fields are touched on Fyne's goroutine only.
+// listed with their status (A, M, D, R) and line counts, beside the diff of them all in a
+// diffView, which draws only the rows on screen. A click on a file scrolls the diff to
+// it, and the list follows the diff as it scrolls; a file whose diff lies past where the
+// diff of them all was cut (control.MaxDiffBytes) is read and shown alone. Its fields are
+// touched on Fyne's goroutine only.
 type changesTab struct {
 	read  changesReader
 	runID string
 
 	set     control.ChangeSet // the reading shown; set.Path is the file its diff is of
-	path    string            // the file whose diff is to show; "" for every file
-	lines   []diffLine        // the diff shown
+	path    string            // the file whose diff is to show alone; "" for every file
+	diff    diffContent       // the diff shown
 	loading bool
 	again   bool // a reload was asked while one was under way
 	loaded  bool // a reading was asked once: reloads on a turn's end from then on
+	// following is set while the list's selection follows the diff, so that selecting
+	// does not scroll the diff back.
+	following bool
+	selected  int // the file list's row selected; -1 for none
 
 	summary *widget.Label
 	files   *widget.List
-	diff    *widget.List
+	view    *diffView
+	keys    *widget.Label
 	reload  *widget.Button
 	content fyne.CanvasObject
 
 	loads     atomic.Int64 // readings applied, for tests
 	unchanged atomic.Int64 // of which the tray said the checkout had not changed, for tests
-	diffRows  atomic.Int64 // diff row widgets made, for tests: the list makes only those on screen
 }
+
+// changesKeys says, in the tab, what the diff's keys do (diffView), a line each: the tab
+// lays out no word-wrapped text, which Fyne measures again on every layout.
+const changesKeys = "Keys, in the diff:\nj k ↓ ↑  line\nSpace PgDn PgUp  page\nn p  hunk\n] [  file\nHome End"
 
 // newChangesTab builds the tab of the run id; nothing is read until load.
 func newChangesTab(read changesReader, id string) *changesTab {
-	c := &changesTab{read: read, runID: id}
+	c := &changesTab{read: read, runID: id, selected: -1}
 	c.summary = widget.NewLabel("The run's changes are read when you open this tab.")
-	c.summary.Truncation = fyne.TextTruncateEllipsis
+	c.summary.Wrapping = fyne.TextWrapWord
 	c.reload = widget.NewButton("Refresh", c.load)
 	c.files = widget.NewList(func() int { return len(c.set.Files) + 1 }, func() fyne.CanvasObject {
 		l := widget.NewLabel("")
@@ -69,32 +79,66 @@ func newChangesTab(read changesReader, id string) *changesTab {
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		o.(*widget.Label).SetText(c.fileRow(i))
 	})
-	c.files.OnSelected = func(i widget.ListItemID) {
-		path := ""
-		if i > 0 && i <= len(c.set.Files) {
-			path = c.set.Files[i-1].Path
-		}
-		if path != c.path {
-			c.path = path
-			c.load()
+	c.files.OnSelected = c.selectFile
+	c.view = newDiffView()
+	c.view.onFile = func(file int) {
+		if file+1 < c.files.Length() {
+			c.following = true
+			c.files.Select(file + 1)
+			c.following = false
 		}
 	}
-	c.diff = widget.NewList(func() int { return len(c.lines) }, func() fyne.CanvasObject {
-		c.diffRows.Add(1)
-		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		l.Truncation = fyne.TextTruncateClip
-		return l
-	}, func(i widget.ListItemID, o fyne.CanvasObject) {
-		if i < len(c.lines) {
-			l := o.(*widget.Label)
-			l.Importance = c.lines[i].importance()
-			l.SetText(c.lines[i].text)
-		}
-	})
-	split := container.NewHSplit(c.files, c.diff)
-	split.Offset = 0.3
-	c.content = container.NewBorder(container.NewBorder(nil, nil, nil, c.reload, c.summary), nil, nil, nil, split)
+	c.keys = widget.NewLabel(changesKeys)
+	c.keys.SizeName = theme.SizeNameCaptionText
+	side := container.NewBorder(container.NewVBox(c.summary, container.NewHBox(c.reload)), c.keys, nil, nil, c.files)
+	split := container.NewHSplit(side, c.view)
+	split.Offset = 0.25
+	c.content = split
 	return c
+}
+
+// selectFile shows row i of the file list: every file (row 0), or one. A file in the diff
+// shown is scrolled to; one that is not (past where the diff was cut) is read alone.
+func (c *changesTab) selectFile(i widget.ListItemID) {
+	c.selected = i
+	if c.following {
+		return
+	}
+	if i <= 0 || i > len(c.set.Files) {
+		if c.path != "" {
+			c.path = ""
+			c.load()
+			return
+		}
+		c.view.mark = -1
+		c.view.scrollToRow(0)
+		return
+	}
+	f := c.set.Files[i-1]
+	inView := c.path == f.Path || (c.path == "" && i-1 < len(c.diff.shown) && c.diff.shown[i-1])
+	if inView && c.view.showFile(i-1, true) {
+		c.view.focus()
+		return
+	}
+	c.path = f.Path
+	c.load()
+}
+
+// reviewing gives the Changes tab the window's height while it shows, and the diff the
+// keyboard: the header's title, task and checkout lines fold away (the window's title
+// names the run; the state line stays), so that more than 30 lines of the diff show at
+// the window's default size; on the other tabs they show again.
+func (w *runWindow) reviewing(on bool) {
+	for _, l := range []*widget.Label{w.title, w.task, w.where} {
+		if on {
+			l.Hide()
+		} else {
+			l.Show()
+		}
+	}
+	if on {
+		w.win.Canvas().Focus(w.changes.view)
+	}
 }
 
 // fileRow is row i of the file list: every file first, then each changed file.
@@ -105,18 +149,7 @@ func (c *changesTab) fileRow(i int) string {
 	if i > len(c.set.Files) {
 		return ""
 	}
-	return fileLine(c.set.Files[i-1])
-}
-
-// fileLine is a changed file as the list shows it: "M  web/login.go  +12 −3".
-func fileLine(f changes.File) string {
-	mark := map[changes.Status]string{changes.Added: "A", changes.Modified: "M", changes.Deleted: "D",
-		changes.Renamed: "R", changes.TypeChanged: "T"}[f.Status]
-	line := fmt.Sprintf("%s  %s  %s", mark, f.Name(), f.Lines())
-	if f.DirtyAtBase {
-		line += "  (changed before the run)"
-	}
-	return line
+	return diffText(fileLine(c.set.Files[i-1]))
 }
 
 // load reads the changes again, off Fyne's goroutine, and shows them. A load asked while
@@ -142,31 +175,42 @@ func (c *changesTab) load() {
 		ctx, cancel := context.WithTimeout(context.Background(), changesTimeout)
 		defer cancel()
 		set, err := c.read.Changes(ctx, c.runID, path, since)
-		var lines []diffLine
+		var diff diffContent
 		if err == nil && !set.Unchanged {
-			lines = diffLines(set.Diff)
+			diff = diffContentOf(set)
 		}
-		onUI(func() { c.show(set, lines, err) })
+		onUI(func() { c.show(path, set, diff, err) })
 	}()
 }
 
-// show applies a reading. On Fyne's goroutine.
-func (c *changesTab) show(set control.ChangeSet, lines []diffLine, err error) {
+// show applies a reading of path (a file alone, or "" for every file): the diff keeps its
+// place in the file shown at its top, when that file is still there. On Fyne's goroutine.
+func (c *changesTab) show(path string, set control.ChangeSet, diff diffContent, err error) {
 	defer c.loads.Add(1)
 	c.loading = false
 	c.reload.Enable()
 	switch {
+	case err != nil && path != "" && c.path == path:
+		// The file shown alone is no longer among the changes (a later turn undid it):
+		// back to every file.
+		c.path, c.again = "", true
+		c.set.Stamp = ""
 	case err != nil:
 		c.summary.SetText("The run's changes cannot be read: " + err.Error())
 		c.set.Stamp = "" // what shows may be stale: read it all next time
 	case set.Unchanged:
 		c.unchanged.Add(1)
 	default:
-		c.set, c.lines = set, lines
-		c.summary.SetText(changesSummary(set))
+		path, line := c.view.anchor(c.set.Files)
+		c.set, c.diff = set, diff
+		summary := changesSummary(set)
+		if set.Path != "" {
+			summary += fmt.Sprintf("\nShowing %s alone: the diff of all the files is longer than %d KiB.", diffText(set.Path), set.Diff.Limit>>10)
+		}
+		c.summary.SetText(summary)
 		c.files.Refresh()
-		c.diff.Refresh()
-		c.diff.ScrollToTop()
+		c.view.setLines(diff.lines)
+		c.view.restore(set.Files, path, line)
 	}
 	if c.again {
 		c.again = false
@@ -174,7 +218,8 @@ func (c *changesTab) show(set control.ChangeSet, lines []diffLine, err error) {
 	}
 }
 
-// changesSummary says in a line what the run changed, and since when.
+// changesSummary says in a few short lines what the run changed, and since when; the tab
+// wraps them to its width.
 func changesSummary(set control.ChangeSet) string {
 	files, added, deleted := len(set.Files)+set.MoreFiles, 0, 0
 	uncommitted := 0
@@ -187,16 +232,16 @@ func changesSummary(set control.ChangeSet) string {
 	}
 	since := runs.BaseText(&set.Base)
 	if files == 0 {
-		return "No changes since the run started: " + since + "."
+		return "No changes\nsince " + since + "."
 	}
-	parts := []string{fmt.Sprintf("%s changed, +%d −%d since %s", countOf(files, "file"), added, deleted, since)}
+	lines := []string{fmt.Sprintf("%s changed, +%d −%d", countOf(files, "file"), added, deleted), "since " + since}
 	if n := len(set.Commits); n > 0 {
-		parts = append(parts, countOf(n, "commit")+" made")
+		lines = append(lines, countOf(n, "commit")+" made")
 	}
 	if uncommitted > 0 {
-		parts = append(parts, countOf(uncommitted, "file")+" not committed")
+		lines = append(lines, countOf(uncommitted, "file")+" not committed")
 	}
-	return strings.Join(parts, " · ")
+	return strings.Join(lines, "\n")
 }
 
 // countOf is "1 file", "3 files".
@@ -205,71 +250,4 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// diffKind is what a line of a unified diff is.
-type diffKind int
-
-const (
-	diffContext diffKind = iota
-	diffHeader           // diff --git, index, ---/+++ lines, modes, "Binary files … differ"
-	diffHunk             // @@ -1,3 +1,4 @@
-	diffAdded
-	diffDeleted
-	diffNote // segwi's own words: the diff was cut
-)
-
-// diffLine is one line of a run's changes shown: a line of git's unified diff.
-type diffLine struct {
-	kind diffKind
-	text string
-}
-
-// importance is the colour of the line: additions green, deletions red, hunks and file
-// headers set apart.
-func (l diffLine) importance() widget.Importance {
-	switch l.kind {
-	case diffAdded:
-		return widget.SuccessImportance
-	case diffDeleted:
-		return widget.DangerImportance
-	case diffHunk:
-		return widget.HighImportance
-	case diffHeader:
-		return widget.LowImportance
-	case diffNote:
-		return widget.WarningImportance
-	}
-	return widget.MediumImportance
-}
-
-// diffLines splits a patch into the lines the diff list shows. Tabs are shown as four
-// spaces, as a label would not.
-func diffLines(p changes.Patch) []diffLine {
-	text := strings.TrimSuffix(p.Text, "\n")
-	if text == "" && !p.Cut {
-		return []diffLine{{kind: diffNote, text: "No changes."}}
-	}
-	var out []diffLine
-	inHunk := false
-	for _, s := range strings.Split(text, "\n") {
-		kind := diffContext
-		switch {
-		case strings.HasPrefix(s, "diff --git "):
-			kind, inHunk = diffHeader, false
-		case strings.HasPrefix(s, "@@"):
-			kind, inHunk = diffHunk, true
-		case !inHunk:
-			kind = diffHeader
-		case strings.HasPrefix(s, "+"):
-			kind = diffAdded
-		case strings.HasPrefix(s, "-"):
-			kind = diffDeleted
-		}
-		out = append(out, diffLine{kind: kind, text: strings.ReplaceAll(s, "\t", "    ")})
-	}
-	if note := p.CutNote(); note != "" {
-		out = append(out, diffLine{kind: diffNote, text: note})
-	}
-	return out
 }

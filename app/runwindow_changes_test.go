@@ -116,20 +116,20 @@ func loaded(t *testing.T, c *changesTab, n int64) {
 	await.For(t, 30*time.Second, fmt.Sprintf("reading %d of the changes to show", n), func() bool { return c.loads.Load() >= n })
 }
 
-// diffTexts returns the diff as the tab holds it, one "kind|text" per line.
+// diffTexts returns the diff as the tab's view holds it, one "kind|old|new|text" per line.
 func diffTexts(c *changesTab) []string {
 	var out []string
 	onUIWait(func() {
-		for _, l := range c.lines {
-			out = append(out, fmt.Sprintf("%d|%s", l.kind, l.text))
+		for _, l := range c.view.lines {
+			out = append(out, fmt.Sprintf("%d|%d|%d|%s", l.kind, l.old, l.new, l.text))
 		}
 	})
 	return out
 }
 
 // The Changes tab reads a run's changes from the tray, over the control channel, and lists
-// a file Claude Code edited and one it wrote, with the diff coloured; selecting a file
-// shows its diff alone.
+// a file Claude Code edited and one it wrote beside their diff; selecting a file scrolls
+// the diff to it.
 func TestTheChangesTabListsAnEditedAndAWrittenFileWithTheirDiff(t *testing.T) {
 	r := newChangedRun(t)
 	link := trayOver(t, r.stateDir)
@@ -150,30 +150,35 @@ func TestTheChangesTabListsAnEditedAndAWrittenFileWithTheirDiff(t *testing.T) {
 	if strings.Join(files, "\n") != strings.Join(want, "\n") {
 		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
 	}
-	if s := c.summary.Text; !strings.HasPrefix(s, "2 files changed, +2 −0 since main at ") || !strings.Contains(s, ", clean · ") || !strings.HasSuffix(s, " · 2 files not committed") {
+	if s := c.summary.Text; !strings.HasPrefix(s, "2 files changed, +2 −0\nsince main at ") || !strings.HasSuffix(s, ", clean\n2 files not committed") {
 		t.Errorf("summary = %q", s)
 	}
 	assertMarkup(t, "runwindow_changes.xml", win.Canvas())
 
-	onUIWait(func() { c.files.Select(2) })
-	loaded(t, c, 2)
-	got := diffTexts(c)
+	// The diff's lines: each file led by its header (not git's diff --git, index, --- and
+	// +++ lines), each hunk by its @@ line, each line with its numbers.
 	wantDiff := []string{
-		fmt.Sprintf("%d|diff --git a/x.txt b/x.txt", diffHeader),
-		fmt.Sprintf("%d|new file mode 100644", diffHeader),
-		fmt.Sprintf("%d|index 0000000..", diffHeader), // the blob's hash follows
-		fmt.Sprintf("%d|--- /dev/null", diffHeader),
-		fmt.Sprintf("%d|+++ b/x.txt", diffHeader),
-		fmt.Sprintf("%d|@@ -0,0 +1 @@", diffHunk),
-		fmt.Sprintf("%d|+a file the run wrote", diffAdded),
+		fmt.Sprintf("%d|0|0|M  hello.txt  +1 -0", diffFile),
+		fmt.Sprintf("%d|0|0|@@ -1 +1,2 @@", diffHunk),
+		fmt.Sprintf("%d|1|1|hello from the test checkout", diffContext),
+		fmt.Sprintf("%d|0|2|and a line the run added", diffAdded),
+		fmt.Sprintf("%d|0|0|A  x.txt  +1 -0", diffFile),
+		fmt.Sprintf("%d|0|0|@@ -0,0 +1 @@", diffHunk),
+		fmt.Sprintf("%d|0|1|a file the run wrote", diffAdded),
 	}
-	if len(got) != len(wantDiff) {
-		t.Fatalf("the diff of x.txt:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDiff, "\n"))
+	if got := diffTexts(c); strings.Join(got, "\n") != strings.Join(wantDiff, "\n") {
+		t.Errorf("the diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantDiff, "\n"))
 	}
-	for i := range got {
-		if !strings.HasPrefix(got[i], wantDiff[i]) {
-			t.Errorf("line %d of the diff of x.txt = %q, want %q", i+1, got[i], wantDiff[i])
-		}
+
+	// Selecting x.txt marks its header in the diff, without reading the changes again.
+	onUIWait(func() { c.files.Select(2) })
+	var mark int
+	onUIWait(func() { mark = c.view.mark })
+	if mark != 4 {
+		t.Errorf("after selecting x.txt the diff marks line %d, want 4 (x.txt's header)", mark)
+	}
+	if n := c.loads.Load(); n != 1 {
+		t.Errorf("selecting a file in the diff read the changes again (%d readings)", n)
 	}
 }
 
@@ -199,8 +204,9 @@ func (s *scriptedChanges) ChangedFiles(context.Context, string) (control.ChangeS
 	return set, s.err
 }
 
-// A diff of 5,000 lines shows at once: the list makes widgets for the rows on screen
-// only, and scrolling to its end shows its last line.
+// A diff of 5,000 lines opens at once: the view draws the rows on screen only, from
+// objects it reuses, and scrolling to its end shows its last line. The figure is the time
+// from asking for the changes to the diff shown, broken to the view's width.
 func TestAFiveThousandLineDiffShowsWithoutMakingARowForEachLine(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("diff --git a/big.txt b/big.txt\nindex 1111111..2222222 100644\n--- a/big.txt\n+++ b/big.txt\n@@ -1,2500 +1,2500 @@\n")
@@ -219,32 +225,66 @@ func TestAFiveThousandLineDiffShowsWithoutMakingARowForEachLine(t *testing.T) {
 	start := time.Now()
 	onUIWait(c.load)
 	loaded(t, c, 1)
-	t.Logf("a diff of %d lines read and shown in %v, with %d row widgets made", 5005, time.Since(start), c.diffRows.Load())
-	if n := len(diffTexts(c)); n != 5005 {
-		t.Errorf("the tab holds %d diff lines, want 5005", n)
+	took := time.Since(start)
+	var rows, made, drawn int
+	onUIWait(func() { rows, made, drawn = len(c.view.rows), int(c.view.made.Load()), c.view.rendered })
+	t.Logf("a diff of 5,005 lines read and shown in %v: %d rows, %d on screen, %d row objects made", took, rows, drawn, made)
+	if n := len(diffTexts(c)); n != 5002 {
+		t.Errorf("the view holds %d lines, want 5,002 (a file header, a hunk, 5,000 lines)", n)
 	}
-	if n := c.diffRows.Load(); n > 200 {
-		t.Errorf("the diff list made %d row widgets for 5,005 lines, want only about those on screen", n)
+	if made > 60 || drawn == 0 {
+		t.Errorf("the view made %d row objects for 5,002 lines and draws %d, want only about a screenful", made, drawn)
 	}
-	onUIWait(func() { c.diff.ScrollToBottom() })
-	if n := c.diffRows.Load(); n > 200 {
-		t.Errorf("after scrolling to the end the diff list has made %d row widgets, want only about those on screen", n)
+	onUIWait(func() { c.view.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEnd}) })
+	var last string
+	onUIWait(func() {
+		made = int(c.view.made.Load())
+		rows := screenRows(c.view)
+		last = rows[len(rows)-1]
+	})
+	if made > 60 {
+		t.Errorf("after scrolling to the end the view has made %d row objects, want only about a screenful", made)
+	}
+	if want := "|2500|+|new line 2499"; last != want {
+		t.Errorf("the last row on screen at the end = %q, want %q", last, want)
 	}
 }
 
-// A binary file is named with no lines, and a diff cut at the channel's limit says so.
-func TestDiffLinesNameBinaryFilesAndSayWhereADiffWasCut(t *testing.T) {
-	p := changes.Patch{Text: "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..3333333\nBinary files /dev/null and b/logo.png differ\n",
-		Cut: true, Limit: control.MaxDiffBytes}
-	got := diffLines(p)
-	if last := got[len(got)-2]; last.kind != diffHeader || last.text != "Binary files /dev/null and b/logo.png differ" {
-		t.Errorf("the binary file's line = %+v, want it named as a header", last)
+// A binary file is named with no lines, and a diff cut at the channel's limit says so and
+// names each file it left out.
+func TestTheDiffNamesBinaryFilesAndTheFilesPastWhereItWasCut(t *testing.T) {
+	set := control.ChangeSet{
+		Files: []changes.File{
+			{Path: "logo.png", Status: changes.Added, Binary: true},
+			{Path: "big.txt", Status: changes.Modified, Added: 90000, Deleted: 3},
+			{Path: "later.txt", Status: changes.Modified, Added: 1, Deleted: 1},
+		},
+		MoreFiles: 5,
+		Diff: changes.Patch{Text: "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..3333333\nBinary files /dev/null and b/logo.png differ\n" +
+			"diff --git a/big.txt b/big.txt\nindex 1..2 100644\n--- a/big.txt\n+++ b/big.txt\n@@ -1,3 +1,90000 @@\n+a\n",
+			Cut: true, Limit: control.MaxDiffBytes},
 	}
-	if note := got[len(got)-1]; note.kind != diffNote || !strings.Contains(note.text, "the diff is cut here") {
-		t.Errorf("the last line = %+v, want the note that the diff was cut", note)
+	got := diffContentOf(set)
+	var lines []string
+	for _, l := range got.lines {
+		lines = append(lines, fmt.Sprintf("%d|%d|%s", l.kind, l.file, l.text))
 	}
-	if line := fileLine(changes.File{Path: "logo.png", Status: changes.Added, Binary: true}); line != "A  logo.png  binary" {
-		t.Errorf("the binary file's row = %q", line)
+	want := []string{
+		fmt.Sprintf("%d|0|A  logo.png  binary", diffFile),
+		fmt.Sprintf("%d|0|%s", diffNote, binaryNote),
+		fmt.Sprintf("%d|1|M  big.txt  +90000 -3", diffFile),
+		fmt.Sprintf("%d|1|@@ -1,3 +1,90000 @@", diffHunk),
+		fmt.Sprintf("%d|1|a", diffAdded),
+		fmt.Sprintf("%d|-1|%s", diffNote, set.Diff.CutNote()),
+		fmt.Sprintf("%d|2|M  later.txt  +1 -1", diffFile),
+		fmt.Sprintf("%d|2|%s", diffNote, cutFileNote),
+		fmt.Sprintf("%d|-1|… and 5 files more, not listed: a run's changes list at most 2000 files.", diffNote),
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the diff's lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if !slices.Equal(got.shown, []bool{true, true, false}) {
+		t.Errorf("files shown = %v, want the two before the cut", got.shown)
 	}
 	if line := fileLine(changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}); line != "R  a.go → b.go  +1 -0  (changed before the run)" {
 		t.Errorf("the renamed file's row = %q", line)
@@ -265,11 +305,126 @@ func TestTheRunWindowReadsTheChangesOnTheTabAndAfterEachTurn(t *testing.T) {
 	onUIWait(func() { h.w.tabs.SelectIndex(2) })
 	nextCall(t, reader, "opening the tab")
 	loaded(t, h.w.changes, 1)
-	if s := h.w.changes.summary.Text; s != "No changes since the run started: main at 0123456789ab, clean." {
+	if s := h.w.changes.summary.Text; s != "No changes\nsince main at 0123456789ab, clean." {
 		t.Errorf("summary = %q", s)
 	}
 	h.sendAndFlush(ev(runs.EventResult, func(e *runs.Event) { e.Subtype = "success"; e.Result = &runs.ResultInfo{NumTurns: 1} }))
 	nextCall(t, reader, "the end of the turn")
+}
+
+// On the Changes tab the run window gives the diff its height and the keyboard: the
+// header's title, task and checkout lines fold away and the diff has the focus; on the
+// timeline they are back.
+func TestTheChangesTabFoldsTheHeaderAndFocusesTheDiff(t *testing.T) {
+	reader := &scriptedChanges{calls: make(chan string, 8), set: reviewDiff}
+	h := newRunHarness(t, 16, func(d *runWindowDeps) { d.changes = reader })
+	hidden := func() (title, task, where, status bool, focused fyne.Focusable) {
+		onUIWait(func() {
+			title, task, where, status = h.w.title.Hidden, h.w.task.Hidden, h.w.where.Hidden, h.w.status.Hidden
+			focused = h.w.win.Canvas().Focused()
+		})
+		return
+	}
+	onUIWait(func() { h.w.tabs.SelectIndex(2) })
+	loaded(t, h.w.changes, 1)
+	if title, task, where, status, focused := hidden(); !title || !task || !where || status || focused != h.w.changes.view {
+		t.Errorf("on the Changes tab: title hidden %v, task hidden %v, checkout hidden %v, state hidden %v, focus on %T; want only the state shown and the diff focused",
+			title, task, where, status, focused)
+	}
+	var rows, mark int
+	onUIWait(func() { rows, mark = h.w.changes.view.rendered, h.w.changes.view.mark })
+	t.Logf("at 820x600 the diff shows %d rows", rows)
+	if mark != -1 {
+		t.Errorf("opening the tab marked line %d of the diff; want none marked before a key or a click", mark)
+	}
+	onUIWait(func() { h.w.tabs.SelectIndex(0) })
+	if title, task, where, status, _ := hidden(); title || task || where || status {
+		t.Errorf("on the timeline: title hidden %v, task hidden %v, checkout hidden %v, state hidden %v; want all shown", title, task, where, status)
+	}
+}
+
+// pathChanges is a changesReader whose answer depends on the path asked.
+type pathChanges struct {
+	sets  map[string]control.ChangeSet
+	calls chan string
+}
+
+func (p *pathChanges) Changes(_ context.Context, _, path, _ string) (control.ChangeSet, error) {
+	p.calls <- path
+	set, ok := p.sets[path]
+	if !ok {
+		return control.ChangeSet{}, fmt.Errorf("%s is not among the run's changes", path)
+	}
+	return set, nil
+}
+
+func (p *pathChanges) ChangedFiles(context.Context, string) (control.ChangeSet, error) {
+	return p.sets[""], nil
+}
+
+// next returns the path of the reader's next call.
+func (p *pathChanges) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case path := <-p.calls:
+		return path
+	case <-time.After(10 * time.Second):
+		t.Fatal("the changes were not read")
+		return ""
+	}
+}
+
+// A file whose diff lies past where the diff of every file was cut is read alone when it
+// is selected, and the tab says so; All files goes back to the diff of every file, and so
+// does a reading that finds the file gone from the changes.
+func TestAFilePastTheCutIsReadAlone(t *testing.T) {
+	files := []changes.File{{Path: "big.txt", Status: changes.Modified, Added: 90000}, {Path: "later.txt", Status: changes.Modified, Added: 1, Deleted: 1}}
+	whole := control.ChangeSet{Files: files, Diff: changes.Patch{Text: "diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1 +1,90000 @@\n+a\n", Cut: true, Limit: control.MaxDiffBytes}}
+	alone := control.ChangeSet{Files: files, Path: "later.txt", Diff: changes.Patch{Text: "diff --git a/later.txt b/later.txt\n--- a/later.txt\n+++ b/later.txt\n@@ -1 +1 @@\n-was\n+is\n", Limit: control.MaxDiffBytes}}
+	reader := &pathChanges{sets: map[string]control.ChangeSet{"": whole, "later.txt": alone}, calls: make(chan string, 8)}
+	test.NewTempApp(t)
+	c := newChangesTab(reader, "run-1")
+	win := test.NewTempWindow(t, c.content)
+	win.Resize(fyne.NewSize(820, 400))
+	onUIWait(c.load)
+	loaded(t, c, 1)
+	reader.next(t)
+	onUIWait(func() { c.files.Select(2) })
+	if got := reader.next(t); got != "later.txt" {
+		t.Fatalf("selecting later.txt read %q, want later.txt alone", got)
+	}
+	loaded(t, c, 2)
+	var summary string
+	onUIWait(func() { summary = c.summary.Text })
+	if s := summary; !strings.Contains(s, "Showing later.txt alone: the diff of all the files is longer than 512 KiB.") {
+		t.Errorf("summary = %q", s)
+	}
+	if got := diffTexts(c); !slices.Contains(got, fmt.Sprintf("%d|0|1|is", diffAdded)) {
+		t.Errorf("the diff of later.txt alone:\n%s", strings.Join(got, "\n"))
+	}
+	onUIWait(func() { c.files.Select(0) })
+	if got := reader.next(t); got != "" {
+		t.Fatalf("All files read %q, want every file", got)
+	}
+	loaded(t, c, 3)
+
+	// later.txt goes from the changes while it shows alone: the next reading shows all.
+	onUIWait(func() { c.files.Select(2) })
+	reader.next(t)
+	loaded(t, c, 4)
+	delete(reader.sets, "later.txt")
+	onUIWait(c.load)
+	for _, want := range []string{"later.txt", ""} {
+		if got := reader.next(t); got != want {
+			t.Fatalf("read %q, want %q", got, want)
+		}
+	}
+	loaded(t, c, 6)
+	var path string
+	onUIWait(func() { path, summary = c.path, c.summary.Text })
+	if path != "" || strings.Contains(summary, "alone") {
+		t.Errorf("after later.txt went the tab shows %q: %q", path, summary)
+	}
 }
 
 // nextCall waits for the reader's next call, made for why.
@@ -303,12 +458,12 @@ func TestAFiveThousandLineDiffThroughTheTray(t *testing.T) {
 	loaded(t, c, 1)
 	took := time.Since(start)
 	lines := diffTexts(c)
-	t.Logf("a diff of %d lines (%d KiB) read by the tray and shown in %v, with %d row widgets made",
-		len(lines), len(c.set.Diff.Text)>>10, took, c.diffRows.Load())
+	t.Logf("a diff of %d lines (%d KiB) read by the tray and shown in %v, with %d row objects made",
+		len(lines), len(c.set.Diff.Text)>>10, took, c.view.made.Load())
 	if c.set.Diff.Cut {
 		t.Errorf("the diff of 5,000 lines was cut at %d bytes", c.set.Diff.Limit)
 	}
-	want := fmt.Sprintf("%d|+line 4999 of a long file", diffAdded)
+	want := fmt.Sprintf("%d|0|5000|line 4999 of a long file", diffAdded)
 	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("the diff lacks big.txt's last line; it has %d lines", len(lines))
 	}
@@ -424,5 +579,23 @@ func TestATurnThatChangedNothingDoesNotReadTheChangesAgain(t *testing.T) {
 	onUIWait(func() { first = c.set.Files[0] })
 	if c.unchanged.Load() != 3 || first.Path != "src/d00/f0000.txt" || first.Added != 2 {
 		t.Errorf("after a file changed: told unchanged %d times, first file %+v; want it read again, with 2 lines added", c.unchanged.Load(), first)
+	}
+}
+
+// The note under the run window's buttons takes no room while it says nothing, and its
+// line once it says something. (The window re-lays itself out when a MinSize changes, on
+// each frame of Fyne's driver; the test driver has no frames, so the layout's answer is
+// checked.)
+func TestTheRunWindowsNoteTakesRoomOnlyWhenItSaysSomething(t *testing.T) {
+	h := newRunHarness(t, 16)
+	l := emptyLabelLayout{h.w.note}
+	var empty, said fyne.Size
+	onUIWait(func() {
+		empty = l.MinSize(nil)
+		h.w.note.SetText("Pushed segwi/fix-login to origin.")
+		said = l.MinSize(nil)
+	})
+	if empty.Height != 0 || said.Height == 0 {
+		t.Errorf("the note's room: %v empty, %v saying something; want none, then a line", empty, said)
 	}
 }

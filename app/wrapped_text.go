@@ -215,11 +215,16 @@ func (m *runeWidths) of(r rune, size float32) float32 {
 	return w
 }
 
-// advance is how far r moves the pen at x: a tab to the next stop of four spaces.
+// advance is how far r moves the pen at x: a tab to the next stop of four spaces, a
+// printable ASCII character as far as a space (the font is monospace; a test holds it to
+// that), any other character its own measured width.
 func (m *runeWidths) advance(r rune, x, space, size float32) float32 {
-	if r == '\t' {
+	switch {
+	case r == '\t':
 		stop := space * 4
 		return float32(int(x/stop)+1)*stop - x
+	case r >= ' ' && r <= '~':
+		return space // without the lock and the look-up: a diff's lines are mostly ASCII
 	}
 	return m.of(r, size)
 }

@@ -198,3 +198,17 @@ func TestBreakLine(t *testing.T) {
 		t.Errorf("a wrapMark in the text shows as %q, want it escaped", got)
 	}
 }
+
+// Every printable ASCII character of the monospace font is as wide as a space: breakLine
+// counts on it to break a diff's lines without measuring each character.
+func TestTheMonospaceFontDrawsASCIIAtOneWidth(t *testing.T) {
+	test.NewTempApp(t)
+	for _, size := range []float32{12, 14} {
+		space := fyne.MeasureText(" ", size, fyne.TextStyle{Monospace: true}).Width
+		for r := ' '; r <= '~'; r++ {
+			if w := fyne.MeasureText(string(r), size, fyne.TextStyle{Monospace: true}).Width; w != space {
+				t.Errorf("at size %v %q is %v wide, a space %v", size, r, w, space)
+			}
+		}
+	}
+}
