@@ -76,6 +76,7 @@ type runWindow struct {
 	center     *fyne.Container  // the tabs, or the approval panel or the reply banner above them
 	split      *container.Split // the approval panel and the tabs, while a request waits; else nil
 	replySplit *container.Split // the reply banner and the tabs, while the run waits for your reply; else nil
+	inReview   bool             // the Changes tab shows: the diff has the window's height and the keyboard
 	approvals  *approvalPanel   // nil for a past run's record
 	reply      *replyBanner     // nil for a past run's record
 	replyRow   *fyne.Container  // the reply box and Send: under the timeline, or in the reply banner

@@ -136,6 +136,10 @@ func (w *runWindow) reviewing(on bool) {
 			l.Show()
 		}
 	}
+	w.inReview = on
+	if w.reply != nil {
+		w.showReply(w.reply.wanted) // the reply banner steps aside while the person reviews
+	}
 	if on {
 		w.win.Canvas().Focus(w.changes.view)
 	}

@@ -23,6 +23,7 @@ type replyBanner struct {
 	view     *proseView      // Claude's message, broken for the banner's width
 	holder   *fyne.Container // where the reply box goes while the banner shows
 	shown    bool
+	wanted   bool   // the run waits for the reply: the banner shows unless the person reviews
 	question string // the message shown
 }
 
@@ -43,12 +44,16 @@ func waitsForReply(info runs.Info) bool {
 
 // showReply shows the reply banner with Claude's last message while the run waits for the
 // person's reply, the reply box in it and focused, or takes it away and puts the reply
-// box back under the timeline. On Fyne's goroutine.
+// box back under the timeline. While the person reviews the Changes tab the banner steps
+// aside (the diff keeps the window's height and the keyboard) and comes back after.
+// On Fyne's goroutine.
 func (w *runWindow) showReply(on bool) {
 	b := w.reply
 	if b == nil {
 		return
 	}
+	b.wanted = on
+	on = on && !w.inReview
 	if on {
 		q := w.events.lastQuestion()
 		if q == "" {

@@ -88,7 +88,7 @@ func TestTheChangesTabShowsARealRunsDiff(t *testing.T) {
 	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-changes.log"))
 	tr, _ := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
 	startRun(t, tr, "New build run…", "Rewrite the ledger")
-	runWin := waitForWindow(t, "segwi: build run in", windowWait)
+	runWin := waitForWindow(t, "^Rewrite the ledger · build run in demo$", windowWait) // titled by its task
 	await.For(t, 90*time.Second, "the run's turn to end, on its record", func() bool {
 		infos, _, _ := runs.List(stateDir)
 		found := false
