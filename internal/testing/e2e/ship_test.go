@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -48,39 +49,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 		return r
 	})
 
-	var mu sync.Mutex
-	var prs []map[string]any
-	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+pushToken {
-			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
-			return
-		}
-		switch r.Method + " " + r.URL.Path {
-		case "GET /api/v3/repos/me/web":
-			json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
-		case "POST /api/v3/repos/me/web/pulls":
-			var pr map[string]any
-			json.NewDecoder(r.Body).Decode(&pr)
-			mu.Lock()
-			prs = append(prs, pr)
-			mu.Unlock()
-			w.WriteHeader(http.StatusCreated)
-			json.NewEncoder(w).Encode(map[string]any{"number": 12, "html_url": "https://forge.example/me/web/pull/12"})
-		default:
-			http.NotFound(w, r)
-		}
-	})
-	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true, Repo: "me/web.git", API: api})
-	s.writeConfig(config{apiURL: server.Base + "/api/v3"})
-	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
-	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
-	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
-	claudetest.Git(t, s.checkout, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
-	claudetest.Git(t, s.checkout, "switch", "--quiet", "-c", "segwi/greeting")
-	// The person's own unfinished edit, before the run.
-	if err := os.WriteFile(filepath.Join(s.checkout, "README.md"), []byte(claudetest.CheckoutReadme+"my own note\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	server, prs := s.forge(t, 12)
 	baseCommit := claudetest.Git(t, s.checkout, "rev-parse", "HEAD")
 
 	run := s.start("run", "--checkout", s.checkout, task)
@@ -140,8 +109,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 		if got := claudetest.Git(t, server.Bare, "rev-parse", "refs/heads/segwi/greeting"); got != commit {
 			t.Errorf("the server has segwi/greeting at %s, want the commit %s", got, commit)
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		prs := prs()
 		if len(prs) != 1 || prs[0]["head"] != "segwi/greeting" || prs[0]["base"] != "main" || prs[0]["title"] != task ||
 			!strings.Contains(prs[0]["body"].(string), "run of Claude Code (`"+id+"`)") ||
 			!strings.HasPrefix(prs[0]["body"].(string), "Done: the greeting is changed and x.txt added.\n") {
@@ -206,38 +174,7 @@ func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
 		return r
 	})
 
-	var mu sync.Mutex
-	var prs []map[string]any
-	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+pushToken {
-			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
-			return
-		}
-		switch r.Method + " " + r.URL.Path {
-		case "GET /api/v3/repos/me/web":
-			json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
-		case "POST /api/v3/repos/me/web/pulls":
-			var pr map[string]any
-			json.NewDecoder(r.Body).Decode(&pr)
-			mu.Lock()
-			prs = append(prs, pr)
-			mu.Unlock()
-			w.WriteHeader(http.StatusCreated)
-			json.NewEncoder(w).Encode(map[string]any{"number": 13, "html_url": "https://forge.example/me/web/pull/13"})
-		default:
-			http.NotFound(w, r)
-		}
-	})
-	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true, Repo: "me/web.git", API: api})
-	s.writeConfig(config{apiURL: server.Base + "/api/v3"})
-	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
-	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
-	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
-	claudetest.Git(t, s.checkout, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
-	claudetest.Git(t, s.checkout, "switch", "--quiet", "-c", "segwi/greeting")
-	if err := os.WriteFile(filepath.Join(s.checkout, "README.md"), []byte(claudetest.CheckoutReadme+"my own note\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	server, prs := s.forge(t, 13)
 
 	first := s.start("run", "--checkout", s.checkout, task)
 	id := first.runID()
@@ -283,14 +220,13 @@ func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
 	wantExit(t, set, 0)
 	push := s.start("push", "--pr", id) // any run of the conversation names it
 	wantExit(t, push, 0)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(prs) != 1 {
-		t.Fatalf("pull requests opened: %v", prs)
+	opened := prs()
+	if len(opened) != 1 {
+		t.Fatalf("pull requests opened: %v", opened)
 	}
-	body, _ := prs[0]["body"].(string)
-	if prs[0]["title"] != task || prs[0]["head"] != "segwi/greeting" {
-		t.Errorf("the pull request is %q from %v, want %q from segwi/greeting", prs[0]["title"], prs[0]["head"], task)
+	body, _ := opened[0]["body"].(string)
+	if opened[0]["title"] != task || opened[0]["head"] != "segwi/greeting" {
+		t.Errorf("the pull request is %q from %v, want %q from segwi/greeting", opened[0]["title"], opened[0]["head"], task)
 	}
 	for _, want := range []string{
 		summary + "\n\n## Conversation\n",
@@ -302,5 +238,51 @@ func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the pull request's body lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// forge serves a loopback forge for a ship test: a git server over TLS holding the
+// checkout's main as me/web.git, and a GitHub API that answers the repository's default
+// branch and opens pull request number pr. It points the checkout's origin at it, on a
+// branch segwi/greeting, with the person's own unfinished edit of README.md made before
+// any run. It returns the server and what the pull requests asked to open held so far.
+func (s *scenario) forge(t *testing.T, pr int) (*gitserver.Server, func() []map[string]any) {
+	t.Helper()
+	var mu sync.Mutex
+	var prs []map[string]any
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+pushToken {
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+			return
+		}
+		switch r.Method + " " + r.URL.Path {
+		case "GET /api/v3/repos/me/web":
+			json.NewEncoder(w).Encode(map[string]any{"default_branch": "main"})
+		case "POST /api/v3/repos/me/web/pulls":
+			var opened map[string]any
+			json.NewDecoder(r.Body).Decode(&opened)
+			mu.Lock()
+			prs = append(prs, opened)
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"number": pr, "html_url": fmt.Sprintf("https://forge.example/me/web/pull/%d", pr)})
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true, Repo: "me/web.git", API: api})
+	s.writeConfig(config{apiURL: server.Base + "/api/v3"})
+	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
+	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
+	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
+	claudetest.Git(t, s.checkout, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	claudetest.Git(t, s.checkout, "switch", "--quiet", "-c", "segwi/greeting")
+	if err := os.WriteFile(filepath.Join(s.checkout, "README.md"), []byte(claudetest.CheckoutReadme+"my own note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return server, func() []map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(prs)
 	}
 }
