@@ -131,23 +131,14 @@ func endCgroupsLeftBeside(stateDir string) error {
 		if id == "" || id == "." || id == ".." || isLiveRun(id) {
 			continue
 		}
-		dir := filepath.Join(RunsDir(stateDir), id)
-		info, err := readInfo(dir)
-		if err != nil || info.Cgroup != path {
-			continue
-		}
-		lock, err := lockRun(dir)
+		err := endLeftRun(stateDir, id, func(info Info) bool { return info.Cgroup == path },
+			func(_ string, info Info, where string) error {
+				_, err := endRecordedCgroup(info, where)
+				return err
+			})
 		if err != nil {
-			continue // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
-		}
-		where := afterRunEnded
-		if !info.State.Final() || info.State == StateInterrupted {
-			where = afterSegwiEnded
-		}
-		if _, err := endRecordedCgroup(info, where); err != nil {
 			errs = append(errs, err)
 		}
-		lock.Close()
 	}
 	return errors.Join(errs...)
 }

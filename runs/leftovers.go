@@ -228,25 +228,39 @@ func sweepDeadRuns(stateDir string) error {
 		if strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 			continue
 		}
-		dir := filepath.Join(RunsDir(stateDir), id)
-		info, err := readInfo(dir)
+		err := endLeftRun(stateDir, id, func(Info) bool { return true },
+			func(dir string, _ Info, where string) error {
+				_, err := killAndRecord(dir, where)
+				return err
+			})
 		if err != nil {
-			continue
-		}
-		lock, err := lockRun(dir)
-		if err != nil {
-			continue // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
-		}
-		where := afterRunEnded
-		if !info.State.Final() || info.State == StateInterrupted {
-			where = afterSegwiEnded
-		}
-		if _, err := killAndRecord(dir, where); err != nil {
 			errs = append(errs, err)
 		}
-		lock.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// endLeftRun ends what run id, recorded under stateDir, left behind, when its record is
+// one match takes and no live segwi owns it: end gets the run's folder (whose lock it
+// holds meanwhile), its record, and whether the run ended before its segwi did
+// (afterRunEnded) or its segwi ended first (afterSegwiEnded). A run not recorded, not
+// matched, or owned by a live segwi (its folder lock taken) is left alone.
+func endLeftRun(stateDir, id string, match func(Info) bool, end func(dir string, info Info, where string) error) error {
+	dir := filepath.Join(RunsDir(stateDir), id)
+	info, err := readInfo(dir)
+	if err != nil || !match(info) {
+		return nil
+	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil // a live segwi owns it (EWOULDBLOCK), or it cannot be told: leave it
+	}
+	defer lock.Close()
+	where := afterRunEnded
+	if !info.State.Final() || info.State == StateInterrupted {
+		where = afterSegwiEnded
+	}
+	return end(dir, info, where)
 }
 
 // killAndRecord kills the processes of the run in dir, whose folder lock the caller holds,
