@@ -3,6 +3,7 @@ package desktop
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -107,9 +108,7 @@ func TestTheChangesTabShowsARealRunsDiff(t *testing.T) {
 	xdotool(t, "windowraise", runWin)
 	w, h := windowSize(t, runWin)
 	fig.add("run window at its default size: %dx%d", w, h)
-	// The Changes tab, third in the tab bar under the header's four lines
-	// (app/runwindow.go).
-	clickAt(t, runWin, 225, 178)
+	clickChangesTab(t, runWin)
 	var shown diffOnScreen
 	await.For(t, 30*time.Second, "the diff in the Changes tab", func() error {
 		var err error
@@ -160,16 +159,7 @@ type diffOnScreen struct {
 // ink in it is a line number.
 func countDiffLines(t *testing.T, win string) (diffOnScreen, error) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "window.png")
-	if out, err := exec.Command("import", "-window", win, path).CombinedOutput(); err != nil {
-		return diffOnScreen{}, fmt.Errorf("screenshot of the window: %v: %s", err, out)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return diffOnScreen{}, err
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := windowImage(t, win)
 	if err != nil {
 		return diffOnScreen{}, err
 	}
@@ -284,4 +274,69 @@ func near(a, b color.Color, tolerance int) bool {
 		}
 	}
 	return true
+}
+
+// windowImage takes a screenshot of window win.
+func windowImage(t *testing.T, win string) (image.Image, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "window.png")
+	if out, err := exec.Command("import", "-window", win, path).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("screenshot of the window: %v: %s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return png.Decode(f)
+}
+
+// The tabs of a run window: where to click each (the middle of its label), and where its
+// underline, in the theme's primary colour, shows while it is selected (app/runwindow.go).
+const (
+	timelineTabX = 40
+	changesTabX  = 225
+)
+
+// clickChangesTab clicks the run window's Changes tab as a person does, wherever the tab bar
+// is: below the header, or lower when the reply banner shows above it (a run waiting for
+// your reply), which may come in at any moment. It finds the bar by the selected tab's
+// underline and clicks again until the Changes tab's underline shows.
+func clickChangesTab(t *testing.T, win string) {
+	t.Helper()
+	await.For(t, 30*time.Second, "the Changes tab to be selected", func() error {
+		img, err := windowImage(t, win)
+		if err != nil {
+			return err
+		}
+		if underlineAt(img, changesTabX) >= 0 {
+			return nil
+		}
+		y := underlineAt(img, timelineTabX)
+		if y < 0 {
+			return errors.New("no selected tab's underline in the window")
+		}
+		clickAt(t, win, changesTabX, y-20) // the tab's label, above its underline
+		return errors.New("clicked the Changes tab; not selected yet")
+	})
+}
+
+// underlineAt is a row of the selected tab's underline around column x of img: a bar of
+// the theme's primary colour at least 31 px wide there (the selected tab's label is in that
+// colour too, but no letter is so wide), or -1.
+func underlineAt(img image.Image, x int) int {
+	b := img.Bounds()
+	for _, variant := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
+		primary := theme.DefaultTheme().Color(theme.ColorNamePrimary, variant)
+	rows:
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for dx := -15; dx <= 15; dx++ {
+				if !near(img.At(x+dx, y), primary, 8) {
+					continue rows
+				}
+			}
+			return y
+		}
+	}
+	return -1
 }
