@@ -6,11 +6,13 @@
 // by a person (through a Decider: a desktop popup or a terminal prompt), or by a timeout,
 // which denies and says so. No HTTP or MCP route answers a request.
 //
-// The parts: a Server (the MCP endpoint and its refusals: Host, Origin, token, size,
-// deadlines, a cap on connections) hands each call to a Broker, which applies the Trusted
-// commands, keeps each run's pending requests, puts the rest in front of a Decider until
-// the approval timeout, and records every request and answer on the Run. TerminalDecider
-// is the Decider of headless `segwi run`; the desktop popup lives in the app package.
+// The parts: the MCP server (package approvals/mcpserver: the endpoint and its refusals,
+// Host, Origin, token, size, deadlines, a cap on connections) hands each call to a Broker,
+// which applies the Trusted commands, keeps each run's pending requests, puts the rest in
+// front of a Decider until the approval timeout, and records every request and answer on
+// the Run. TerminalDecider is the Decider of headless `segwi run`; the desktop popup lives
+// in the app package. This package holds no server and links no MCP code, so the window
+// process, which shows requests and answers, does not link them either.
 //
 // Request.View is what a person is shown of a request, the same wherever they are asked:
 // the popup, the run window, the approval page and the terminal render it and nothing else.
@@ -35,11 +37,11 @@ type RunInfo struct {
 	Prompt string
 }
 
-// Run is what the approvals server needs of a run while it is registered.
+// Run is what the broker and the approvals server need of a run while it is registered.
 type Run interface {
 	// RecordApproval appends a request to the run's record: once when it arrives
-	// (Answer nil) and once with its answer. It is never called once Unregister of the
-	// run has returned.
+	// (Answer nil) and once with its answer. It is never called once the run's removal
+	// (Broker.RemoveRun, or the server's Unregister) has returned.
 	RecordApproval(Record)
 	// SetPending tells the run how many of its requests now wait for a person;
 	// the run is in state waiting while that is above zero. Calls for one run come in
@@ -157,6 +159,10 @@ type Registration struct {
 // that the call or the answer takes seconds. A larger slack costs nothing while segwi
 // answers; it only lengthens Claude Code's wait when segwi is gone.
 const ToolTimeoutSlack = time.Minute
+
+// MaxCallBytes is the largest request a call of the approval tool may come in: the server
+// refuses a larger body (413) before reading it.
+const MaxCallBytes = 1 << 20
 
 // ServerName and ToolName make up the tool name Claude Code is given:
 // --permission-prompt-tool mcp__segwi__approve.

@@ -1,45 +1,9 @@
 package approvals
 
 import (
-	"context"
-	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
-
-// BenchmarkTrustedRoundTrip measures one tools/call of approve answered by a trusted rule,
-// from an MCP client over real loopback HTTP, and reports its p50 and p99.
-func BenchmarkTrustedRoundTrip(b *testing.B) {
-	s, err := NewServer(Config{Decider: nobody{b}, Trusted: []string{"go test", "git status"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	reg, err := s.Register(RunInfo{ID: "bench", Kind: "build"}, discardRun{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs := connect(b, s, reg.Token, "")
-	input := `{"command":"go test ./... && git status --short","description":"Run the tests"}`
-	want := `{"behavior":"allow"}`
-
-	took := make([]time.Duration, 0, b.N)
-	for b.Loop() {
-		start := time.Now()
-		got := callApprove(b, cs, "Bash", input, "toolu_1")
-		took = append(took, time.Since(start))
-		if got != want {
-			b.Fatalf("answer: got %s, want %s", got, want)
-		}
-	}
-	b.StopTimer()
-	slices.Sort(took)
-	b.ReportMetric(ms(percentile(took, 50)), "p50-ms")
-	b.ReportMetric(ms(percentile(took, 99)), "p99-ms")
-}
 
 // BenchmarkMatchLargestScript checks the largest plain script the trusted commands check:
 // MaxScriptCommands commands in MaxScriptBytes, every one allowed, so nothing stops early.
@@ -64,81 +28,6 @@ func BenchmarkMatchDeepestScript(b *testing.B) {
 	for b.Loop() {
 		if _, ok := trusted.Match(script); ok {
 			b.Fatal("nested subshells and if clauses were allowed")
-		}
-	}
-}
-
-func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[(len(sorted)-1)*p/100]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// discardRun is a Run that keeps nothing.
-type discardRun struct{}
-
-func (discardRun) RecordApproval(Record) {}
-func (discardRun) SetPending(int)        {}
-func (discardRun) Stop()                 {}
-func (discardRun) Connected()            {}
-
-// ToolCallRunning says yes: the benchmark's client makes up its tool calls.
-func (discardRun) ToolCallRunning(context.Context, string) bool { return true }
-
-// Ending says no: the benchmark's runs are never stopped.
-func (discardRun) Ending() bool { return false }
-
-func TestTwoHundredRunsWaitAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("holds 200 loopback connections")
-	}
-	const n = 200
-	p := newPerson()
-	s := newTestServer(t, Config{Decider: p})
-	runs := make([]*fakeRun, n)
-	texts := make(chan string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		id := fmt.Sprint("run-", i)
-		reg, run := register(t, s, id)
-		runs[i] = run
-		cs := connect(t, s, reg.Token, "")
-		wg.Go(func() {
-			texts <- approveText(cs, "Bash", fmt.Sprintf(`{"command":"make %d"}`, i), "toolu_"+id)
-		})
-	}
-
-	// All 200 wait for the person at the same time.
-	for range n {
-		p.nextAsked(t)
-	}
-	for i, run := range runs {
-		if got := run.Pending(); !slices.Equal(got, []int{1}) {
-			t.Errorf("run-%d SetPending values while all wait: got %v, want [1]", i, got)
-		}
-	}
-	// Each run's deny carries its own reason, so that each answer shows whose it is.
-	for i := range n {
-		p.answer(fmt.Sprint("toolu_run-", i), Answer{By: ByPerson, Message: fmt.Sprint("not make ", i)})
-	}
-	wg.Wait()
-	close(texts)
-	seen := map[string]bool{}
-	for text := range texts {
-		seen[text] = true
-	}
-	for i := range n {
-		want := fmt.Sprintf(`{"behavior":"deny","message":"Denied by the person at segwi: not make %d"}`, i)
-		if !seen[want] {
-			t.Errorf("run-%d: no answer %s", i, want)
-		}
-	}
-	for i, run := range runs {
-		if got := run.Pending(); !slices.Equal(got, []int{1, 0}) {
-			t.Errorf("run-%d SetPending values: got %v, want [1 0]", i, got)
 		}
 	}
 }

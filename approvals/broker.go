@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Defaults for a Broker and a Server.
+// Defaults for a Broker and the MCP server in front of it.
 const (
 	DefaultTimeout    = 10 * time.Minute // approvals.timeout when it is not set
 	DefaultMaxPending = 16               // requests of one run that may wait for a person
@@ -103,19 +103,14 @@ func (b *Broker) SetPolicy(timeout time.Duration, trusted Trusted) {
 	b.trusted = trusted
 }
 
-// AddRun makes run known to the broker. It fails if a run with the same id is known.
+// AddRun makes run known to the broker and returns its bound: the longest any of its
+// requests waits. It fails if a run with the same id is known.
 //
-// The approval timeout in force now bounds the run's requests for as long as it lives: its
-// Claude Code was told to wait that long (plus ToolTimeoutSlack) for an answer, and cannot
-// be told otherwise once it runs. A later SetPolicy with a shorter timeout applies to its
-// requests; one with a longer timeout does not.
-func (b *Broker) AddRun(info RunInfo, run Run) error {
-	_, err := b.addRun(info, run)
-	return err
-}
-
-// addRun is AddRun, returning the run's bound: the longest any of its requests waits.
-func (b *Broker) addRun(info RunInfo, run Run) (time.Duration, error) {
+// The bound is the approval timeout in force now, and holds for as long as the run lives:
+// its Claude Code is to be told to wait that long (plus ToolTimeoutSlack) for an answer,
+// and cannot be told otherwise once it runs. A later SetPolicy with a shorter timeout
+// applies to its requests; one with a longer timeout does not.
+func (b *Broker) AddRun(info RunInfo, run Run) (time.Duration, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.runs[info.ID]; ok {

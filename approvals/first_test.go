@@ -3,8 +3,10 @@ package approvals
 import (
 	"context"
 	"errors"
+	"github.com/segwi/segwi/internal/testing/await"
 	"io"
 	"testing"
+	"time"
 )
 
 // pageDecider stands in for the approval page: it answers what the test sends on answers,
@@ -45,7 +47,7 @@ func TestFirstAnswerWins(t *testing.T) {
 			got <- decision{a, err}
 		}()
 		page.answers <- Answer{Allow: true, By: ByPerson, Who: "phone (ada@example.com)"}
-		res := recv(t, got)
+		res := await.Recv(t, 10*time.Second, "the answer", got)
 		if res.err != nil || !res.answer.Allow || res.answer.Who != "phone (ada@example.com)" {
 			t.Errorf("got %+v, %v; want the phone's allow", res.answer, res.err)
 		}
@@ -60,7 +62,7 @@ func TestFirstAnswerWins(t *testing.T) {
 		if err != nil || a.Allow || a.Message != "not now" {
 			t.Errorf("got %+v, %v; want the terminal's deny", a, err)
 		}
-		if cause := recv(t, page.gone); !errors.Is(cause, ErrAnsweredElsewhere) {
+		if cause := await.Recv(t, 10*time.Second, "the page to be withdrawn", page.gone); !errors.Is(cause, ErrAnsweredElsewhere) {
 			t.Errorf("the page stopped waiting because %v, want %v", cause, ErrAnsweredElsewhere)
 		}
 	})
@@ -74,7 +76,7 @@ func TestFirstAnswerWins(t *testing.T) {
 			got <- decision{a, err}
 		}()
 		cancel(ErrTimedOut)
-		if res := recv(t, got); !errors.Is(res.err, ErrTimedOut) {
+		if res := await.Recv(t, 10*time.Second, "the answer", got); !errors.Is(res.err, ErrTimedOut) {
 			t.Errorf("got %+v, %v; want %v", res.answer, res.err, ErrTimedOut)
 		}
 	})

@@ -149,3 +149,23 @@ func bashCommand(input json.RawMessage) (string, error) {
 	}
 	return call.Command, nil
 }
+
+// CallOf reads a call of the approval tool from its arguments exactly as Claude Code sent
+// them; toolName and toolUseID are what a JSON reader decoded of them. (The MCP SDK hands
+// a tool's handler arguments it has decoded, keeping the last of a key given twice, and
+// encoded again.) Arguments that two JSON readers could read differently (a key twice, or
+// in two cases) make a call the broker refuses (Call.Invalid); it then carries the whole
+// arguments as its input, for the record.
+func CallOf(arguments json.RawMessage, toolName, toolUseID string) Call {
+	members, err := jsonObject(arguments)
+	if err != nil {
+		return Call{ToolName: toolName, Input: arguments, ToolUseID: toolUseID, Invalid: err.Error()}
+	}
+	call := Call{ToolName: toolName, ToolUseID: toolUseID, Input: json.RawMessage(`{}`)}
+	for _, m := range members {
+		if m.key == "input" {
+			call.Input = m.value
+		}
+	}
+	return call
+}

@@ -38,8 +38,8 @@ func TestHugeScriptsGoToAPersonWithoutCrashing(t *testing.T) {
 	}
 	for name, script := range hugeScripts {
 		t.Run(name, func(t *testing.T) {
-			if n := len(script) + len(`{"command":""}`); n > MaxBodyBytes {
-				t.Fatalf("the script's input is %d bytes, over the %d the server reads: it would never reach the matcher", n, MaxBodyBytes)
+			if n := len(script) + len(`{"command":""}`); n > MaxCallBytes {
+				t.Fatalf("the script's input is %d bytes, over the %d the server reads: it would never reach the matcher", n, MaxCallBytes)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeScriptsGoToAPersonWithoutCrashing$", "-test.count=1")
 			cmd.Env = append(os.Environ(), "SEGWI_HUGE_SCRIPT="+name)

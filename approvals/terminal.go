@@ -60,7 +60,7 @@ func (d *TerminalDecider) Decide(ctx context.Context, req Request) (Answer, erro
 
 	tty, err := d.openTTY()
 	if err != nil {
-		return Answer{By: ByNoTerminal, Message: noTerminalMessage(req.ToolName)}, nil
+		return NoTerminalAnswer(req.ToolName), nil
 	}
 	p := &prompt{tty: tty, r: bufio.NewReader(tty), lines: make(chan readResult, 1)}
 	// Closing the terminal is what makes a pending read give up.
@@ -108,7 +108,7 @@ func (d *TerminalDecider) Decide(ctx context.Context, req Request) (Answer, erro
 func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, err error) (Answer, error) {
 	if ctx.Err() == nil {
 		// The terminal closed under us: nobody is there any more.
-		return Answer{By: ByNoTerminal, Message: noTerminalMessage(req.ToolName)}, nil
+		return NoTerminalAnswer(req.ToolName), nil
 	}
 	cause := context.Cause(ctx)
 	why := "it was withdrawn"
@@ -127,10 +127,12 @@ func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, er
 	return Answer{}, cause
 }
 
-func noTerminalMessage(toolName string) string {
-	return fmt.Sprintf("denied: no person was at the terminal to approve this %s call "+
+// NoTerminalAnswer is a TerminalDecider's answer when there is no terminal to ask on: a
+// deny (ByNoTerminal) that tells Claude Code why and what the person can do.
+func NoTerminalAnswer(toolName string) Answer {
+	return Answer{By: ByNoTerminal, Message: fmt.Sprintf("denied: no person was at the terminal to approve this %s call "+
 		"(segwi run has no controlling terminal to ask on). Do without it; the person can "+
-		"allow such commands ahead of time in approvals.trusted.", toolName)
+		"allow such commands ahead of time in approvals.trusted.", toolName)}
 }
 
 // show renders req for the person: the run, then the request's View, whole.

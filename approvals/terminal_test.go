@@ -142,7 +142,7 @@ func TestTerminalDeciderAsksThePerson(t *testing.T) {
 			for _, line := range tt.typed {
 				tty.typeLine(t, line)
 			}
-			res := recv(t, got)
+			res := await.Recv(t, 10*time.Second, "the answer", got)
 			if res.err != nil {
 				t.Fatalf("Decide: %v", res.err)
 			}
@@ -246,7 +246,7 @@ func terminalShows(t *testing.T, req Request) string {
 	got := decide(d, context.Background(), req)
 	tty := terms.nth(t, 0)
 	tty.typeLine(t, "y")
-	recv(t, got)
+	await.Recv(t, 10*time.Second, "the answer", got)
 	return tty.Output()
 }
 
@@ -278,7 +278,7 @@ func TestTerminalDeciderWithoutTerminalDenies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decide: got error %v, want a deny", err)
 	}
-	want := Answer{By: ByNoTerminal, Message: noTerminalMessage("Bash")}
+	want := NoTerminalAnswer("Bash")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
@@ -292,7 +292,7 @@ func TestTerminalDeciderTerminalClosingDenies(t *testing.T) {
 	d := newTerminalDecider(terms.open)
 	got := decide(d, context.Background(), terminalRequest("Bash", `{"command":"ls"}`))
 	terms.nth(t, 0).typing.Close() // the terminal hangs up
-	res := recv(t, got)
+	res := await.Recv(t, 10*time.Second, "the answer", got)
 	if res.err != nil || res.answer.By != ByNoTerminal {
 		t.Errorf("Decide: got %+v, %v; want a deny by no-terminal", res.answer, res.err)
 	}
@@ -321,7 +321,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 			tty := terms.nth(t, 0)
 			await.For(t, 10*time.Second, "the prompt to be shown", func() bool { return strings.Contains(tty.Output(), "Allow?") })
 			cancel(tt.cause)
-			res := recv(t, got)
+			res := await.Recv(t, 10*time.Second, "the answer", got)
 			if !errors.Is(res.err, tt.cause) {
 				t.Errorf("Decide error: got %v, want %v", res.err, tt.cause)
 			}
@@ -346,7 +346,7 @@ func TestTerminalDeciderAsksOneAtATime(t *testing.T) {
 	queuedCtx, cancelQueued := context.WithCancelCause(context.Background())
 	queued := decide(d, queuedCtx, terminalRequest("Bash", `{"command":"three"}`))
 	cancelQueued(ErrRunEnded)
-	if res := recv(t, queued); !errors.Is(res.err, ErrRunEnded) {
+	if res := await.Recv(t, 10*time.Second, "the queued request's answer", queued); !errors.Is(res.err, ErrRunEnded) {
 		t.Errorf("a request withdrawn while waiting its turn: got %+v, %v; want ErrRunEnded", res.answer, res.err)
 	}
 	if n := terms.count(); n != 1 {
@@ -354,13 +354,13 @@ func TestTerminalDeciderAsksOneAtATime(t *testing.T) {
 	}
 
 	tty.typeLine(t, "y")
-	if res := recv(t, first); !res.answer.Allow {
+	if res := await.Recv(t, 10*time.Second, "the first answer", first); !res.answer.Allow {
 		t.Errorf("first answer: got %+v, want allow", res.answer)
 	}
 	next := terms.nth(t, 1)
 	next.typeLine(t, "n")
 	next.typeLine(t, "")
-	if res := recv(t, second); res.answer.Allow || res.answer.By != ByPerson {
+	if res := await.Recv(t, 10*time.Second, "the second answer", second); res.answer.Allow || res.answer.By != ByPerson {
 		t.Errorf("second answer: got %+v, want the person's deny", res.answer)
 	}
 	if strings.Contains(tty.Output(), "two") || !strings.Contains(next.Output(), "two") {
@@ -388,7 +388,7 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 		if _, err := io.WriteString(ptm, "y\n"); err != nil {
 			t.Fatal(err)
 		}
-		if res := recv(t, got); res.err != nil || !res.answer.Allow {
+		if res := await.Recv(t, 10*time.Second, "the answer", got); res.err != nil || !res.answer.Allow {
 			t.Errorf("Decide: got %+v, %v; want allow", res.answer, res.err)
 		}
 	})
@@ -397,7 +397,7 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 		got := decide(d, ctx, terminalRequest("Bash", `{"command":"ls"}`))
 		await.For(t, 10*time.Second, "the second prompt on the terminal", func() bool { return prompts() >= 2 })
 		cancel(ErrTimedOut)
-		if res := recv(t, got); !errors.Is(res.err, ErrTimedOut) {
+		if res := await.Recv(t, 10*time.Second, "the answer", got); !errors.Is(res.err, ErrTimedOut) {
 			t.Errorf("Decide: got %+v, %v; want ErrTimedOut", res.answer, res.err)
 		}
 		// The next request gets the terminal: the last one let go of it.
@@ -405,7 +405,7 @@ func TestTerminalDeciderOnARealTerminalDevice(t *testing.T) {
 		if _, err := io.WriteString(ptm, "n\n\n"); err != nil {
 			t.Fatal(err)
 		}
-		if res := recv(t, next); res.err != nil || res.answer.Allow {
+		if res := await.Recv(t, 10*time.Second, "the next answer", next); res.err != nil || res.answer.Allow {
 			t.Errorf("next Decide: got %+v, %v; want a deny", res.answer, res.err)
 		}
 	})

@@ -1,4 +1,4 @@
-package approvals
+package approvals_test
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
-var unknownCall = Answer{
-	By:      ByUnknownCall,
+var unknownCall = approvals.Answer{
+	By:      approvals.ByUnknownCall,
 	Message: "denied: this request names no tool call that the run's Claude Code is making, so segwi did not put it to a person",
 }
 
@@ -22,7 +24,7 @@ var unknownCall = Answer{
 func TestBrokerDeniesACallClaudeCodeIsNotMaking(t *testing.T) {
 	tests := []struct {
 		name      string
-		call      Call
+		call      approvals.Call
 		wantAsked []string // tool use ids the run was asked about
 	}{
 		{"a tool use id the run does not know is denied", bashCall("rm -rf build", "toolu_forged"), []string{"toolu_forged"}},
@@ -31,24 +33,24 @@ func TestBrokerDeniesACallClaudeCodeIsNotMaking(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newTestBroker(t, nobody{t}, time.Minute, "git status")
-			run := newFakeRun()
-			run.toolCalls = func(context.Context, string) bool { return false }
-			b.AddRun(RunInfo{ID: "r1"}, run)
+			b := newTestBroker(t, approvaltest.Nobody(t), time.Minute, "git status")
+			run := approvaltest.NewRun()
+			run.ToolCalls = func(context.Context, string) bool { return false }
+			b.AddRun(approvals.RunInfo{ID: "r1"}, run)
 
 			got := b.Ask(context.Background(), "r1", tt.call)
 			if diff := cmp.Diff(unknownCall, got, cmpIgnoreWaited); diff != "" {
 				t.Errorf("answer (-want +got):\n%s", diff)
 			}
 			recs := run.Records()
-			if len(recs) != 2 || recs[0].Answer != nil || recs[1].Answer == nil || recs[1].Answer.By != ByUnknownCall {
+			if len(recs) != 2 || recs[0].Answer != nil || recs[1].Answer == nil || recs[1].Answer.By != approvals.ByUnknownCall {
 				t.Errorf("records: got %+v, want the request then its deny by unknown-call", recs)
 			}
 			if got := run.Pending(); len(got) != 0 {
 				t.Errorf("SetPending calls: got %v, want none: nobody was asked", got)
 			}
-			if !slices.Equal(run.callsAsked, tt.wantAsked) {
-				t.Errorf("tool calls asked of the run: got %v, want %v", run.callsAsked, tt.wantAsked)
+			if !slices.Equal(run.CallsAsked(), tt.wantAsked) {
+				t.Errorf("tool calls asked of the run: got %v, want %v", run.CallsAsked(), tt.wantAsked)
 			}
 		})
 	}
@@ -57,11 +59,11 @@ func TestBrokerDeniesACallClaudeCodeIsNotMaking(t *testing.T) {
 // The run may read the line announcing a call after the call's request arrives: the
 // broker waits for it, and puts the request to the person once it appears.
 func TestBrokerWaitsForTheToolCallToAppear(t *testing.T) {
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	b := newTestBroker(t, p, time.Minute)
-	run := newFakeRun()
+	run := approvaltest.NewRun()
 	appeared := make(chan struct{})
-	run.toolCalls = func(ctx context.Context, id string) bool {
+	run.ToolCalls = func(ctx context.Context, id string) bool {
 		select {
 		case <-appeared:
 			return id == "toolu_1"
@@ -69,18 +71,16 @@ func TestBrokerWaitsForTheToolCallToAppear(t *testing.T) {
 			return false
 		}
 	}
-	b.AddRun(RunInfo{ID: "r1"}, run)
+	b.AddRun(approvals.RunInfo{ID: "r1"}, run)
 
 	answer := ask(b, "r1", bashCall("make", "toolu_1"))
 	await.For(t, 10*time.Second, "the broker asks the run about toolu_1", func() bool {
-		run.mu.Lock()
-		defer run.mu.Unlock()
-		return len(run.callsAsked) == 1
+		return len(run.CallsAsked()) == 1
 	})
 	close(appeared)
-	p.nextAsked(t)
-	p.answer("toolu_1", Answer{Allow: true, By: ByPerson})
-	if got := recv(t, answer); !got.Allow || got.By != ByPerson {
+	p.NextAsked(t)
+	p.Answer("toolu_1", approvals.Answer{Allow: true, By: approvals.ByPerson})
+	if got := await.Recv(t, 10*time.Second, "the answer", answer); !got.Allow || got.By != approvals.ByPerson {
 		t.Errorf("answer: got %+v, want the person's allow", got)
 	}
 }
@@ -90,33 +90,32 @@ func TestBrokerWaitForAToolCallIsBounded(t *testing.T) {
 	neverAppears := func(ctx context.Context, _ string) bool { <-ctx.Done(); return false }
 
 	t.Run("a call that never appears is denied once the wait is over", func(t *testing.T) {
-		b := newTestBroker(t, nobody{t}, time.Minute)
-		b.toolCallWait = 50 * time.Millisecond
-		run := newFakeRun()
-		run.toolCalls = neverAppears
-		b.AddRun(RunInfo{ID: "r1"}, run)
+		b := newTestBroker(t, approvaltest.Nobody(t), time.Minute)
+		const wait = 50 * time.Millisecond
+		approvals.SetToolCallWait(b, wait)
+		run := approvaltest.NewRun()
+		run.ToolCalls = neverAppears
+		b.AddRun(approvals.RunInfo{ID: "r1"}, run)
 		got := b.Ask(context.Background(), "r1", bashCall("make", "toolu_late"))
 		if diff := cmp.Diff(unknownCall, got, cmpIgnoreWaited); diff != "" {
 			t.Errorf("answer (-want +got):\n%s", diff)
 		}
-		if got.Waited < b.toolCallWait {
-			t.Errorf("answered after %s, before the wait of %s was over", got.Waited, b.toolCallWait)
+		if got.Waited < wait {
+			t.Errorf("answered after %s, before the wait of %s was over", got.Waited, wait)
 		}
 	})
 	t.Run("a run that ends during the wait ends it at once", func(t *testing.T) {
-		b := newTestBroker(t, nobody{t}, time.Minute)
-		b.toolCallWait = time.Hour
-		run := newFakeRun()
-		run.toolCalls = neverAppears
-		b.AddRun(RunInfo{ID: "r1"}, run)
+		b := newTestBroker(t, approvaltest.Nobody(t), time.Minute)
+		approvals.SetToolCallWait(b, time.Hour)
+		run := approvaltest.NewRun()
+		run.ToolCalls = neverAppears
+		b.AddRun(approvals.RunInfo{ID: "r1"}, run)
 		answer := ask(b, "r1", bashCall("make", "toolu_late"))
 		await.For(t, 10*time.Second, "the broker asks the run about the call", func() bool {
-			run.mu.Lock()
-			defer run.mu.Unlock()
-			return len(run.callsAsked) == 1
+			return len(run.CallsAsked()) == 1
 		})
 		b.RemoveRun("r1") // returns once the answer is recorded
-		if got := recv(t, answer); got.By != ByRunEnded {
+		if got := await.Recv(t, 10*time.Second, "the answer", answer); got.By != approvals.ByRunEnded {
 			t.Errorf("answer: got %+v, want a deny by run-ended", got)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,8 @@ func viewGolden(t *testing.T, v View) string {
 	}
 	return "# The view\n" + b.String() + "\n# At the terminal\n" + viewText(v)
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files of the views under testdata/views")
 
 // checkGolden compares got with the golden file path, or rewrites it under -update.
 func checkGolden(t *testing.T, path, got string) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/runs"
@@ -59,9 +60,9 @@ func newWorld(t *testing.T, script fakeapi.Script, guard bool) *world {
 	}
 	w.env.WriteSettings(t, s)
 
-	srv, err := approvals.NewServer(approvals.Config{Decider: failDecider{t}, Timeout: 30 * time.Second})
+	srv, err := mcpserver.New(mcpserver.Config{Decider: failDecider{t}, Timeout: 30 * time.Second})
 	if err != nil {
-		t.Fatalf("approvals.NewServer: %v", err)
+		t.Fatalf("mcpserver.New: %v", err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	w.m, err = runs.NewManager(runs.Config{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
@@ -37,8 +38,8 @@ func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Appro
 
 // approvalsConfig returns the approvals server's configuration for s, with d answering for
 // the person.
-func approvalsConfig(s settings.Settings, d approvals.Decider) approvals.Config {
-	return approvals.Config{Timeout: s.Approvals.Timeout, Trusted: s.Approvals.Trusted, Decider: d}
+func approvalsConfig(s settings.Settings, d approvals.Decider) mcpserver.Config {
+	return mcpserver.Config{Timeout: s.Approvals.Timeout, Trusted: s.Approvals.Trusted, Decider: d}
 }
 
 // keyringSecrets returns the GitHub token from the keyring, so that no record of a run

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/internal/lib/logger"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
@@ -66,7 +67,7 @@ type Core struct {
 	stateDir string
 
 	mgr     *runs.Manager
-	server  *approvals.Server
+	server  *mcpserver.Server
 	watcher *settings.Watcher // nil when not watching
 
 	// policyMu orders the changes of the settings in force: reloads of the settings file,
@@ -106,7 +107,7 @@ func New(cfg Config) (*Core, error) {
 	}
 	s := c.report.InForce
 
-	srv, err := approvals.NewServer(approvalsConfig(s, cfg.Decider))
+	srv, err := mcpserver.New(approvalsConfig(s, cfg.Decider))
 	if err != nil {
 		return nil, fmt.Errorf("starting the approvals server: %w", err)
 	}

@@ -1,7 +1,7 @@
 package core
 
-import "github.com/segwi/segwi/approvals"
+import "github.com/segwi/segwi/approvals/mcpserver"
 
 // ApprovalsServer returns c's approvals server, for the tests that ask it as Claude Code
 // does.
-func ApprovalsServer(c *Core) *approvals.Server { return c.server }
+func ApprovalsServer(c *Core) *mcpserver.Server { return c.server }

@@ -69,3 +69,19 @@ func For[C Cond](t testing.TB, within time.Duration, what string, cond C) {
 		pause = min(2*pause, maxPause)
 	}
 }
+
+// Recv waits for a value on ch and returns it. When within passes first it fails t with
+// "timed out after WITHIN waiting for WHAT".
+func Recv[T any](t testing.TB, within time.Duration, what string, ch <-chan T) T {
+	t.Helper()
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("timed out after %s waiting for %s", within, what)
+		var zero T
+		return zero
+	}
+}

@@ -89,3 +89,20 @@ func TestForStopsCheckingOnceAnErrorConditionHolds(t *testing.T) {
 		t.Errorf("fatal %q, %d checks left; want no failure, 0 left", rec.fatal, left)
 	}
 }
+
+func TestRecvReturnsTheValueSent(t *testing.T) {
+	ch := make(chan string, 1)
+	ch <- "answer"
+	rec := &recorder{TB: t}
+	if got := Recv(rec, 10*time.Second, "the answer", ch); got != "answer" || rec.fatal != "" {
+		t.Errorf("Recv: got %q (failure %q), want %q and no failure", got, rec.fatal, "answer")
+	}
+}
+
+func TestRecvFailsSayingWhatItWaitedFor(t *testing.T) {
+	rec := &recorder{TB: t}
+	Recv(rec, 20*time.Millisecond, "the answer", make(chan string))
+	if want := "timed out after 20ms waiting for the answer"; rec.fatal != want {
+		t.Errorf("failure: got %q, want %q", rec.fatal, want)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/approvals/mcpserver"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
@@ -143,12 +145,12 @@ func (b *bench) writeConfig(claude string) {
 // they tell segwi's own cost from the cost of the approval tool's MCP connection inside
 // Claude Code.
 func (b *bench) wireApprovals() {
-	srv, err := approvals.NewServer(approvals.Config{Decider: denyAll{}})
+	srv, err := mcpserver.New(mcpserver.Config{Decider: denyAll{}})
 	if err != nil {
 		b.t.Fatalf("starting the approvals server: %v", err)
 	}
 	b.t.Cleanup(func() { srv.Close() })
-	reg, err := srv.Register(approvals.RunInfo{ID: "bench", Kind: "build", Checkout: b.checkout}, benchRun{})
+	reg, err := srv.Register(approvals.RunInfo{ID: "bench", Kind: "build", Checkout: b.checkout}, approvaltest.Discard{})
 	if err != nil {
 		b.t.Fatalf("registering the benchmark's run: %v", err)
 	}
@@ -166,21 +168,6 @@ type denyAll struct{}
 func (denyAll) Decide(context.Context, approvals.Request) (approvals.Answer, error) {
 	return approvals.Answer{By: approvals.ByNoTerminal, Message: "the benchmark asks nobody"}, nil
 }
-
-// benchRun is the approvals.Run of the direct+tool variants: nothing to record.
-type benchRun struct{}
-
-func (benchRun) RecordApproval(approvals.Record) {}
-func (benchRun) SetPending(int)                  {}
-func (benchRun) Stop()                           {}
-func (benchRun) Connected()                      {}
-
-// ToolCallRunning says yes: this variant does not read Claude Code's output, where the
-// calls it makes appear.
-func (benchRun) ToolCallRunning(context.Context, string) bool { return true }
-
-// Ending says no: the harness never stops a run while it asks.
-func (benchRun) Ending() bool { return false }
 
 // direct runs Claude Code with the harness as a person would script it (print mode,
 // stream-json in and out, auto mode, the prompt on a stdin pipe that closes after the

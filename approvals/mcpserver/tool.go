@@ -1,4 +1,4 @@
-package approvals
+package mcpserver
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/segwi/segwi/approvals"
 )
 
 // approveInput is what Claude Code passes to the approval tool.
@@ -29,18 +31,18 @@ var approveSchema = json.RawMessage(`{
 }`)
 
 // newRunServer returns the MCP server that serves the approval tool to run runID.
-func (s *Server) newRunServer(runID string, run Run) *mcp.Server {
+func (s *Server) newRunServer(runID string, run approvals.Run) *mcp.Server {
 	server := mcp.NewServer(
-		&mcp.Implementation{Name: ServerName, Title: "segwi approvals", Version: "1"},
+		&mcp.Implementation{Name: approvals.ServerName, Title: "segwi approvals", Version: "1"},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}},
 	)
 	mcp.AddTool(server, &mcp.Tool{
-		Name: ToolName,
+		Name: approvals.ToolName,
 		Description: "Asks segwi whether a tool call may run. A person answers, or a trusted " +
 			"command rule they configured, or the approval timeout (which denies).",
 		InputSchema: approveSchema,
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
-		call := callOf(req.Params.Arguments, in)
+		call := approvals.CallOf(req.Params.Arguments, in.ToolName, in.ToolUseID)
 		ctx, stop := whileCallerWaits(ctx, run)
 		defer stop()
 		answer := s.broker.Ask(ctx, runID, call)
@@ -53,40 +55,21 @@ func (s *Server) newRunServer(runID string, run Run) *mcp.Server {
 
 // whileCallerWaits returns a context that is also cancelled when the HTTP request that
 // carried the call ends, so that a call whose caller hung up is withdrawn from the person.
-// Its cause says why Claude Code hung up: ErrRunEnded when run is ending (a stop makes
-// Claude Code abort the call), else ErrWithdrawn (it stopped waiting: its own timeout).
-func whileCallerWaits(ctx context.Context, run Run) (context.Context, func()) {
+// Its cause says why Claude Code hung up: approvals.ErrRunEnded when run is ending (a stop makes
+// Claude Code abort the call), else approvals.ErrWithdrawn (it stopped waiting: its own timeout).
+func whileCallerWaits(ctx context.Context, run approvals.Run) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if httpCtx, ok := ctx.Value(requestContextKey{}).(context.Context); ok {
 		stopAfter := context.AfterFunc(httpCtx, func() {
 			if run.Ending() {
-				cancel(ErrRunEnded)
+				cancel(approvals.ErrRunEnded)
 				return
 			}
-			cancel(ErrWithdrawn)
+			cancel(approvals.ErrWithdrawn)
 		})
 		return ctx, func() { stopAfter(); cancel(nil) }
 	}
 	return ctx, func() { cancel(nil) }
-}
-
-// callOf reads the call from the arguments exactly as Claude Code sent them: the SDK
-// hands the handler arguments it has decoded (keeping the last of a key given twice) and
-// encoded again. Arguments that two JSON readers could read differently (a key twice, or
-// in two cases) make a call the broker refuses; it then carries the whole arguments as its
-// input, for the record.
-func callOf(arguments json.RawMessage, decoded approveInput) Call {
-	members, err := jsonObject(arguments)
-	if err != nil {
-		return Call{ToolName: decoded.ToolName, Input: arguments, ToolUseID: decoded.ToolUseID, Invalid: err.Error()}
-	}
-	call := Call{ToolName: decoded.ToolName, ToolUseID: decoded.ToolUseID, Input: json.RawMessage(`{}`)}
-	for _, m := range members {
-		if m.key == "input" {
-			call.Input = m.value
-		}
-	}
-	return call
 }
 
 // maxMessageBytes caps the message of a deny. Claude Code 2.1.328 takes an MCP tool result
@@ -103,7 +86,7 @@ const maxMessageBytes = 8 << 10
 // long as the input, and Claude Code refused an answer to a call of about 100 KB as "an
 // invalid result" (it shortens long MCP results); without it, an answer is short whatever
 // the call, and Claude Code runs exactly what it showed.
-func AnswerJSON(a Answer) []byte {
+func AnswerJSON(a approvals.Answer) []byte {
 	if a.Allow {
 		return []byte(`{"behavior":"allow"}`)
 	}

@@ -1,4 +1,10 @@
-package approvals
+// Package mcpserver is segwi's loopback MCP server: it serves the approval tool
+// (--permission-prompt-tool mcp__segwi__approve) to every run's Claude Code, each with its
+// own bearer token, refuses before any MCP handling what does not come from a run on this
+// machine, and hands each call to an approvals.Broker. It is the only package of segwi that
+// links the MCP SDK's server, and only the core (the tray process, headless segwi run)
+// imports it: the window process shows requests and answers, and links none of it.
+package mcpserver
 
 import (
 	"bytes"
@@ -21,11 +27,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/httpguard"
 )
-
-// MaxBodyBytes is the largest request body the server reads; larger ones get 413.
-const MaxBodyBytes = 1 << 20
 
 // limits bound what a connection may hold of the server.
 type limits struct {
@@ -42,10 +46,10 @@ var defaultLimits = limits{header: 10 * time.Second, body: 10 * time.Second, fre
 
 // Config configures a Server.
 type Config struct {
-	Timeout    time.Duration // approvals.timeout; DefaultTimeout when zero
-	Trusted    []string      // approvals.trusted: command prefixes allowed without asking
-	Decider    Decider       // puts requests in front of a person; required
-	MaxPending int           // requests of one run that may wait at once; DefaultMaxPending when zero
+	Timeout    time.Duration     // approvals.timeout; approvals.DefaultTimeout when zero
+	Trusted    []string          // approvals.trusted: command prefixes allowed without asking
+	Decider    approvals.Decider // puts requests in front of a person; required
+	MaxPending int               // requests of one run that may wait at once; approvals.DefaultMaxPending when zero
 }
 
 // A Server is segwi's loopback MCP server: one for all runs, serving the approval tool at
@@ -53,13 +57,13 @@ type Config struct {
 // which tells the server which run a request belongs to. Before any MCP handling the
 // server refuses a request whose Host is not its own loopback name and port (403), whose
 // Origin is not its own (403), whose token is missing or unknown (401), or whose body is
-// over MaxBodyBytes (413) or not sent within 10 s (408). All but the last are decided from
-// the headers, before any of the body is read, and every refusal closes its connection.
-// The server holds at most 64 connections that have not shown a run's token (closing the
-// oldest for a newcomer) and 1,024 in all. No route answers a request: answers come only from the trusted
-// commands, the Decider, or the timeout.
+// over approvals.MaxCallBytes (413) or not sent within 10 s (408). All but the last are
+// decided from the headers, before any of the body is read, and every refusal closes its
+// connection. The server holds at most 64 connections that have not shown a run's token
+// (closing the oldest for a newcomer) and 1,024 in all. No route answers a request:
+// answers come only from the trusted commands, the Decider, or the timeout.
 type Server struct {
-	broker   *Broker
+	broker   *approvals.Broker
 	limits   limits
 	listener net.Listener
 	http     *http.Server
@@ -75,8 +79,8 @@ type Server struct {
 }
 
 type registration struct {
-	info      RunInfo
-	run       Run
+	info      approvals.RunInfo
+	run       approvals.Run
 	digest    [sha256.Size]byte
 	mcp       *mcp.Server // serves this run's approval tool
 	connected sync.Once   // tells the run of its first request with the token
@@ -86,9 +90,9 @@ type registrationKey struct{}
 
 type requestContextKey struct{}
 
-// NewServer starts a Server on 127.0.0.1 with an ephemeral port. It fails when the
+// New starts a Server on 127.0.0.1 with an ephemeral port. It fails when the
 // configuration is not valid or the port cannot be opened.
-func NewServer(cfg Config) (*Server, error) {
+func New(cfg Config) (*Server, error) {
 	return newServer(cfg, defaultLimits)
 }
 
@@ -99,7 +103,7 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("approvals: new server: negative timeout %s", cfg.Timeout)
 	}
-	trusted, err := ParseTrusted(cfg.Trusted)
+	trusted, err := approvals.ParseTrusted(cfg.Trusted)
 	if err != nil {
 		return nil, fmt.Errorf("approvals: new server: %w", err)
 	}
@@ -110,7 +114,7 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 
 	s := &Server{
-		broker:   NewBroker(cfg.Decider, cfg.MaxPending),
+		broker:   approvals.NewBroker(cfg.Decider, cfg.MaxPending),
 		limits:   lim,
 		listener: httpguard.NewLimiter(ln, lim.fresh, lim.conns),
 		url:      "http://127.0.0.1:" + port + "/mcp",
@@ -125,7 +129,7 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 	// token to another's. The SDK's own DNS rebinding protection stays on.
 	s.mcp = mcp.NewStreamableHTTPHandler(s.runServer, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
-		MaxRequestBodyBytes: MaxBodyBytes,
+		MaxRequestBodyBytes: approvals.MaxCallBytes,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.mcp)
@@ -147,17 +151,18 @@ func newServer(cfg Config, lim limits) (*Server, error) {
 func (s *Server) URL() string { return s.url }
 
 // Register gives a run its bearer token, and the tool-call timeout its Claude Code is to be
-// given (Registration.ToolTimeout, which MCPConfig carries). Requests with that token
+// given (approvals.Registration.ToolTimeout, which MCPConfig carries). Requests with that token
 // belong to the run until Unregister; the run's requests and answers are recorded on run,
 // and the first of them calls run.Connected. Its requests wait for a person at most the
-// approval timeout in force now, even after a reload makes it longer (see Broker.AddRun).
-func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
+// approval timeout in force now, even after a reload makes it longer (see
+// approvals.Broker.AddRun).
+func (s *Server) Register(info approvals.RunInfo, run approvals.Run) (approvals.Registration, error) {
 	if info.ID == "" {
-		return Registration{}, errors.New("approvals: register: empty run id")
+		return approvals.Registration{}, errors.New("approvals: register: empty run id")
 	}
 	var secret [32]byte
 	if _, err := rand.Read(secret[:]); err != nil {
-		return Registration{}, fmt.Errorf("approvals: register run %s: %w", info.ID, err)
+		return approvals.Registration{}, fmt.Errorf("approvals: register run %s: %w", info.ID, err)
 	}
 	token := hex.EncodeToString(secret[:])
 	reg := &registration{info: info, run: run, digest: sha256.Sum256([]byte(token))}
@@ -166,19 +171,19 @@ func (s *Server) Register(info RunInfo, run Run) (Registration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return Registration{}, fmt.Errorf("approvals: register run %s: server closed", info.ID)
+		return approvals.Registration{}, fmt.Errorf("approvals: register run %s: server closed", info.ID)
 	}
-	maxWait, err := s.broker.addRun(info, run)
+	maxWait, err := s.broker.AddRun(info, run)
 	if err != nil {
-		return Registration{}, err
+		return approvals.Registration{}, err
 	}
 	s.byToken[reg.digest] = reg
 	s.byRun[info.ID] = reg
-	return Registration{URL: s.url, Token: token, ToolTimeout: maxWait + ToolTimeoutSlack}, nil
+	return approvals.Registration{URL: s.url, Token: token, ToolTimeout: maxWait + approvals.ToolTimeoutSlack}, nil
 }
 
 // Unregister ends a run's registration: its token stops working at once, and its pending
-// requests are denied (ByRunEnded) and withdrawn from the Decider. It returns once their
+// requests are denied (approvals.ByRunEnded) and withdrawn from the Decider. It returns once their
 // answers are recorded; the caller must not hold a lock that the run's RecordApproval or
 // SetPending needs. Unregistering an unknown run does nothing.
 func (s *Server) Unregister(runID string) {
@@ -199,7 +204,7 @@ func (s *Server) SetPolicy(timeout time.Duration, trusted []string) error {
 	if timeout < 0 {
 		return fmt.Errorf("approvals: set policy: negative timeout %s", timeout)
 	}
-	t, err := ParseTrusted(trusted)
+	t, err := approvals.ParseTrusted(trusted)
 	if err != nil {
 		return fmt.Errorf("approvals: set policy: %w", err)
 	}
@@ -259,7 +264,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		httpguard.Vouch(r)
 		reg.connected.Do(reg.run.Connected)
-		if r.ContentLength > MaxBodyBytes {
+		if r.ContentLength > approvals.MaxCallBytes {
 			httpguard.Refuse(w, http.StatusRequestEntityTooLarge, "request body too large")
 			return
 		}
@@ -275,10 +280,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// readBody reads r's body whole, at most MaxBodyBytes, within the body deadline, and puts
-// it back as r.Body. It then lifts the deadline: the answer may wait for a person, and
-// the connection must stay readable meanwhile for the server to see the caller hang up.
-// On failure it returns the status to refuse the request with.
+// readBody reads r's body whole, at most approvals.MaxCallBytes, within the body deadline,
+// and puts it back as r.Body. It then lifts the deadline: the answer may wait for a
+// person, and the connection must stay readable meanwhile for the server to see the caller
+// hang up. On failure it returns the status to refuse the request with.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (int, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return 0, nil
@@ -287,7 +292,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (int, error) {
 	if err := rc.SetReadDeadline(time.Now().Add(s.limits.body)); err != nil {
 		return http.StatusInternalServerError, fmt.Errorf("reading the request body: %w", err)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, approvals.MaxCallBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):

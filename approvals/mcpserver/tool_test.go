@@ -1,4 +1,4 @@
-package approvals
+package mcpserver
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/mcptest"
 )
@@ -46,7 +48,7 @@ func approveText(cs *mcp.ClientSession, toolName, input, toolUseID string) strin
 // tryApprove calls the approval tool with the raw input, as Claude Code sends it.
 func tryApprove(cs *mcp.ClientSession, toolName, input, toolUseID string) (string, error) {
 	args := json.RawMessage(`{"tool_name":` + quote(toolName) + `,"input":` + input + `,"tool_use_id":` + quote(toolUseID) + `}`)
-	return mcptest.CallText(context.Background(), cs, ToolName, args)
+	return mcptest.CallText(context.Background(), cs, approvals.ToolName, args)
 }
 
 func quote(s string) string {
@@ -59,28 +61,28 @@ func quote(s string) string {
 const bashInput = `{"description":"Remove the build","command":"rm -rf build && echo <done>"}`
 
 func TestApproveRunEndedDeniesPendingRequest(t *testing.T) {
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	s := newTestServer(t, Config{Decider: p})
 	reg, run := register(t, s, "r1")
 	cs := connect(t, s, reg.Token, "")
 	text := make(chan string, 1)
 	go func() { text <- approveText(cs, "Bash", bashInput, "toolu_1") }()
-	p.nextAsked(t)
+	p.NextAsked(t)
 	s.Unregister("r1")
 	want := `{"behavior":"deny","message":"denied: the segwi run ended before a person answered"}`
-	if got := recv(t, text); got != want {
+	if got := await.Recv(t, 10*time.Second, "the answer", text); got != want {
 		t.Errorf("answer text:\n got %s\nwant %s", got, want)
 	}
-	if w := p.nextWithdrawn(t); w.req.ToolUseID != "toolu_1" {
-		t.Errorf("withdrawn: got %s, want toolu_1", w.req.ToolUseID)
+	if w := p.NextWithdrawn(t); w.Req.ToolUseID != "toolu_1" {
+		t.Errorf("withdrawn: got %s, want toolu_1", w.Req.ToolUseID)
 	}
-	if a := run.answered(); len(a) != 1 || a[0].Answer.By != ByRunEnded {
+	if a := run.Answered(); len(a) != 1 || a[0].Answer.By != approvals.ByRunEnded {
 		t.Errorf("recorded answers: got %+v, want one by run-ended", a)
 	}
 }
 
 func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	s := newTestServer(t, Config{Decider: p})
 	reg, run := register(t, s, "r1")
 	ctx, hangUp := context.WithCancel(context.Background())
@@ -91,13 +93,13 @@ func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	p.nextAsked(t)
+	p.NextAsked(t)
 	hangUp()
-	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrWithdrawn) {
-		t.Errorf("the Decider's context cause: got %v, want ErrWithdrawn", w.cause)
+	if w := p.NextWithdrawn(t); !errors.Is(w.Cause, approvals.ErrWithdrawn) {
+		t.Errorf("the Decider's context cause: got %v, want ErrWithdrawn", w.Cause)
 	}
-	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.answered()) == 1 })
-	if a := run.answered()[0].Answer; a.By != ByCancelled {
+	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.Answered()) == 1 })
+	if a := run.Answered()[0].Answer; a.By != approvals.ByCancelled {
 		t.Errorf("recorded answer: got By %s, want cancelled", a.By)
 	}
 }
@@ -105,7 +107,7 @@ func TestApproveCallWhoseCallerHangsUpIsWithdrawn(t *testing.T) {
 // A stop makes Claude Code abort the call it is making, hanging up on segwi: the request
 // is then recorded as cut short by the run's end, not as Claude Code's own timeout.
 func TestApproveCallHungUpOnByAStoppingRunIsRunEnded(t *testing.T) {
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	s := newTestServer(t, Config{Decider: p})
 	reg, run := register(t, s, "r1")
 	ctx, hangUp := context.WithCancel(context.Background())
@@ -116,20 +118,20 @@ func TestApproveCallHungUpOnByAStoppingRunIsRunEnded(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	p.nextAsked(t)
+	p.NextAsked(t)
 	run.Stop()
 	hangUp()
-	if w := p.nextWithdrawn(t); !errors.Is(w.cause, ErrRunEnded) {
-		t.Errorf("the Decider's context cause: got %v, want ErrRunEnded", w.cause)
+	if w := p.NextWithdrawn(t); !errors.Is(w.Cause, approvals.ErrRunEnded) {
+		t.Errorf("the Decider's context cause: got %v, want ErrRunEnded", w.Cause)
 	}
-	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.answered()) == 1 })
-	if a := run.answered()[0].Answer; a.By != ByRunEnded {
+	await.For(t, 10*time.Second, "the answer to be recorded", func() bool { return len(run.Answered()) == 1 })
+	if a := run.Answered()[0].Answer; a.By != approvals.ByRunEnded {
 		t.Errorf("recorded answer: got By %s, want run-ended", a.By)
 	}
 }
 
 func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	s := newTestServer(t, Config{Decider: p})
 	regA, runA := register(t, s, "a")
 	regB, runB := register(t, s, "b")
@@ -140,22 +142,22 @@ func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
 	go func() { textB <- approveText(csB, "Bash", `{"command":"make b"}`, "toolu_b") }()
 	shown := map[string]string{}
 	for range 2 {
-		req := p.nextAsked(t)
+		req := p.NextAsked(t)
 		shown[req.ToolUseID] = req.Run.ID + " " + string(req.Input)
 	}
 	if diff := cmp.Diff(map[string]string{"toolu_a": `a {"command":"make a"}`, "toolu_b": `b {"command":"make b"}`}, shown); diff != "" {
 		t.Errorf("requests shown, by tool use (-want +got):\n%s", diff)
 	}
 
-	p.answer("toolu_b", Answer{Allow: true, By: ByPerson})
-	if got, want := recv(t, textB), `{"behavior":"allow"}`; got != want {
+	p.Answer("toolu_b", approvals.Answer{Allow: true, By: approvals.ByPerson})
+	if got, want := await.Recv(t, 10*time.Second, "run b's answer", textB), `{"behavior":"allow"}`; got != want {
 		t.Errorf("run b's answer: got %s, want %s", got, want)
 	}
-	p.answer("toolu_a", Answer{By: ByPerson, Message: "not a"})
-	if got, want := recv(t, textA), `{"behavior":"deny","message":"Denied by the person at segwi: not a"}`; got != want {
+	p.Answer("toolu_a", approvals.Answer{By: approvals.ByPerson, Message: "not a"})
+	if got, want := await.Recv(t, 10*time.Second, "run a's answer", textA), `{"behavior":"deny","message":"Denied by the person at segwi: not a"}`; got != want {
 		t.Errorf("run a's answer: got %s, want %s", got, want)
 	}
-	for id, run := range map[string]*fakeRun{"a": runA, "b": runB} {
+	for id, run := range map[string]*approvaltest.Run{"a": runA, "b": runB} {
 		recs := run.Records()
 		if len(recs) != 2 {
 			t.Errorf("run %s: got %d records, want 2", id, len(recs))
@@ -169,7 +171,7 @@ func TestApproveAnswersTheRightRunWhenTwoAreActive(t *testing.T) {
 }
 
 func TestApproveIsTheOnlyTool(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, _ := register(t, s, "r1")
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run("a client speaking "+version+" lists only approve", func(t *testing.T) {
@@ -178,8 +180,8 @@ func TestApproveIsTheOnlyTool(t *testing.T) {
 			if err != nil {
 				t.Fatalf("tools/list: %v", err)
 			}
-			if len(res.Tools) != 1 || res.Tools[0].Name != ToolName {
-				t.Fatalf("tools: got %+v, want only %q", res.Tools, ToolName)
+			if len(res.Tools) != 1 || res.Tools[0].Name != approvals.ToolName {
+				t.Fatalf("tools: got %+v, want only %q", res.Tools, approvals.ToolName)
 			}
 			schema, _ := json.Marshal(res.Tools[0].InputSchema)
 			for _, field := range []string{"tool_name", "input", "tool_use_id"} {
@@ -192,10 +194,10 @@ func TestApproveIsTheOnlyTool(t *testing.T) {
 }
 
 func TestApproveRefusesCallsWithoutToolName(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, run := register(t, s, "r1")
 	cs := connect(t, s, reg.Token, "")
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(`{"input":{}}`)})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: approvals.ToolName, Arguments: json.RawMessage(`{"input":{}}`)})
 	if err != nil {
 		t.Fatalf("tools/call: %v", err)
 	}
@@ -211,13 +213,13 @@ func TestAnswerJSON(t *testing.T) {
 	long := strings.Repeat("é", maxMessageBytes) // two bytes a rune: twice the cap
 	tests := []struct {
 		name   string
-		answer Answer
+		answer approvals.Answer
 		want   string
 	}{
-		{"an allow leaves the input out", Answer{Allow: true}, `{"behavior":"allow"}`},
-		{"a deny without a message still carries one", Answer{}, `{"behavior":"deny","message":"denied by segwi"}`},
-		{"a deny message is not HTML-escaped", Answer{Message: "a <b> & c"}, `{"behavior":"deny","message":"a <b> & c"}`},
-		{"a long deny message is cut, on a rune", Answer{Message: long},
+		{"an allow leaves the input out", approvals.Answer{Allow: true}, `{"behavior":"allow"}`},
+		{"a deny without a message still carries one", approvals.Answer{}, `{"behavior":"deny","message":"denied by segwi"}`},
+		{"a deny message is not HTML-escaped", approvals.Answer{Message: "a <b> & c"}, `{"behavior":"deny","message":"a <b> & c"}`},
+		{"a long deny message is cut, on a rune", approvals.Answer{Message: long},
 			`{"behavior":"deny","message":"` + long[:maxMessageBytes] + ` [… cut by segwi]"}`},
 	}
 	for _, tt := range tests {
@@ -249,10 +251,10 @@ func TestApproveRefusesArgumentsReadTwoWays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t, Config{Decider: nobody{t}, Trusted: []string{"git status"}})
+			s := newTestServer(t, Config{Decider: approvaltest.Nobody(t), Trusted: []string{"git status"}})
 			reg, run := register(t, s, "r1")
 			cs := connect(t, s, reg.Token, "")
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(tt.args)})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: approvals.ToolName, Arguments: json.RawMessage(tt.args)})
 			if err != nil {
 				t.Fatalf("tools/call: %v", err)
 			}
@@ -266,8 +268,8 @@ func TestApproveRefusesArgumentsReadTwoWays(t *testing.T) {
 				!strings.Contains(text, tt.why) {
 				t.Errorf("answer: got %s, want a deny saying %s", text, tt.why)
 			}
-			answered := run.answered()
-			if len(answered) != 1 || answered[0].Answer.By != ByInvalid ||
+			answered := run.Answered()
+			if len(answered) != 1 || answered[0].Answer.By != approvals.ByInvalid ||
 				!strings.Contains(answered[0].Request.Note, strings.ReplaceAll(tt.why, `\"`, `"`)) {
 				t.Errorf("recorded: got %+v, want one deny by invalid noting why", answered)
 			}

@@ -1,8 +1,10 @@
-package approvals
+package mcpserver
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,7 +15,7 @@ import (
 
 func newTestServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
-	s, err := NewServer(cfg)
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
 	}
@@ -21,10 +23,10 @@ func newTestServer(t *testing.T, cfg Config) *Server {
 	return s
 }
 
-func register(t *testing.T, s *Server, id string) (Registration, *fakeRun) {
+func register(t *testing.T, s *Server, id string) (approvals.Registration, *approvaltest.Run) {
 	t.Helper()
-	run := newFakeRun()
-	reg, err := s.Register(RunInfo{ID: id, Kind: "build", Checkout: "/src/" + id}, run)
+	run := approvaltest.NewRun()
+	reg, err := s.Register(approvals.RunInfo{ID: id, Kind: "build", Checkout: "/src/" + id}, run)
 	if err != nil {
 		t.Fatalf("Register(%s): %v", id, err)
 	}
@@ -65,12 +67,12 @@ func do(t *testing.T, req *http.Request) (int, string) {
 type onlyReader struct{ io.Reader }
 
 func TestServerRefusesBeforeAnyMCPHandling(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, run := register(t, s, "r1")
 	ended, _ := register(t, s, "r0")
 	s.Unregister("r0")
 	port := strings.TrimPrefix(strings.TrimSuffix(s.URL(), "/mcp"), "http://127.0.0.1:")
-	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("a", MaxBodyBytes) + `"}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("a", approvals.MaxCallBytes) + `"}}`
 
 	tests := []struct {
 		name   string
@@ -124,7 +126,7 @@ func flip(c byte) string {
 }
 
 func TestServerLetsThroughItsOwnRequests(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, _ := register(t, s, "r1")
 	u, _ := url.Parse(s.URL())
 	tests := []struct {
@@ -161,7 +163,7 @@ func TestServerLetsThroughItsOwnRequests(t *testing.T) {
 }
 
 func TestServerTokenStopsWorkingOnUnregister(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, _ := register(t, s, "r1")
 	if got, _ := do(t, mcpRequest(t, s, reg.Token, strings.NewReader(initializeBody))); got != 200 {
 		t.Fatalf("before Unregister: got %d, want 200", got)
@@ -173,7 +175,7 @@ func TestServerTokenStopsWorkingOnUnregister(t *testing.T) {
 }
 
 func TestServerRegistration(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	a, _ := register(t, s, "a")
 	b, _ := register(t, s, "b")
 	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || !strings.HasSuffix(s.URL(), "/mcp") || a.URL != s.URL() {
@@ -182,10 +184,10 @@ func TestServerRegistration(t *testing.T) {
 	if len(a.Token) != 64 || a.Token == b.Token {
 		t.Errorf("tokens: got %q and %q, want two different 32-byte hex tokens", a.Token, b.Token)
 	}
-	if _, err := s.Register(RunInfo{ID: "a"}, newFakeRun()); err == nil {
+	if _, err := s.Register(approvals.RunInfo{ID: "a"}, approvaltest.NewRun()); err == nil {
 		t.Error("Register of a run already registered: got no error, want one")
 	}
-	if _, err := s.Register(RunInfo{}, newFakeRun()); err == nil {
+	if _, err := s.Register(approvals.RunInfo{}, approvaltest.NewRun()); err == nil {
 		t.Error("Register without a run id: got no error, want one")
 	}
 	cfg := a.MCPConfig()
@@ -198,14 +200,14 @@ func TestServerRegistration(t *testing.T) {
 // it to wait for the approval tool the approval timeout in force at the run's start, plus
 // the slack, and a reload gives the runs registered after it their own.
 func TestServerGivesEachRunsClaudeCodeAToolTimeoutAboveTheApprovalTimeout(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}, Timeout: 10 * time.Minute})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t), Timeout: 10 * time.Minute})
 	first, _ := register(t, s, "first")
 	if err := s.SetPolicy(30*time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := register(t, s, "second")
 	for _, tt := range []struct {
-		reg  Registration
+		reg  approvals.Registration
 		want time.Duration
 	}{{first, 11 * time.Minute}, {second, 31 * time.Minute}} {
 		if tt.reg.ToolTimeout != tt.want {
@@ -220,7 +222,7 @@ func TestServerGivesEachRunsClaudeCodeAToolTimeoutAboveTheApprovalTimeout(t *tes
 		if err := json.Unmarshal(tt.reg.MCPConfig(), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if got := doc.MCPServers[ServerName]; got.Type != "http" || got.Timeout != tt.want.Milliseconds() {
+		if got := doc.MCPServers[approvals.ServerName]; got.Type != "http" || got.Timeout != tt.want.Milliseconds() {
 			t.Errorf("MCPConfig: server %+v, want type http and timeout %d (ms)", got, tt.want.Milliseconds())
 		}
 	}
@@ -232,12 +234,12 @@ func TestServerConfigIsChecked(t *testing.T) {
 		cfg  Config
 	}{
 		{"a server without a Decider is refused", Config{}},
-		{"a negative timeout is refused", Config{Decider: nobody{t}, Timeout: -time.Second}},
-		{"a trusted entry that is not plain words is refused", Config{Decider: nobody{t}, Trusted: []string{"ls; rm"}}},
+		{"a negative timeout is refused", Config{Decider: approvaltest.Nobody(t), Timeout: -time.Second}},
+		{"a trusted entry that is not plain words is refused", Config{Decider: approvaltest.Nobody(t), Trusted: []string{"ls; rm"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if s, err := NewServer(tt.cfg); err == nil {
+			if s, err := New(tt.cfg); err == nil {
 				s.Close()
 				t.Error("NewServer: got no error, want one")
 			}
@@ -246,11 +248,11 @@ func TestServerConfigIsChecked(t *testing.T) {
 }
 
 func TestServerClosedRefusesRegistrations(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := s.Register(RunInfo{ID: "late"}, newFakeRun()); err == nil {
+	if _, err := s.Register(approvals.RunInfo{ID: "late"}, approvaltest.NewRun()); err == nil {
 		t.Error("Register after Close: got no error, want one")
 	}
 	if err := s.Close(); err != nil {
@@ -259,7 +261,7 @@ func TestServerClosedRefusesRegistrations(t *testing.T) {
 }
 
 func TestServerTellsTheRunOnceWhenItsTokenIsFirstUsed(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, run := register(t, s, "r1")
 	other, _ := register(t, s, "r2")
 	do(t, mcpRequest(t, s, other.Token, strings.NewReader(initializeBody)))

@@ -1,10 +1,13 @@
-package approvals
+package mcpserver
 
 import (
 	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
+	"github.com/segwi/segwi/internal/testing/await"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,7 +18,7 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/: the responses and records of the transcripts, the views")
+var update = flag.Bool("update", false, "rewrite the responses and records of the transcripts under testdata/transcripts")
 
 // TestTranscripts replays the MCP exchanges kept under testdata/transcripts: each is a
 // txtar archive whose setup says how the server is configured and how the person answers,
@@ -54,7 +57,7 @@ func TestTranscripts(t *testing.T) {
 				}
 			}
 			t.Errorf("%s differs from what segwi answers now; if the change is meant, "+
-				"go test ./approvals -run TestTranscripts -update rewrites it", path)
+				"go test ./approvals/mcpserver -run TestTranscripts -update rewrites it", path)
 		})
 	}
 }
@@ -98,10 +101,10 @@ func replay(t *testing.T, in txtar) txtar {
 	t.Helper()
 	setupText, _ := in.file("setup")
 	setup := parseSetup(t, setupText)
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	setup.cfg.Decider = p
 	if setup.person == "" {
-		setup.cfg.Decider = nobody{t}
+		setup.cfg.Decider = approvaltest.Nobody(t)
 	}
 	s := newTestServer(t, setup.cfg)
 	reg, run := register(t, s, "r1")
@@ -118,38 +121,38 @@ func replay(t *testing.T, in txtar) txtar {
 		response := make(chan string, 1)
 		go func() { response <- roundTrip(req) }()
 		if call != nil && setup.person != "" {
-			asked := p.nextAsked(t)
+			asked := p.NextAsked(t)
 			if asked.ToolUseID != call.ToolUseID || string(asked.Input) != string(call.Input) {
 				t.Errorf("%s: the person was shown %s %s, want %s %s as sent", name, asked.ToolUseID, asked.Input, call.ToolUseID, call.Input)
 			}
 			if a, ok := setup.personAnswer(asked); ok {
-				p.answer(asked.ToolUseID, a)
+				p.Answer(asked.ToolUseID, a)
 			}
 		}
-		out.files = append(out.files, txtarFile{name, text}, txtarFile{fmt.Sprintf("response %d", i), recv(t, response)})
+		out.files = append(out.files, txtarFile{name, text}, txtarFile{fmt.Sprintf("response %d", i), await.Recv(t, 10*time.Second, "the response", response)})
 	}
 	out.files = append(out.files, txtarFile{"record", renderRecord(t, run)})
 	return out
 }
 
 // personAnswer is the person's answer to req, and whether they answer at all.
-func (s transcriptSetup) personAnswer(req Request) (Answer, bool) {
+func (s transcriptSetup) personAnswer(req approvals.Request) (approvals.Answer, bool) {
 	switch s.person {
 	case "allow":
-		return Answer{Allow: true, By: ByPerson}, true
+		return approvals.Answer{Allow: true, By: approvals.ByPerson}, true
 	case "deny":
-		return Answer{By: ByPerson, Message: s.reason}, true
+		return approvals.Answer{By: approvals.ByPerson, Message: s.reason}, true
 	case "deny-and-stop":
-		return Answer{By: ByPerson, Interrupt: true, Message: s.reason}, true
+		return approvals.Answer{By: approvals.ByPerson, Interrupt: true, Message: s.reason}, true
 	case "no-terminal":
-		return Answer{By: ByNoTerminal, Message: noTerminalMessage(req.ToolName)}, true
+		return approvals.NoTerminalAnswer(req.ToolName), true
 	}
-	return Answer{}, false
+	return approvals.Answer{}, false
 }
 
 // transcriptRequest turns a transcript's request into one for the server at host with
 // token, and returns the approval call it carries, if any.
-func transcriptRequest(t *testing.T, text, host, token string) (*http.Request, *Call) {
+func transcriptRequest(t *testing.T, text, host, token string) (*http.Request, *approvals.Call) {
 	t.Helper()
 	head, body, ok := strings.Cut(text, "\n\n")
 	if !ok {
@@ -189,7 +192,7 @@ func transcriptRequest(t *testing.T, text, host, token string) (*http.Request, *
 	if msg.Method != "tools/call" {
 		return req, nil
 	}
-	return req, &Call{Input: msg.Params.Arguments.Input, ToolUseID: msg.Params.Arguments.ToolUseID}
+	return req, &approvals.Call{Input: msg.Params.Arguments.Input, ToolUseID: msg.Params.Arguments.ToolUseID}
 }
 
 // roundTrip sends req and renders the response: status, content type and body.
@@ -205,7 +208,7 @@ func roundTrip(req *http.Request) string {
 
 // renderRecord renders what the run recorded: one line per answer, and whether it was
 // stopped.
-func renderRecord(t *testing.T, run *fakeRun) string {
+func renderRecord(t *testing.T, run *approvaltest.Run) string {
 	t.Helper()
 	var b strings.Builder
 	requests := 0
@@ -224,7 +227,7 @@ func renderRecord(t *testing.T, run *fakeRun) string {
 			fmt.Fprintf(&b, " (rule %s)", a.Rule)
 		}
 		if a.Interrupt {
-			recv(t, run.stopped)
+			await.Recv(t, 10*time.Second, "the run to be stopped", run.Stopped())
 			b.WriteString(", and the run is stopped")
 		}
 		b.WriteString("\n")

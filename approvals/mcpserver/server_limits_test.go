@@ -1,8 +1,11 @@
-package approvals
+package mcpserver
 
 import (
 	"bufio"
 	"errors"
+	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/internal/testing/approvaltest"
+	"github.com/segwi/segwi/internal/testing/await"
 	"io"
 	"net"
 	"net/http"
@@ -117,7 +120,7 @@ func closedWithin(t *testing.T, conns []net.Conn, start time.Time, limit time.Du
 // Found by an attack on segwi: 1,000 connections that sent POST /mcp with
 // Content-Length: 10 and no body were held 45 s and more, and tied up the endpoint.
 func TestServerDoesNotHoldStalledRequestsWithoutAToken(t *testing.T) {
-	s := newTestServer(t, Config{Decider: nobody{t}})
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, run := register(t, s, "r1")
 	start := time.Now()
 	conns := stall(t, s, 1000, stalledBody)
@@ -138,7 +141,7 @@ func TestServerDoesNotHoldStalledRequestsWithoutAToken(t *testing.T) {
 // A connection with the run's token whose body does not come is not held for ever
 // either: the body has a deadline.
 func TestServerGivesABodyADeadline(t *testing.T) {
-	s := newTestServerLimits(t, Config{Decider: nobody{t}}, limits{body: 300 * time.Millisecond})
+	s := newTestServerLimits(t, Config{Decider: approvaltest.Nobody(t)}, limits{body: 300 * time.Millisecond})
 	reg, _ := register(t, s, "r1")
 	start := time.Now()
 	conns := stall(t, s, 1, strings.Replace(stalledBody, "\r\n\r\n", "\r\nAuthorization: Bearer "+reg.Token+"\r\n\r\n", 1))
@@ -157,7 +160,7 @@ func TestServerGivesABodyADeadline(t *testing.T) {
 // them is closed for a newcomer, so a run's own request still gets through.
 func TestServerCapsConnectionsThatSendNoRequest(t *testing.T) {
 	const maxFresh = 32
-	s := newTestServerLimits(t, Config{Decider: nobody{t}}, limits{fresh: maxFresh})
+	s := newTestServerLimits(t, Config{Decider: approvaltest.Nobody(t)}, limits{fresh: maxFresh})
 	reg, _ := register(t, s, "r1")
 	cs := connect(t, s, reg.Token, "") // a run already connected keeps its connection
 	start := time.Now()
@@ -178,20 +181,20 @@ func TestServerCapsConnectionsThatSendNoRequest(t *testing.T) {
 // that deadline is answered, not cut off.
 func TestServerBodyDeadlineDoesNotCutAWaitForAPerson(t *testing.T) {
 	const bodyDeadline = 100 * time.Millisecond
-	p := newPerson()
+	p := approvaltest.NewPerson()
 	s := newTestServerLimits(t, Config{Decider: p}, limits{body: bodyDeadline})
 	reg, run := register(t, s, "r1")
 	cs := connect(t, s, reg.Token, "")
 	text := make(chan string, 1)
 	go func() { text <- approveText(cs, "Bash", bashInput, "toolu_1") }()
-	p.nextAsked(t)
+	p.NextAsked(t)
 	// The person answers once the body deadline has passed three times over.
 	<-time.After(3 * bodyDeadline)
-	p.answer("toolu_1", Answer{Allow: true, By: ByPerson})
-	if got, want := recv(t, text), `{"behavior":"allow"}`; got != want {
+	p.Answer("toolu_1", approvals.Answer{Allow: true, By: approvals.ByPerson})
+	if got, want := await.Recv(t, 10*time.Second, "the answer", text), `{"behavior":"allow"}`; got != want {
 		t.Errorf("answer text:\n got %s\nwant %s", got, want)
 	}
-	if a := run.answered(); len(a) != 1 || a[0].Answer.By != ByPerson {
+	if a := run.Answered(); len(a) != 1 || a[0].Answer.By != approvals.ByPerson {
 		t.Errorf("recorded answers: got %+v, want one by the person", a)
 	}
 }
