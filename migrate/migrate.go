@@ -6,7 +6,7 @@
 // load without error, the keys have no effect, and the person is told, once per key per
 // process, to delete each one.
 //
-// Find works on the raw tree of the file as the person wrote it (not on viper's lowercased
+// Find works on the raw tree of the file as the person wrote it (not on a lowercased
 // view), so every finding names the key with the person's own spelling.
 package migrate
 
@@ -83,7 +83,7 @@ var (
 )
 
 // Find returns the retired keys in tree, the whole file decoded as written (maps with string
-// keys, lists as []any). Keys match whatever their capitalisation, as viper's do. Findings
+// keys, lists as []any). Keys match whatever their capitalisation, as settings.Load's do. Findings
 // come in a stable order: top-level keys sorted, then repository entries in file order.
 func Find(tree map[string]any) []Retired {
 	var found []Retired

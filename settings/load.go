@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/spf13/viper"
-
 	"github.com/segwi/segwi/migrate"
 )
 
@@ -102,26 +100,12 @@ func (res *Result) parse(typ string, data []byte, opts ...Option) error {
 	if err != nil {
 		return fmt.Errorf("reading settings: %s: %v: fix the %s syntax", res.File, err, strings.ToUpper(typ))
 	}
-	// Viper reads the tree decoded once, not the file again, and only the segwi section,
-	// the one it is asked about: it merges the top-level keys it is given one by one,
-	// comparing each with all before it. It lowercases the keys of the maps it is given,
-	// in place, so it gets a copy, and raw keeps the person's spelling.
-	section := map[string]any{}
-	for k, e := range raw {
-		if strings.ToLower(k) == "segwi" { // as viper matches keys
-			section[k] = copyTree(e)
-		}
-	}
-	v := viper.New()
-	if err := v.MergeConfigMap(section); err != nil {
-		return fmt.Errorf("reading settings: %s: %w", res.File, err)
-	}
 	res.Retired = migrate.Find(raw)
 	w := walker{file: res.File, retired: res.Retired, written: map[string]string{}}
 	w.walk(raw, schema, "")
 	res.Unknown = w.unknown
 	res.Problems = w.problems
-	l := &loader{v: v, file: res.File, written: w.written}
+	l := &loader{tree: raw, file: res.File, written: w.written}
 	for _, o := range opts {
 		o(l)
 	}

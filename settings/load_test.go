@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -430,6 +431,66 @@ func TestUnknownKeysAreReportedAsWritten(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Keys are read whatever their case, as they are matched against the known keys, and only
+// as written: a key with a dot in its name is one unknown key, not a path.
+func TestKeysAreReadWhateverTheirCase(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, file, body string
+		check            func(Settings) string
+	}{
+		{"YAML", "config.yaml", "SEGWI:\n  Runs:\n    MAXCONCURRENT: 7\n  repositories:\n    - {NAME: web, Path: " + dir + ", REMOTE: upstream}\n",
+			func(s Settings) string {
+				if s.Runs.MaxConcurrent != 7 || len(s.Repositories) != 1 || s.Repositories[0] != (Repository{Name: "web", Path: dir, Remote: "upstream"}) {
+					return fmt.Sprintf("maxConcurrent %d, repositories %+v", s.Runs.MaxConcurrent, s.Repositories)
+				}
+				return ""
+			}},
+		{"TOML", "config.toml", "[Segwi.approvals]\nTimeOut = \"3m\"\n",
+			func(s Settings) string {
+				if s.Approvals.Timeout != 3*time.Minute {
+					return fmt.Sprintf("approvals timeout %s", s.Approvals.Timeout)
+				}
+				return ""
+			}},
+		{"JSON", "config.json", `{"segwi": {"REMOTE": {"Port": 9999}}}`,
+			func(s Settings) string {
+				if s.Remote.Port != 9999 {
+					return fmt.Sprintf("remote port %d", s.Remote.Port)
+				}
+				return ""
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := load(t, writeConfig(t, tt.file, tt.body))
+			if err := res.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.check(res.Settings); got != "" {
+				t.Errorf("got %s, want the values written", got)
+			}
+		})
+	}
+	t.Run("a key with a dot in its name is unknown and not read", func(t *testing.T) {
+		res := load(t, writeConfig(t, "config.yaml", "segwi:\n  runs.maxConcurrent: 7\n"))
+		if diff := cmp.Diff([]string{"segwi.runs.maxConcurrent"}, res.Unknown); diff != "" {
+			t.Errorf("unknown keys (-want +got):\n%s", diff)
+		}
+		if got := res.Settings.Runs.MaxConcurrent; got != Default().Runs.MaxConcurrent {
+			t.Errorf("got maxConcurrent %d, want the default %d: an unknown key is ignored", got, Default().Runs.MaxConcurrent)
+		}
+	})
+	t.Run("of a key written twice, the one the problem names is read", func(t *testing.T) {
+		for range 20 { // Go's map order differs from one load to the next
+			res := load(t, writeConfig(t, "config.yaml", "segwi:\n  runs:\n    maxconcurrent: 3\n    maxConcurrent: 2\n"))
+			if got := res.Settings.Runs.MaxConcurrent; got != 2 {
+				t.Fatalf("got maxConcurrent %d, want 2, the value of maxConcurrent (the problem names maxconcurrent as the second)", got)
+			}
+		}
+	})
 }
 
 func TestPathAndStateDir(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// format returns viper's config type for the file's extension.
+// format returns the file's format (yaml, toml or json), from its extension.
 func format(path string) (string, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".yaml", ".yml":
@@ -93,26 +93,6 @@ func normalize(v any) any {
 			x[i] = normalize(e)
 		}
 		return x
-	default:
-		return v
-	}
-}
-
-// copyTree returns a deep copy of a tree decodeRaw returned.
-func copyTree(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyTree(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = copyTree(e)
-		}
-		return l
 	default:
 		return v
 	}

@@ -71,7 +71,7 @@ func removeKey(root *yaml.Node, key string) error {
 }
 
 // keyIndex returns the position of key's key node in mapping m: the exact spelling first,
-// then without case (viper's view of the file); -1 when it is not there.
+// then without case (as Load reads the file); -1 when it is not there.
 func keyIndex(m *yaml.Node, key string) int {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {

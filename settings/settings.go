@@ -7,13 +7,13 @@
 // Load reads it once; Watch reads it again after each edit, keeping the last good settings
 // when an edit is bad. The file is decoded once into a tree that keeps the person's
 // spelling of every key, for messages and for unknown and retired keys; values are read
-// through viper from a copy of that tree (viper lowercases keys).
+// from that tree, each key matched whatever its case.
 //
 // Writing the file (for a later settings window): the file is the person's, not segwi's. A
 // writer must change only the keys this package manages and keep everything else exactly
 // as it is: unknown keys (perhaps a newer segwi's), retired keys (the person deletes those,
-// after the warning), comments and key order. So it must not round-trip through viper
-// (which lowercases keys and drops comments) nor through Settings (which has no place for
+// after the warning), comments and key order. So it must not round-trip through a
+// decoded tree (which drops comments and key order) nor through Settings (which has no place for
 // the rest). Save does it on the YAML node tree instead: it edits or adds the managed
 // scalar and list nodes in place and writes the file with a rename, so an editor or the
 // Watcher never sees half a file.

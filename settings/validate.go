@@ -12,15 +12,14 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/spf13/viper"
-
 	"github.com/segwi/segwi/internal/lib/httpsurl"
 )
 
-// loader reads each known key through viper and checks it. A bad value is recorded as a
-// Problem and replaced by its default, so every problem in the file is found in one pass.
+// loader reads each known key from the file's tree and checks it. A bad value is recorded
+// as a Problem and replaced by its default, so every problem in the file is found in one
+// pass.
 type loader struct {
-	v        *viper.Viper
+	tree     map[string]any // the file as decoded, keys as the person wrote them
 	file     string
 	written  map[string]string
 	problems []Problem
@@ -73,12 +72,33 @@ func (l *loader) problem(canonical, msg string) {
 	l.problems = append(l.problems, Problem{File: l.file, Key: l.key(canonical), Message: msg})
 }
 
-// get returns the key's value, nil when the file does not set it.
+// get returns the key's value, nil when the file does not set it (or sets it to null).
 func (l *loader) get(canonical string) any {
-	if !l.v.IsSet(canonical) {
+	var v any = l.tree
+	for name := range strings.SplitSeq(canonical, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = member(m, name)
+	}
+	return v
+}
+
+// member returns the value of key name in m, whatever the case it is written in, as the
+// walker matches keys. A key written twice in two cases is a problem the walker reports; of
+// the two, member reads the one the walker names, the first in sorted order.
+func member(m map[string]any, name string) any {
+	found, ok := "", false
+	for k := range m {
+		if strings.EqualFold(k, name) && (!ok || k < found) {
+			found, ok = k, true
+		}
+	}
+	if !ok {
 		return nil
 	}
-	return l.v.Get(canonical)
+	return m[found]
 }
 
 func (l *loader) str(key, def string) string {
@@ -227,10 +247,10 @@ func (l *loader) repositories() []Repository {
 	return repos
 }
 
-// repository reads one entry; m's keys are lowercased by viper.
+// repository reads one entry.
 func (l *loader) repository(at string, m map[string]any) (Repository, bool) {
 	field := func(name string) (string, bool) {
-		switch x := m[strings.ToLower(name)].(type) {
+		switch x := member(m, name).(type) {
 		case nil:
 			return "", true
 		case string:

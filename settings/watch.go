@@ -29,11 +29,6 @@ type Change struct {
 // person confirmed beside it (ConfirmedPath: segwi config confirm writes it while the tray
 // runs). It watches the file's directory rather than the file, so an editor's save by
 // rename, or a file created later, is seen.
-//
-// It uses fsnotify directly, as viper.WatchConfig does underneath, because WatchConfig
-// cannot be stopped, exits the process when the watch cannot start, stops for good once
-// the file is removed (as some editors do while saving), and would reload only viper's
-// view, not the unknown and retired keys and the checks Load adds.
 type Watcher struct {
 	file     string
 	record   string // ConfirmedPath(file)

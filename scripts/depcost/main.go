@@ -37,7 +37,6 @@ var groups = []struct{ name, prefix string }{
 	{"fyne.io/fyne (windows; segwi-windows only)", "fyne.io/fyne"},
 	{"fyne.io/systray", "fyne.io/systray"},
 	{"MCP SDK (modelcontextprotocol/go-sdk)", "github.com/modelcontextprotocol/go-sdk"},
-	{"viper (settings)", "github.com/spf13/viper"},
 	{"cobra and pflag (command line)", "github.com/spf13/"},
 	{"go-keyring", "github.com/zalando/go-keyring"},
 	{"godbus", "github.com/godbus/dbus"},
