@@ -17,6 +17,9 @@ var errNoCgroups = errors.New("this system has no cgroups")
 // not what left the group.
 const sweepReach = "segwi reaches only Claude Code's process group"
 
+// runCgroupHome says this system has no cgroups.
+func runCgroupHome() (string, error) { return "", errNoCgroups }
+
 // newRunCgroup says this system has no cgroups.
 func newRunCgroup(string) (*cgroup, error) { return nil, errNoCgroups }
 

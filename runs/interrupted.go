@@ -22,25 +22,34 @@ import (
 // reads as what it is and leaves nothing running. Runs of a live segwi are left alone. It
 // returns the records it could not read or update; the others are marked.
 func MarkInterrupted(stateDir string) []Damaged {
-	return damagedIn(stateDir, markInterrupted(stateDir))
+	_, err := markInterrupted(stateDir)
+	return damagedIn(stateDir, err)
 }
 
-// markInterrupted is MarkInterrupted, its problems joined.
-func markInterrupted(stateDir string) error {
-	err := markInterruptedRuns(stateDir)
-	return errors.Join(err, sweepDeadRuns(stateDir))
+// markInterrupted is MarkInterrupted, its problems joined. It sweeps /proc for the
+// processes of dead runs only where a run may have some outside a cgroup (see
+// procSweepNeeded), and says so: sweep.
+func markInterrupted(stateDir string) (sweep bool, err error) {
+	sweep, err = markInterruptedRuns(stateDir)
+	if sweep {
+		err = errors.Join(err, sweepDeadRuns(stateDir))
+	}
+	return sweep, err
 }
 
 // markInterruptedRuns marks the runs interrupted, as MarkInterrupted says. It finds the
 // runs left in a live state in the runs index (which stats every record, and reads only
 // those it does not know as they are), and reads each such record again under its folder's
-// lock: its segwi may have ended it meanwhile, and let go of the lock.
-func markInterruptedRuns(stateDir string) error {
+// lock: its segwi may have ended it meanwhile, and let go of the lock. It says whether a
+// sweep of /proc is needed for what dead runs left (procSweepNeeded; also when the runs
+// cannot be listed, to be safe).
+func markInterruptedRuns(stateDir string) (sweep bool, err error) {
 	entries, damaged, listErr := loadIndex(stateDir)
 	errs := []error{listErr}
 	for _, d := range damaged {
 		errs = append(errs, d)
 	}
+	sweep = listErr != nil || procSweepNeeded(entries)
 	for _, e := range entries {
 		if e.state.Final() {
 			errs = append(errs, endLeftCgroupOf(stateDir, e))
@@ -58,7 +67,7 @@ func markInterruptedRuns(stateDir string) error {
 		errs = append(errs, markInterruptedLocked(dir))
 		lock.Close()
 	}
-	return errors.Join(errs...)
+	return sweep, errors.Join(errs...)
 }
 
 // markInterruptedLocked marks interrupted the run in dir, whose folder lock the caller

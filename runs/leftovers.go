@@ -1,8 +1,11 @@
 package runs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -240,6 +243,120 @@ func sweepDeadRuns(stateDir string) error {
 	return errors.Join(errs...)
 }
 
+// procSweepNeeded says whether the runs of entries (the runs index) call for a sweep of
+// /proc to find what dead runs left: whether one of them names no cgroup and was recorded
+// since the system started. A run in a cgroup is ended by its cgroup (endLeftCgroupOf,
+// endCgroupsLeftBeside), as its own segwi ends it without a sweep (endLeftovers); a run
+// recorded before the system started has no process left. A run recorded but not yet
+// started names no cgroup either: that costs a sweep, never a process missed. (A clock set
+// forward since the system started, on a machine with no clock of its own, can date a
+// record before the start: such a record's processes are missed.)
+func procSweepNeeded(entries []indexEntry) bool {
+	if !canFindLeftovers {
+		return false
+	}
+	boot := bootTime().UnixNano()
+	for _, e := range entries {
+		if e.key.mtime >= boot && !bytes.Contains(e.summary, []byte(`"cgroup":`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sweepShared is how long a sweep for what dead runs left serves the runs that start
+// after it: a segwi that dies just after a sweep leaves its processes to the next one,
+// whether a run started a millisecond or a second after that sweep.
+const sweepShared = time.Second
+
+// sweepBeforeRun sweeps /proc for what dead runs left (sweepDeadRuns) before a run starts,
+// where a run may have processes outside a cgroup: when runs recorded under stateDir named
+// none at the manager's start (procSweepNeeded), or one recorded since by another segwi
+// names none (newRunsWithoutCgroup), or this process can make no cgroup (nor, likely,
+// another segwi here). A sweep made within sweepShared, at the manager's start or for
+// another run, serves.
+func (m *Manager) sweepBeforeRun(stateDir string) error {
+	if !canFindLeftovers {
+		return nil
+	}
+	m.sweep.mu.Lock()
+	defer m.sweep.mu.Unlock()
+	if !m.sweep.needed {
+		_, err := runCgroupHome()
+		m.sweep.needed = err != nil || m.newRunsWithoutCgroup(stateDir)
+		if !m.sweep.needed {
+			return nil
+		}
+	}
+	if !m.sweep.at.IsZero() && time.Since(m.sweep.at) < sweepShared {
+		return nil
+	}
+	err := sweepDeadRuns(stateDir)
+	m.sweep.at = time.Now()
+	return err
+}
+
+// knowRuns notes the runs recorded under stateDir as seen, for newRunsWithoutCgroup.
+func (m *Manager) knowRuns(stateDir string) {
+	names, _ := runNames(stateDir)
+	for _, id := range names {
+		m.sweep.known = append(m.sweep.known, idHash(id))
+	}
+	slices.Sort(m.sweep.known)
+}
+
+// newRunsWithoutCgroup says whether a run recorded under stateDir since the manager last
+// looked, not one of its own that is queued or starting, names no cgroup, and notes the
+// others as seen: another segwi, which could make none, ran it and may have been killed.
+// It reads the names of the runs' folders, and the records of those it had not seen. The
+// caller holds m.sweep.mu.
+func (m *Manager) newRunsWithoutCgroup(stateDir string) bool {
+	names, err := runNames(stateDir)
+	if err != nil {
+		return true
+	}
+	m.mu.Lock()
+	ours := make(map[string]bool, len(m.live))
+	for _, r := range m.live {
+		ours[r.id] = true
+	}
+	m.mu.Unlock()
+	boot := bootTime()
+	for _, id := range names {
+		h := idHash(id)
+		i, seen := slices.BinarySearch(m.sweep.known, h)
+		if seen || ours[id] {
+			continue
+		}
+		info, st, err := readInfoStat(filepath.Join(RunsDir(stateDir), id))
+		if err != nil {
+			continue // not written yet, or damaged (the sweep leaves it alone): looked at again
+		}
+		if info.Cgroup == "" && !st.ModTime().Before(boot) {
+			return true
+		}
+		m.sweep.known = slices.Insert(m.sweep.known, i, h)
+	}
+	return false
+}
+
+// runNames returns the names of the run folders under stateDir.
+func runNames(stateDir string) ([]string, error) {
+	d, err := os.Open(RunsDir(stateDir))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+// idHash is the hash of run id that Manager.sweep.known keeps, smaller than the id.
+func idHash(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
 // endLeftRun ends what run id, recorded under stateDir, left behind, when its record is
 // one match takes and no live segwi owns it: end gets the run's folder (whose lock it
 // holds meanwhile), its record, and whether the run ended before its segwi did
@@ -335,11 +452,11 @@ func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 }
 
 // sweepBeforeStart kills, before the run starts Claude Code, the processes left by the
-// runs of a segwi that was killed meanwhile (see endCgroupsLeftBeside and sweepDeadRuns):
+// runs of a segwi that was killed meanwhile (see endCgroupsLeftBeside and sweepBeforeRun):
 // another segwi may have run in this checkout, and its lock died with it.
 func (r *Run) sweepBeforeStart() {
 	stateDir := r.m.config().StateDir
-	if err := errors.Join(endCgroupsLeftBeside(stateDir), sweepDeadRuns(stateDir)); err != nil {
+	if err := errors.Join(endCgroupsLeftBeside(stateDir), r.m.sweepBeforeRun(stateDir)); err != nil {
 		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
 	}
 }

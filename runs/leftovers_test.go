@@ -266,3 +266,31 @@ func BenchmarkScanProcs(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "procs")
 }
+
+// A sweep of /proc for what dead runs left is made only where a run could have left
+// processes outside a cgroup: one recorded since the system started that names none.
+func TestOnlyARunWithoutACgroupSinceBootCallsForASweep(t *testing.T) {
+	boot := bootTime()
+	if boot.IsZero() {
+		t.Fatal("bootTime: the zero time on Linux")
+	}
+	entry := func(at time.Time, summary string) indexEntry {
+		return indexEntry{key: recordKey{mtime: at.UnixNano()}, summary: []byte(summary)}
+	}
+	inCgroup := `{"id":"a","cgroup":"/sys/fs/cgroup/segwi-run-a"}`
+	without := `{"id":"b"}`
+	for _, tc := range []struct {
+		name    string
+		entries []indexEntry
+		want    bool
+	}{
+		{"no run", nil, false},
+		{"runs in cgroups", []indexEntry{entry(time.Now(), inCgroup), entry(time.Now(), inCgroup)}, false},
+		{"a run without one since the start", []indexEntry{entry(time.Now(), inCgroup), entry(time.Now(), without)}, true},
+		{"a run without one before the start", []indexEntry{entry(boot.Add(-time.Minute), without), entry(time.Now(), inCgroup)}, false},
+	} {
+		if got := procSweepNeeded(tc.entries); got != tc.want {
+			t.Errorf("%s: procSweepNeeded = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -22,6 +22,13 @@ type Manager struct {
 	red    *redact.Redactor // shared by every run: configured secrets and every run's token
 	adopts bool             // this process adopts the orphans of its runs (adoptOrphans)
 
+	sweep struct { // the sweeps of /proc for what dead runs left (sweepBeforeRun)
+		mu     sync.Mutex // taken before mu, never under it
+		needed bool       // a run recorded named no cgroup: a sweep before each run
+		at     time.Time  // when the last sweep ended
+		known  []uint64   // the runs seen (their idHash), sorted: newRunsWithoutCgroup
+	}
+
 	mu         sync.Mutex
 	cfg        Config
 	configured []string          // the Config.Secrets currently added to red
@@ -47,7 +54,8 @@ type Manager struct {
 
 // NewManager returns a Manager for cfg. It creates StateDir/runs, marks interrupted the
 // runs a previous segwi left in a live state (whose folder lock no process holds), and
-// kills the processes such runs left (MarkInterrupted). On Linux it also makes this
+// kills the processes such runs left (MarkInterrupted): those in their cgroups, and where
+// a run recorded since the system started had none, those a sweep of /proc finds. On Linux it also makes this
 // process a child subreaper, once, so that the processes that leave a run become its
 // children (which it reaps) rather than init's, and sets SEGWI_OUTSIDE_RUN in its own
 // environment, so that what this process starts outside its runs is told apart from them.
@@ -71,7 +79,12 @@ func NewManager(cfg Config) (*Manager, error) {
 		slots:     map[*Run]struct{}{},
 		checkouts: map[string]*Run{},
 	}
-	m.damaged = damagedIn(cfg.StateDir, markInterrupted(cfg.StateDir))
+	m.knowRuns(cfg.StateDir) // first: a run recorded during markInterrupted is looked at again
+	swept, err := markInterrupted(cfg.StateDir)
+	m.damaged = damagedIn(cfg.StateDir, err)
+	if swept {
+		m.sweep.needed, m.sweep.at = true, time.Now()
+	}
 	return m, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,6 +16,16 @@ import (
 // canFindLeftovers says whether this system lets segwi find the processes a run left
 // (it reads them from /proc).
 const canFindLeftovers = true
+
+// bootTime returns when the system started, by the wall clock: no process started before
+// it is alive. It is the zero time where it cannot be told.
+func bootTime() time.Time {
+	var up unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &up); err != nil {
+		return time.Time{}
+	}
+	return time.Now().Add(-time.Duration(up.Nano()))
+}
 
 // scanProcs returns a snapshot of the process table read from /proc: every process, and
 // the SEGWI_RUN_ID of those whose environment segwi may read (its user's, not setuid).

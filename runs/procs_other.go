@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 )
 
 // canFindLeftovers says whether this system lets segwi find the processes a run left. It
@@ -23,6 +24,9 @@ func commandLine(pid int) string { return "?" }
 
 // selfIDs returns this process's pid; its group and session are not needed here.
 func selfIDs() (pid, pgid, sid int) { return os.Getpid(), 0, 0 }
+
+// bootTime is unknown here: the zero time.
+func bootTime() time.Time { return time.Time{} }
 
 // startOf is unknown here.
 func startOf(int) uint64 { return 0 }
