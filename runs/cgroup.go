@@ -63,12 +63,12 @@ func retryable(cmd *exec.Cmd) *exec.Cmd {
 }
 
 // noteCgroup records on run.json the cgroup that holds the run's processes, or why there
-// is none.
+// is none: not synced, as a cgroup does not outlive a power cut (see replaceInfo).
 func (r *Run) noteCgroup(dir, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.info.Cgroup, r.info.NoCgroup = dir, why
-	if err := writeInfo(r.dir, r.info); err != nil {
+	if err := replaceInfo(r.dir, r.info, false); err != nil {
 		r.rec.failed(err)
 	}
 }

@@ -94,7 +94,8 @@ func openRecorder(dir string) (*recorder, error) {
 }
 
 // event appends e to events.jsonl, up to its cap for the bulk (MaxEventsBytes). It syncs
-// when sync is set (a state change) or when the last sync is a second old.
+// when sync is set (a run's first and final states, an approval) or when the last sync is
+// a second old.
 func (r *recorder) event(e *Event, sync bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -238,7 +239,8 @@ func (r *recorder) failed(err error) {
 	r.fail(err)
 }
 
-// close syncs and closes the files, and returns the first error met while recording.
+// close syncs the files (unless nothing was written since the last sync) and closes them,
+// and returns the first error met while recording.
 // Nothing is written after it; a second call returns the same error.
 func (r *recorder) close() error {
 	r.mu.Lock()
@@ -254,7 +256,9 @@ func (r *recorder) close() error {
 	r.syncing.Wait() // a timer's fsync that began before
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.syncLocked()
+	if r.dirty {
+		r.syncLocked()
+	}
 	r.events.Close()
 	r.out.Close()
 	return r.err

@@ -270,17 +270,20 @@ func (r *Run) setState(s State, reason string) {
 func (r *Run) setStateLocked(s State, reason string) { r.changeStateLocked(s, "", reason) }
 
 // changeStateLocked is setStateLocked for a state that may be waiting, and for what.
-// A move to the same state and wait reason records nothing. r.mu is held.
+// A move to the same state and wait reason records nothing. The record and its event are
+// synced for the first state and the final one (see replaceInfo); the recorder syncs the
+// events within a second anyway. r.mu is held.
 func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	from := r.info.State
 	if from == s && r.info.Waiting == w {
 		return
 	}
 	r.info.State, r.info.Waiting, r.info.Reason = s, w, reason
-	if err := writeInfo(r.dir, r.info); err != nil {
+	durable := from == "" || s.Final()
+	if err := replaceInfo(r.dir, r.info, durable); err != nil {
 		r.rec.failed(err)
 	}
-	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, true)
+	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, durable)
 }
 
 // queuedBehindAnotherSegwi says, once, why a queued run does not start although this
