@@ -104,20 +104,16 @@ func (r *compiledRule) compile() {
 		r.broken = true
 		return
 	}
-	re := parsed.Simplify()
-	r.re, err = regexp.Compile(r.regex)
-	if err != nil {
-		r.broken = true
-		return
-	}
-	r.width = maxWidth(re)
-	r.near = !holdsKeyword(re, r.keywords)
+	full := parsed.Simplify()
+	r.width = maxWidth(full)
 	// A rule keyed on a name (adafruit_key = X) lets a match start up to 50 bytes of
 	// [\w.-] before the name; without them, every match starts with the name, a keyword.
-	src := r.regex
+	src, re := r.regex, full
 	if p := withoutLeadingOptional(parsed); p != parsed {
 		src, re = p.String(), p.Simplify()
 	}
+	// Each path compiles only what it runs: a process's first run compiles the rules its
+	// output's keywords call for.
 	if startsWithKeyword(re, r.keywords) {
 		if r.anchored, err = regexp.Compile(`^(?s:.)(?:` + src + `)`); err != nil {
 			r.broken = true
@@ -125,6 +121,11 @@ func (r *compiledRule) compile() {
 		}
 		r.gate = gate(re)
 	} else {
+		if r.re, err = regexp.Compile(r.regex); err != nil {
+			r.broken = true
+			return
+		}
+		r.near = !holdsKeyword(full, r.keywords)
 		r.required = required(re)
 	}
 	for _, a := range r.gitleaksRule.allow {
