@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,19 +22,19 @@ import (
 // (/proc/vmstat's oom_kill) and for the memory cgroup of the process killed (memory.events
 // in cgroup v2, memory.oom_control in v1), and it logs the pid it killed ("Killed process
 // 1234 (claude)") in the kernel log. So a run reads the counts when its process starts and
-// again when it dies, and keeps the kernel log open from that moment, and the run's reason
-// says what those show, without guessing beyond them. The kernel log is often closed to
-// users (kernel.dmesg_restrict); the counts are readable by anyone.
+// again when it dies, and reads the kernel log's records since that start only once the
+// process died of a SIGKILL segwi did not send, and the run's reason says what those show,
+// without guessing beyond them. The kernel log is often closed to users
+// (kernel.dmesg_restrict); the counts are readable by anyone.
 
 // killWitness is what a run read when its Claude Code started, to tell later who killed it.
 type killWitness struct {
 	pid     int
-	machine oomCount // /proc/vmstat's oom_kill
-	cgroup  oomCount // the memory cgroup's count of the process, where it is readable
-	group   string   // that memory cgroup, as /proc/PID/cgroup names it; "" when unknown
-	file    string   // the file its count is read from
-	log     *kernelLog
-	logErr  error // why the kernel log cannot be read; nil when log is open
+	machine oomCount      // /proc/vmstat's oom_kill
+	cgroup  oomCount      // the memory cgroup's count of the process, where it is readable
+	group   string        // that memory cgroup, as /proc/PID/cgroup names it; "" when unknown
+	file    string        // the file its count is read from
+	since   time.Duration // when it started, by the kernel log's clock (kernelLogNow)
 }
 
 // oomCount is a count of out-of-memory kills, or why it could not be read.
@@ -48,15 +49,8 @@ func watchKills(pid int) *killWitness {
 	w.machine = readVmstatOOM()
 	w.group, w.file = memoryCgroupFile(pid)
 	w.cgroup = readCgroupOOM(w.file)
-	w.log, w.logErr = openKernelLogFunc()
+	w.since = kernelLogNow()
 	return w
-}
-
-// close lets go of the kernel log.
-func (w *killWitness) close() {
-	if w != nil && w.log != nil {
-		w.log.close()
-	}
 }
 
 // verdict says who killed the process with sig, from what the kernel counted and logged
@@ -66,12 +60,15 @@ func (w *killWitness) verdict(sig syscall.Signal) string {
 	if w == nil {
 		return ""
 	}
-	f := killFacts{sig: sig, pid: w.pid, group: w.group, logErr: w.logErr}
+	f := killFacts{sig: sig, pid: w.pid, group: w.group}
 	if sig == syscall.SIGKILL {
 		f.machineBefore, f.machineAfter = w.machine, readVmstatOOM()
 		f.cgroupBefore, f.cgroupAfter = w.cgroup, readCgroupOOM(w.file)
-		if w.log != nil {
-			f.logLine, f.logErr = w.log.killed(w.pid)
+		if log, err := openKernelLogFunc(); err != nil {
+			f.logErr = err
+		} else {
+			f.logLine, f.logErr = log.killed(w.pid, w.since)
+			log.close()
 		}
 	}
 	return f.say()

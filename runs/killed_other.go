@@ -2,7 +2,10 @@
 
 package runs
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // kernelLog is the kernel log, which segwi reads on Linux only.
 type kernelLog struct{}
@@ -11,6 +14,9 @@ func openKernelLog() (*kernelLog, error) {
 	return nil, errors.New("segwi reads the kernel log on Linux only")
 }
 
-func (*kernelLog) killed(int) (string, error) { return "", nil }
+// kernelLogNow is zero here.
+func kernelLogNow() time.Duration { return 0 }
+
+func (*kernelLog) killed(int, time.Duration) (string, error) { return "", nil }
 
 func (*kernelLog) close() {}

@@ -161,7 +161,6 @@ func (r *Run) clear(p *process, s Session, waitErr error, token string, kills *k
 	if exit.Signal != "" && exit.Code > 128 {
 		c.killer = kills.verdict(syscall.Signal(exit.Code - 128))
 	}
-	kills.close()
 	// Whatever is left of the group goes now, and every other process the run started,
 	// however it left the group.
 	p.signal(syscall.SIGKILL)
