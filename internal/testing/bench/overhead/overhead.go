@@ -46,6 +46,7 @@ const (
 type timing struct {
 	wall, running, init, result time.Duration
 	segwiCPU, claudeCPU         time.Duration
+	cgroup                      bool // the run's processes were in a cgroup of its own (run.json's cgroup)
 }
 
 func (t timing) String() string {

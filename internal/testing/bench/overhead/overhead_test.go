@@ -252,13 +252,15 @@ func (b *bench) segwiIn(checkout string) timing {
 	// The run's record says when Claude Code's process started (its start reported as
 	// running waits for the checkout's base besides).
 	var info struct {
-		Start time.Time `json:"start"`
+		Start  time.Time `json:"start"`
+		Cgroup string    `json:"cgroup"`
 	}
 	record := filepath.Join(b.env.Get("XDG_STATE_HOME"), "segwi", "runs", runID, "run.json")
 	if data, err := os.ReadFile(record); err != nil || json.Unmarshal(data, &info) != nil || info.Start.IsZero() {
 		b.t.Fatalf("reading when Claude Code started from the run's record %s: %v", record, err)
 	}
 	tm.running = info.Start.Sub(start)
+	tm.cgroup = info.Cgroup != ""
 	tm.segwiCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() - tm.claudeCPU
 	if tm.result == 0 || !strings.Contains(errOut.String(), "succeeded") {
 		b.t.Fatalf("segwi run did not succeed: %s", lastLines(errOut.String()))
