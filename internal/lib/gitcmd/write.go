@@ -15,9 +15,10 @@ import (
 // caller expected.
 var ErrRefMoved = errors.New("the ref moved")
 
-// UpdateRef sets the checkout's ref name (refs/heads/..., refs/remotes/...) to value, with
-// git update-ref and its lock, only if it still holds old (when old is not nil; "" for a
-// ref that must not exist yet), and logs msg in its reflog as git would, by who. git does
+// UpdateRef sets the checkout's ref name (refs/heads/..., refs/remotes/...) to value (""
+// deletes it), with git update-ref and its lock, only if it still holds old (when old is
+// not nil; "" for a ref that must not exist yet), and logs msg in its reflog as git would,
+// by who. git does
 // not run in the checkout: it runs in a private folder whose refs, packed-refs and logs
 // are the checkout's (symbolic links), with no configuration of the checkout's. It returns
 // when git has answered or ctx is done.
@@ -78,6 +79,9 @@ func (c *Checkout) UpdateRef(ctx context.Context, name, value string, old *strin
 	g.files = []*os.File{d.f}
 	g.Dir = string(filepath.Separator)
 	args := []string{"update-ref", "-m", msg, name, value}
+	if value == "" {
+		args = []string{"update-ref", "-m", msg, "-d", name}
+	}
 	if old != nil {
 		o := *old
 		if o == "" {
