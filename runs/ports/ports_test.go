@@ -1,0 +1,69 @@
+package ports
+
+import (
+	"net"
+	"strconv"
+	"testing"
+)
+
+// Runs side by side get ranges that share no port, none of which anything listens on, and
+// a range let go is taken again.
+func TestRangesSideBySideAreDisjointAndFree(t *testing.T) {
+	state := t.TempDir()
+	a, err := Take(state, DefaultCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	// A program of the person's listens on the next range's first port.
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(a.Last()+1))
+	if err != nil {
+		t.Skipf("port %d is taken on this machine: %v", a.Last()+1, err)
+	}
+	defer l.Close()
+	b, err := Take(state, DefaultCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.First <= a.Last() && a.First <= b.Last() {
+		t.Errorf("ranges %s and %s overlap", a, b)
+	}
+	if b.First <= a.Last()+1 && a.Last()+1 <= b.Last() {
+		t.Errorf("range %s holds port %d, which a program listens on", b, a.Last()+1)
+	}
+	low, _ := ephemeral()
+	for _, r := range []*Held{a, b} {
+		if r.First < FirstPort || r.Last() >= low && r.First < low {
+			t.Errorf("range %s reaches into the kernel's ephemeral ports (from %d)", r, low)
+		}
+		for p := r.First; p <= r.Last(); p++ {
+			l, err := net.Listen("tcp", ":"+strconv.Itoa(p))
+			if err != nil {
+				t.Errorf("port %d of %s cannot be listened on: %v", p, r, err)
+				continue
+			}
+			l.Close()
+		}
+	}
+	if env := a.Env(); env[0] != "SEGWI_PORT="+strconv.Itoa(a.First) || env[1] != "SEGWI_PORT_COUNT=10" {
+		t.Errorf("Env = %q", env)
+	}
+
+	b.Release()
+	c, err := Take(state, DefaultCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if c.First != b.First {
+		t.Errorf("after the release of %s, the next run got %s", b, c)
+	}
+}
+
+func TestACountOutOfBoundsIsRefused(t *testing.T) {
+	for _, n := range []int{0, -1, MaxCount + 1} {
+		if _, err := Take(t.TempDir(), n); err == nil {
+			t.Errorf("Take(%d) took a range", n)
+		}
+	}
+}
