@@ -6,6 +6,8 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/logger"
+	"github.com/segwi/segwi/runs/ports"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // Config is what a Manager needs from the person's settings. The caller fills it (from
@@ -25,6 +27,27 @@ type Config struct {
 	// Log gets what goes wrong that no run's record can hold: a record that could not be
 	// written. Nil writes nothing.
 	Log logger.Logf
+	// Ports is how many TCP ports each run gets in its environment (SEGWI_PORT,
+	// SEGWI_PORT_COUNT; see package ports); default ports.DefaultCount.
+	Ports int
+	// WorktreeRoot is where runs that work in a worktree of their own get it
+	// (worktree.Root); "" is worktree.Root of Env.
+	WorktreeRoot string
+	// Repositories are the configured repositories: where their runs work by default, and
+	// how a new worktree of one is set up.
+	Repositories []Repository
+}
+
+// Repository is what runs need of a configured repository (segwi.repositories).
+type Repository struct {
+	Path   string // its checkout's top folder
+	Name   string // its name, which names its worktrees' folder
+	Remote string // the remote whose default branch a worktree's branch must not be
+	// Worktree makes its build and ready runs work in a new worktree unless the person
+	// chooses the checkout (Spec.Where).
+	Worktree bool
+	// Setup is what a new worktree of it gets before the run's agent starts.
+	Setup worktree.Setup
 }
 
 // Approvals is what a run needs of the approvals server: a registration per run, which
@@ -59,6 +82,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Env == nil {
 		c.Env = os.Environ()
+	}
+	if c.Ports <= 0 {
+		c.Ports = ports.DefaultCount
 	}
 	return c
 }

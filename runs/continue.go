@@ -51,8 +51,8 @@ func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool
 	if earlier.SessionID == "" || !validSessionID(earlier.SessionID) {
 		return nil, fmt.Errorf("continuing run %s: %w on it; start a new run instead", earlier.ID, ErrNoSession)
 	}
-	r, err := m.Start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
-		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID})
+	r, err := m.start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
+		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID}, earlier.Worktree)
 	if err != nil {
 		return nil, fmt.Errorf("continuing run %s: %w", earlier.ID, err)
 	}

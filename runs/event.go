@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/ports"
 	"github.com/segwi/segwi/runs/push"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // EventType says what an Event is. The first group comes from Claude Code's stream-json
@@ -63,10 +65,14 @@ type Event struct {
 	// Commit is a commit of the run's changes made for the person (commit).
 	Commit *changes.Committed `json:"commit,omitempty"`
 	// PullRequest is a pull request opened for the run's branch (pull-request).
-	PullRequest *PullRequest    `json:"pullRequest,omitempty"`
-	Process     *ProcessInfo    `json:"process,omitempty"` // leftover: a process the run left behind
-	Raw         json.RawMessage `json:"raw,omitempty"`     // the whole line of a raw event
-	Dropped     int             `json:"dropped,omitempty"`
+	PullRequest *PullRequest `json:"pullRequest,omitempty"`
+	Process     *ProcessInfo `json:"process,omitempty"` // leftover: a process the run left behind
+	// Worktree is the worktree the run works in (worktree).
+	Worktree *worktree.Worktree `json:"worktree,omitempty"`
+	// Ports are the TCP ports in the run's environment (ports).
+	Ports   *ports.Range    `json:"ports,omitempty"`
+	Raw     json.RawMessage `json:"raw,omitempty"` // the whole line of a raw event
+	Dropped int             `json:"dropped,omitempty"`
 }
 
 // MaxFieldBytes is where an event's text fields are cut; output.log keeps more.

@@ -55,6 +55,12 @@ func (in *Info) note(e *Event) {
 		}
 	case EventBase:
 		in.Base = e.Base
+	case EventWorktree:
+		if e.Worktree != nil {
+			in.Worktree = e.Worktree
+		}
+	case EventPorts:
+		in.Ports = e.Ports
 	case EventExit:
 		if e.Exit != nil {
 			code := e.Exit.Code

@@ -146,6 +146,12 @@ func (n *Narrator) Words(e Event) Words {
 		return Words{"continued", "by run " + e.Text}
 	case EventLeftover:
 		return Words{"leftover", e.Text}
+	case EventWorktree:
+		return Words{"worktree", e.Text}
+	case EventSetup:
+		return Words{"setup", e.Text}
+	case EventPorts:
+		return Words{"ports", e.Text + " (SEGWI_PORT, SEGWI_PORT_COUNT)"}
 	case EventRaw:
 		return rawWords(e)
 	case EventCapped:

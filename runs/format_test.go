@@ -126,6 +126,10 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		{"a pull request gives its URL", nil, Event{Type: EventPullRequest, PullRequest: &PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "segwi/fix", Base: "main"}},
 			"pull request #7 https://github.com/me/web/pull/7 (segwi/fix into main)"},
 		{"a continuation names the later run", nil, Event{Type: EventContinued, Text: "20260102-150405-abcdef"}, "continued by run 20260102-150405-abcdef"},
+		{"a worktree says where, on which branch, from what", nil, Event{Type: EventWorktree, Text: "made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},
+			"worktree  made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},
+		{"a setup step says what it did", nil, Event{Type: EventSetup, Subtype: "output", Text: "added 3 packages"}, "setup     added 3 packages"},
+		{"ports name the range and the variables", nil, Event{Type: EventPorts, Text: "20000-20009"}, "ports     20000-20009 (SEGWI_PORT, SEGWI_PORT_COUNT)"},
 		{"an unknown base says why", nil, Event{Type: EventBase, Base: &changes.Base{Error: "/tmp/x is not a git checkout"}}, "base      not known: /tmp/x is not a git checkout"},
 	}
 	covered := map[EventType]bool{}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/runs/ports"
 )
 
 // The steps of a run's life that wait (on the approvals server, git, the process table,
@@ -25,6 +26,7 @@ type startResult struct {
 	proc    *process     // the agent's process; nil when it did not start
 	session Session      // the runtime's session with it
 	kills   *killWitness // what tells, should the agent die of a signal, who sent it
+	ports   *ports.Held  // the run's TCP ports; nil when none could be taken
 	failure string       // why the start failed, for a person; "" when it did not fail
 }
 
@@ -69,6 +71,12 @@ func (r *Run) startSteps() (st startResult) {
 		st.token, l.Approvals = reg.Token, &reg
 	}
 	if r.stopAsked() {
+		return st
+	}
+	if st.ports = r.takePorts(cfg); st.ports != nil {
+		l.Env = append(l.Env, st.ports.Env()...)
+	}
+	if st.failure = r.prepare(cfg, l.Env); st.failure != "" || r.stopAsked() {
 		return st
 	}
 	r.sweepBeforeStart()
@@ -250,6 +258,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 		r.checkoutLock.Close() // before the Manager starts the next run in this checkout
 		r.checkoutLock = nil
 	}
+	r.ports.Release()
 	r.cancel(errRunEnded)
 	r.over = true
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/redact"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // Manager owns the runs of one segwi process: it starts them in order within the
@@ -137,6 +138,12 @@ func (m *Manager) refreshSecrets(cfg Config) {
 // its runtime cannot start (Runtime.Check: for Claude Code, a claude binary that cannot
 // be found).
 func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
+	return m.start(ctx, spec, nil)
+}
+
+// start is Start for a run that works in the worktree again (nil: none), as a continuing
+// run does in the worktree of the run it continues.
+func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree) (*Run, error) {
 	cfg := m.config()
 	prompt, err := promptFor(spec.Kind, spec.Prompt)
 	if err != nil {
@@ -173,6 +180,13 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Run, error) {
 	r.info = Info{
 		ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
+	}
+	if err := place(cfg, r, spec, checkout, again); err != nil {
+		r.cancel(err)
+		rec.close()
+		lock.Close()
+		os.RemoveAll(dir)
+		return nil, err
 	}
 	r.setState(StateQueued, "")
 

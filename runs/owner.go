@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/segwi/segwi/runs/ports"
 )
 
 // owner is the state of a run that only its owner goroutine (own), and what it calls,
@@ -25,6 +27,7 @@ type owner struct {
 	pending      int           // approval requests waiting for a person
 	lastFailed   bool          // the last turn's result was an error
 	over         bool          // the run has ended: own returns
+	ports        *ports.Held   // the run's TCP ports, let go when it ends
 }
 
 // errRunEnded is the cause of a run's context once the run has ended.
@@ -126,7 +129,7 @@ func (r *Run) launch(checkoutLock *os.File) {
 // its process started; otherwise its process is followed to its end (readOutput,
 // waitExit), a stop asked meanwhile reaches it now, and the prompt goes to its input.
 func (r *Run) started(st startResult) {
-	r.token = st.token
+	r.token, r.ports = st.token, st.ports
 	r.mu.Lock()
 	r.info.Argv, r.info.Model = st.argv, st.model
 	r.mu.Unlock()

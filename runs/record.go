@@ -18,6 +18,8 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/ports"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // Info is a run's summary: what run.json holds, and what Run.Info returns for a live run.
@@ -45,6 +47,13 @@ type Info struct {
 	// reading /proc instead (see cgroup.go). A run recorded by an older segwi has neither.
 	Cgroup   string `json:"cgroup,omitempty"`
 	NoCgroup string `json:"noCgroup,omitempty"`
+	// Worktree is the git worktree the run worked in, made for it (Spec.Where) or for the
+	// run it continues; nil for a run in its checkout. Checkout is then the worktree's
+	// folder.
+	Worktree *worktree.Worktree `json:"worktree,omitempty"`
+	// Ports are the TCP ports the run had in its environment (SEGWI_PORT,
+	// SEGWI_PORT_COUNT); nil when it had none.
+	Ports *ports.Range `json:"ports,omitempty"`
 	// Base is where the checkout stood when the run started: its changes are counted from
 	// there (see package changes). A run recorded by an older segwi has none.
 	Base *changes.Base `json:"base,omitempty"`
@@ -62,6 +71,16 @@ type Info struct {
 	// each starts.
 	ContinuedBy []string `json:"continuedBy,omitempty"`
 	Dir         string   `json:"-"` // the run's folder
+}
+
+// Repository returns the checkout the run was started in: the repository its worktree was
+// made from, else its checkout. It names the run for a person, and picks its entry in the
+// settings.
+func (in *Info) Repository() string {
+	if in.Worktree != nil && in.Worktree.Repository != "" {
+		return in.Worktree.Repository
+	}
+	return in.Checkout
 }
 
 // The files of a run's folder.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/redact"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // Spec says what run to start.
@@ -27,6 +28,10 @@ type Spec struct {
 	// earlier one: Manager.Continue sets it, with ContinuedFrom, the earlier run's id.
 	Resume        string
 	ContinuedFrom string
+	// Where says where the run works: in Checkout itself, in a new git worktree of it made
+	// for the run (see where.go), or, left empty, as Checkout's repository says
+	// (Repository.Worktree, for build and ready runs).
+	Where Where
 }
 
 // Errors a caller may branch on.
@@ -61,6 +66,12 @@ type Run struct {
 	ctx      context.Context
 	cancel   context.CancelCauseFunc // ends ctx once the run has ended
 
+	// plan is the worktree to make for the run before its agent starts, with its setup;
+	// nil for a run in its checkout or in a worktree it continues (see where.go). Set
+	// before the owner starts, read by the start.
+	plan  *worktree.Plan
+	setup worktree.Setup
+
 	// The owner's channels: what others ask of it, the slot the Manager gives a queued run,
 	// and a nudge that its limits changed. Only own receives from them.
 	cmds    chan func()
@@ -85,6 +96,8 @@ type Run struct {
 	backlog     []Event
 	backlogSize int
 	held        []Event // the last events, recorded while ending, for the subscribers once ended
+	// cancelPrepare ends the making and setup of the run's worktree, for a stop (prepare).
+	cancelPrepare context.CancelFunc
 }
 
 // ID returns the run's id, the name of its folder.

@@ -175,9 +175,12 @@ func (r *Run) stepLocked(t trigger, as State, why string) {
 	}
 }
 
-// signalLocked sends sig to the run's process group, if it has started. r.mu is held.
+// signalLocked sends sig to the run's process group, if it has started; before that, it
+// ends the making and setup of the run's worktree (prepare). r.mu is held.
 func (r *Run) signalLocked(sig syscall.Signal) {
 	if r.proc != nil {
 		r.proc.signal(sig)
+	} else if r.cancelPrepare != nil {
+		r.cancelPrepare()
 	}
 }

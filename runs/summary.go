@@ -17,6 +17,13 @@ type Summary struct {
 	ID       string `json:"id"`
 	Kind     Kind   `json:"kind"`
 	Checkout string `json:"checkout"`
+	// Repository is the checkout the run was started in (Info.Repository): its checkout,
+	// or the repository its worktree was made from.
+	Repository string `json:"repository,omitempty"`
+	// Worktree and Branch are the folder and branch of the run's worktree (Info.Worktree);
+	// "" for a run in its checkout.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 	// Task is the first line of the run's task (Info.Prompt), cut at SummaryTaskRunes
 	// runes, with an ellipsis when anything was left out.
 	Task    string     `json:"task,omitempty"`
@@ -47,12 +54,17 @@ const SummaryTaskRunes = 200
 
 // SummaryOf returns the summary of the run info records.
 func SummaryOf(info Info) Summary {
-	return Summary{
+	s := Summary{
 		ID: info.ID, Kind: info.Kind, Checkout: info.Checkout, Task: visible.FirstLine(info.Prompt, SummaryTaskRunes),
 		Model: info.Model, State: info.State, Waiting: info.Waiting,
 		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
 		PullRequest: info.PullRequest, Pushed: info.Pushed, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
+		Repository: info.Repository(),
 	}
+	if w := info.Worktree; w != nil {
+		s.Worktree, s.Branch = w.Path, w.Branch
+	}
+	return s
 }
 
 // StateText is the run's state as a list shows it, as Info.StateText says.

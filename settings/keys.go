@@ -18,11 +18,12 @@ type listOf struct{ entry section }
 // schema lists every key segwi knows. A key not in it is unknown unless it is retired.
 var schema = section{
 	"segwi": section{
-		"claude":       section{"path": nil, "model": nil},
-		"repositories": listOf{section{"name": nil, "path": nil, "remote": nil}},
+		"claude": section{"path": nil, "model": nil},
+		"repositories": listOf{section{"name": nil, "path": nil, "remote": nil, "worktree": nil,
+			"setup": section{"copy": nil, "run": nil, "timeout": nil}}},
 		"runs": section{
 			"maxconcurrent": nil, "maxduration": nil, "idletimeout": nil,
-			"stopgrace": nil, "passforgetokens": nil,
+			"stopgrace": nil, "passforgetokens": nil, "ports": nil,
 		},
 		"approvals":  section{"timeout": nil, "trusted": nil},
 		"canary":     section{"guarddeny": nil},

@@ -113,7 +113,7 @@ func TestLoadReadsYAMLTOMLAndJSON(t *testing.T) {
 	want := Settings{
 		Claude:       Claude{Path: "/opt/claude/bin/claude", Model: "opus"},
 		Repositories: []Repository{{Name: "web", Path: repo, Remote: "upstream"}},
-		Runs:         Runs{MaxConcurrent: 2, MaxDuration: 90 * time.Minute, IdleTimeout: 5 * time.Minute, StopGrace: 3 * time.Second, PassForgeTokens: true},
+		Runs:         Runs{MaxConcurrent: 2, MaxDuration: 90 * time.Minute, IdleTimeout: 5 * time.Minute, StopGrace: 3 * time.Second, PassForgeTokens: true, Ports: 10},
 		Approvals:    Approvals{Timeout: 2 * time.Minute, Trusted: []string{"go test", "git status"}},
 		Canary:       Canary{GuardDeny: guard},
 		GitHub:       GitHub{APIURL: "https://ghe.example.com/api/v3"},
@@ -443,7 +443,7 @@ func TestKeysAreReadWhateverTheirCase(t *testing.T) {
 	}{
 		{"YAML", "config.yaml", "SEGWI:\n  Runs:\n    MAXCONCURRENT: 7\n  repositories:\n    - {NAME: web, Path: " + dir + ", REMOTE: upstream}\n",
 			func(s Settings) string {
-				if s.Runs.MaxConcurrent != 7 || len(s.Repositories) != 1 || s.Repositories[0] != (Repository{Name: "web", Path: dir, Remote: "upstream"}) {
+				if s.Runs.MaxConcurrent != 7 || len(s.Repositories) != 1 || !cmp.Equal(s.Repositories[0], Repository{Name: "web", Path: dir, Remote: "upstream"}) {
 					return fmt.Sprintf("maxConcurrent %d, repositories %+v", s.Runs.MaxConcurrent, s.Repositories)
 				}
 				return ""

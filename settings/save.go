@@ -60,6 +60,7 @@ func (e *editor) all(s Settings) {
 	e.duration("segwi.runs.idleTimeout", s.Runs.IdleTimeout, d.Runs.IdleTimeout)
 	e.duration("segwi.runs.stopGrace", s.Runs.StopGrace, d.Runs.StopGrace)
 	e.boolean("segwi.runs.passForgeTokens", s.Runs.PassForgeTokens, d.Runs.PassForgeTokens)
+	e.integer("segwi.runs.ports", s.Runs.Ports, d.Runs.Ports)
 	e.duration("segwi.approvals.timeout", s.Approvals.Timeout, d.Approvals.Timeout)
 	e.list("segwi.approvals.trusted", s.Approvals.Trusted)
 	e.path("segwi.canary.guardDeny", s.Canary.GuardDeny)

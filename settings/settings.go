@@ -22,6 +22,9 @@ package settings
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/segwi/segwi/runs/ports"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // Settings are segwi's settings, with every value filled in: a key the file leaves out
@@ -53,6 +56,12 @@ type Repository struct {
 	Path string
 	// Remote is the git remote a run's branch is pushed to; "origin" by default.
 	Remote string
+	// Worktree makes its build and ready runs work in a new git worktree of their own
+	// unless the person chooses the checkout; false (the default) runs them in the checkout.
+	Worktree bool
+	// Setup is what a new worktree of it gets before the run's agent starts there: files
+	// copied from the checkout, a command run.
+	Setup worktree.Setup
 }
 
 // Runs holds the limits every run gets (segwi.runs).
@@ -67,6 +76,8 @@ type Runs struct {
 	StopGrace time.Duration
 	// PassForgeTokens keeps GH_TOKEN and GITHUB_TOKEN in a run's environment.
 	PassForgeTokens bool
+	// Ports is how many TCP ports each run gets (SEGWI_PORT, SEGWI_PORT_COUNT).
+	Ports int
 }
 
 // Approvals configures the approval broker (segwi.approvals).
@@ -125,6 +136,7 @@ func Default() Settings {
 			MaxDuration:   2 * time.Hour,
 			IdleTimeout:   30 * time.Minute,
 			StopGrace:     10 * time.Second,
+			Ports:         ports.DefaultCount,
 		},
 		Approvals:  Approvals{Timeout: 10 * time.Minute},
 		GitHub:     GitHub{APIURL: "https://api.github.com"},

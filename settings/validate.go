@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/segwi/segwi/internal/lib/httpsurl"
+	"github.com/segwi/segwi/runs/ports"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // loader reads each known key from the file's tree and checks it. A bad value is recorded
@@ -42,6 +44,7 @@ func (l *loader) settings() Settings {
 	s.Runs.IdleTimeout = l.duration("segwi.runs.idleTimeout", d.Runs.IdleTimeout, time.Minute, 7*24*time.Hour)
 	s.Runs.StopGrace = l.duration("segwi.runs.stopGrace", d.Runs.StopGrace, time.Second, 5*time.Minute)
 	s.Runs.PassForgeTokens = l.boolean("segwi.runs.passForgeTokens", d.Runs.PassForgeTokens)
+	s.Runs.Ports = l.integer("segwi.runs.ports", d.Runs.Ports, 1, ports.MaxCount)
 	s.Approvals.Timeout = l.duration("segwi.approvals.timeout", d.Approvals.Timeout, 10*time.Second, 24*time.Hour)
 	s.Approvals.Trusted = l.trusted()
 	s.Canary.GuardDeny = l.guardDeny()
@@ -277,7 +280,71 @@ func (l *loader) repository(at string, m map[string]any) (Repository, bool) {
 	if !ok {
 		return Repository{}, false
 	}
-	return Repository{Name: name, Path: dir, Remote: remote}, true
+	r := Repository{Name: name, Path: dir, Remote: remote}
+	switch x := member(m, "worktree").(type) {
+	case nil:
+	case bool:
+		r.Worktree = x
+	default:
+		l.problem(at+".worktree", fmt.Sprintf("must be true or false, got %s", show(x)))
+	}
+	r.Setup = l.setup(at+".setup", member(m, "setup"))
+	return r, true
+}
+
+// setup reads a repository's setup (segwi.repositories[].setup): copy, a list of globs
+// relative to the checkout; run, a command; timeout, a duration.
+func (l *loader) setup(at string, raw any) worktree.Setup {
+	var s worktree.Setup
+	if raw == nil {
+		return s
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		l.problem(at, fmt.Sprintf("must be a mapping with copy, run and timeout, got %s", show(raw)))
+		return s
+	}
+	switch x := member(m, "copy").(type) {
+	case nil:
+	case []any:
+		for i, e := range x {
+			p, ok := e.(string)
+			if !ok {
+				l.problem(fmt.Sprintf("%s.copy[%d]", at, i), fmt.Sprintf("must be a file or a glob, got %s", show(e)))
+				continue
+			}
+			if err := worktree.CheckPattern(p); err != nil {
+				l.problem(fmt.Sprintf("%s.copy[%d]", at, i), err.Error())
+				continue
+			}
+			s.Copy = append(s.Copy, p)
+		}
+	default:
+		l.problem(at+".copy", fmt.Sprintf("must be a list of files or globs relative to the checkout, e.g. [.env], got %s", show(x)))
+	}
+	switch x := member(m, "run").(type) {
+	case nil:
+	case string:
+		s.Run = strings.TrimSpace(x)
+	default:
+		l.problem(at+".run", fmt.Sprintf("must be a command, e.g. npm ci, got %s", show(x)))
+	}
+	switch x := member(m, "timeout").(type) {
+	case nil:
+	case string:
+		d, err := time.ParseDuration(strings.TrimSpace(x))
+		switch {
+		case err != nil:
+			l.problem(at+".timeout", fmt.Sprintf("%q is not a duration like 90s, 10m or 1h", x))
+		case d < time.Second || d > 24*time.Hour:
+			l.problem(at+".timeout", fmt.Sprintf("must be between 1s and 24h, got %s", FormatDuration(d)))
+		default:
+			s.Timeout = d
+		}
+	default:
+		l.problem(at+".timeout", fmt.Sprintf("%s is not a duration like 90s, 10m or 1h: write it with a unit", show(x)))
+	}
+	return s
 }
 
 // existing expands a leading ~ in p, and checks that the result is absolute and exists as

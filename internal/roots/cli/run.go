@@ -35,12 +35,15 @@ type runOptions struct {
 	prompt   string
 	// continues is --continue: the ended run whose session the new run resumes.
 	continues string
+	// worktree and inCheckout are --worktree and --in-checkout: where a build or ready run
+	// works, against its repository's default (segwi.repositories[].worktree).
+	worktree, inCheckout bool
 }
 
 func newRunCmd(env *Env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--model M] [--continue ID] [--json] PROMPT...",
+		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--worktree|--in-checkout] [--model M] [--continue ID] [--json] PROMPT...",
 		Short: "Run Claude Code in a checkout and print what it does",
 		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
 			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
@@ -51,7 +54,13 @@ func newRunCmd(env *Env) *cobra.Command {
 			"(PROMPT adds notes); an ask run answers the question in PROMPT without changing anything.\n\n" +
 			"With --continue ID, the run continues the finished run ID: in the same checkout, of the same\n" +
 			"kind and model, resuming its Claude Code session (claude --resume), PROMPT its next message.\n" +
-			"Each run's record names the other (segwi runs show).",
+			"Each run's record names the other (segwi runs show); a run that worked in a worktree is\n" +
+			"continued in that worktree.\n\n" +
+			"With --worktree, a build or ready run works in a new git worktree of the checkout, on a new\n" +
+			"branch segwi/<task>-<id> made from the checkout's current commit, so that runs in one\n" +
+			"repository go side by side; the repository's setup (segwi.repositories[].setup) runs there\n" +
+			"first. --in-checkout works in the checkout when the repository makes the worktree its\n" +
+			"default. segwi worktrees lists and removes them.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(a, " "))
@@ -64,6 +73,9 @@ func newRunCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.model, "model", "", "Claude Code's --model (default: segwi.claude.model, else Claude Code's own)")
 	f.BoolVar(&o.json, "json", false, "print each event as a JSON line instead of a readable line")
 	f.StringVar(&o.continues, "continue", "", "continue the finished run `ID`, resuming its Claude Code session")
+	f.BoolVar(&o.worktree, "worktree", false, "work in a new git worktree of the checkout, on a branch of the run's own")
+	f.BoolVar(&o.inCheckout, "in-checkout", false, "work in the checkout itself, whatever the repository's default")
+	cmd.MarkFlagsMutuallyExclusive("worktree", "in-checkout")
 	return cmd
 }
 
@@ -112,6 +124,9 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	fmt.Fprintf(env.Stderr, "segwi: run %s (%s in %s); its record is in %s\n", r.ID(), info.Kind, info.Checkout, r.Dir())
 	if info.ContinuedFrom != "" {
 		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its Claude Code session\n", info.ContinuedFrom)
+	}
+	if top, _ := runs.CheckoutDir(spec.Checkout); info.Worktree != nil || o.continues == "" && top != info.Checkout {
+		fmt.Fprintf(env.Stderr, "segwi: it works in a git worktree of its own; segwi worktrees remove %s removes it\n", r.ID())
 	}
 
 	// The lines go out in writes of up to 64 KiB, whenever no more events wait; then the
@@ -245,8 +260,8 @@ func sayWherePageIs(ctx context.Context, w io.Writer, h *hub.Hub) {
 func runSpec(o runOptions) (runs.Spec, error) {
 	if o.continues != "" {
 		// The kind, checkout and model are the earlier run's.
-		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" {
-			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout and model of the run it continues: leave out --kind, --checkout and --model")
+		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" || o.worktree || o.inCheckout {
+			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout (or worktree) and model of the run it continues: leave out --kind, --checkout, --worktree, --in-checkout and --model")
 		}
 		if o.prompt == "" {
 			return runs.Spec{}, usageErrorf("no prompt given: write what the continued run should do next after the flags")
@@ -256,6 +271,15 @@ func runSpec(o runOptions) (runs.Spec, error) {
 	kind, err := runs.ParseKind(o.kind)
 	if err != nil {
 		return runs.Spec{}, &usageError{err}
+	}
+	where := runs.WhereDefault
+	switch {
+	case o.worktree && kind == runs.KindAsk:
+		return runs.Spec{}, usageErrorf("an ask run changes nothing, so it works in the checkout: leave out --worktree")
+	case o.worktree:
+		where = runs.WhereWorktree
+	case o.inCheckout:
+		where = runs.WhereCheckout
 	}
 	if o.prompt == "" && kind != runs.KindReady {
 		what := "task"
@@ -274,7 +298,7 @@ func runSpec(o runOptions) (runs.Spec, error) {
 	if _, err := runs.CheckoutDir(checkout); err != nil {
 		return runs.Spec{}, &usageError{err}
 	}
-	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model}, nil
+	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model, Where: where}, nil
 }
 
 // printer prints a run's events, readable or as JSON lines, and remembers what the end

@@ -33,7 +33,18 @@ func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Appro
 		Approvals:       srv,
 		Env:             cfg.Env,
 		Log:             cfg.Log,
+		Ports:           s.Runs.Ports,
+		Repositories:    runRepositories(s.Repositories),
 	}
+}
+
+// runRepositories returns what runs need of the configured repositories.
+func runRepositories(repos []settings.Repository) []runs.Repository {
+	out := make([]runs.Repository, 0, len(repos))
+	for _, r := range repos {
+		out = append(out, runs.Repository{Path: r.Path, Name: r.Name, Remote: r.Remote, Worktree: r.Worktree, Setup: r.Setup})
+	}
+	return out
 }
 
 // approvalsConfig returns the approvals server's configuration for s, with d answering for
