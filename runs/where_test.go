@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs/worktree"
@@ -209,4 +210,43 @@ func waitEvent(t *testing.T, m *Manager, id string, ok func(Event) bool) {
 		}
 		return false
 	})
+}
+
+// The worktree a run works in now is not removed; once the run ended, it is, and the run's
+// record says so.
+func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "worktrees")
+	m, recDir := testManager(t, func(c *Config) { c.WorktreeRoot = root })
+	checkout := repoCheckout(t)
+	hold, open := release(t)
+	r := start(t, m, Spec{Kind: KindBuild, Checkout: checkout, Where: WhereWorktree, Prompt: "fake:hold=" + hold})
+	waitStart(t, recDir, r.ID())
+	g := gitcmd.New("", "", m.config().Env)
+	state := m.config().StateDir
+	if _, err := RemoveWorktree(context.Background(), g, state, root, r.ID(), worktree.RemoveOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "works in it now") {
+		t.Errorf("RemoveWorktree of a live run's worktree = %v", err)
+	}
+	w := r.Info().Worktree
+	if _, err := os.Stat(w.Path); err != nil {
+		t.Fatalf("the live run's worktree went: %v", err)
+	}
+	open()
+	wait(t, r)
+	done, err := RemoveWorktree(context.Background(), g, state, root, r.ID(), worktree.RemoveOptions{DeleteBranch: true})
+	if err != nil || !done.Folder || !done.BranchDeleted {
+		t.Fatalf("RemoveWorktree once it ended = %+v, %v", done, err)
+	}
+	var said string
+	for _, e := range events(t, m, r.ID()) {
+		if e.Type == EventWorktree && e.Subtype == "removed" {
+			said = e.Text
+		}
+	}
+	if !strings.Contains(said, "removed "+w.Path+" and its branch "+w.Branch) {
+		t.Errorf("the record says %q", said)
+	}
+	entries, err := Worktrees(context.Background(), state, true)
+	if err != nil || len(entries) != 1 || entries[0].Exists || entries[0].Live != "" {
+		t.Errorf("Worktrees = %+v, %v", entries, err)
+	}
 }

@@ -108,6 +108,7 @@ func newRoot(env *Env, opts Options) *cobra.Command {
 	root.AddCommand(newVersionCmd(env))
 	root.AddCommand(newRunCmd(env))
 	root.AddCommand(newRunsCmd(env))
+	root.AddCommand(newWorktreesCmd(env))
 	root.AddCommand(newCommitCmd(env))
 	root.AddCommand(newPushCmd(env))
 	root.AddCommand(newCanaryCmd(env))
