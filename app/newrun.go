@@ -26,6 +26,8 @@ const (
 	kindReadyLabel = "Ready: get the branch ready for review"
 	kindAskLabel   = "Ask: answer a question, changing nothing"
 	otherFolder    = "Another folder…"
+	whereCheckout  = "In the checkout"
+	whereWorktree  = "In a new worktree, on a branch of its own (runs side by side)"
 )
 
 var kindLabels = map[runs.Kind]string{
@@ -44,6 +46,8 @@ type newRunDialog struct {
 	win      fyne.Window
 	kind     *radioChoice
 	repo     *widget.Select
+	where    *radioChoice // in the checkout or in a new worktree
+	whereFor string       // the checkout whose default where shows
 	folder   *formEntry
 	browse   *widget.Button
 	promptL  *widget.Label
@@ -73,6 +77,7 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	d.folder.OnChanged = func(string) { d.changed() }
 	d.browse = widget.NewButton("Choose…", d.chooseFolder)
 	d.repo = widget.NewSelect(names, func(string) { d.changed() })
+	d.where = newRadioChoice([]string{whereCheckout, whereWorktree}, d.keys(), func(string) {})
 
 	d.promptL = widget.NewLabel("")
 	d.prompt = newFormEntry(true, d.keys())
@@ -95,6 +100,7 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 		widget.NewLabel("Kind"), d.kind,
 		widget.NewLabel("Checkout"), d.repo,
 		container.NewBorder(nil, nil, nil, d.browse, d.folder),
+		d.where,
 		d.promptL,
 	)
 	bottom := container.NewVBox(
@@ -185,6 +191,49 @@ func (d *newRunDialog) selectedKind() runs.Kind {
 	return runs.KindBuild
 }
 
+// selectedWhere returns where the run is to work: the choice, or, for an ask run (which
+// changes nothing) and for the checkout when it is the repository's default, as the
+// repository says (the checkout).
+func (d *newRunDialog) selectedWhere() runs.Where {
+	switch {
+	case d.selectedKind() == runs.KindAsk:
+		return runs.WhereDefault
+	case d.where.Selected == whereWorktree:
+		return runs.WhereWorktree
+	case d.worktreeDefault():
+		return runs.WhereCheckout
+	}
+	return runs.WhereDefault
+}
+
+// worktreeDefault says whether the chosen repository makes a new worktree its runs' default.
+func (d *newRunDialog) worktreeDefault() bool {
+	for _, r := range d.repos {
+		if r.Name == d.repo.Selected {
+			return r.Worktree
+		}
+	}
+	return false
+}
+
+// showWhere shows the chosen repository's default place (segwi.repositories[].worktree)
+// when the checkout changes, and the choice only for the kinds that change files.
+func (d *newRunDialog) showWhere() {
+	if co := d.checkout(); co != d.whereFor {
+		d.whereFor = co
+		choice := whereCheckout
+		if d.worktreeDefault() {
+			choice = whereWorktree
+		}
+		d.where.SetSelected(choice)
+	}
+	if d.selectedKind() == runs.KindAsk {
+		d.where.Hide()
+	} else {
+		d.where.Show()
+	}
+}
+
 // checkout returns the chosen folder: a configured repository's, or the typed one.
 func (d *newRunDialog) checkout() string {
 	for _, r := range d.repos {
@@ -207,6 +256,7 @@ func (d *newRunDialog) changed() {
 		d.folder.Disable()
 		d.browse.Disable()
 	}
+	d.showWhere()
 	switch d.selectedKind() {
 	case runs.KindAsk:
 		d.promptL.SetText("Question")
@@ -298,6 +348,7 @@ func (d *newRunDialog) startRun() {
 		Prompt:   strings.TrimSpace(d.prompt.Text),
 		Model:    strings.TrimSpace(d.model.Text),
 		KeepOpen: true, // a desktop run stays open for follow-ups until the person ends it
+		Where:    d.selectedWhere(),
 	}
 	if msg := validateNewRun(spec.Kind, spec.Checkout, spec.Prompt); msg != "" {
 		d.say(msg)

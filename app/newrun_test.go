@@ -332,3 +332,40 @@ func TestNewRunDialogKeys(t *testing.T) {
 		})
 	}
 }
+
+// The dialog offers the checkout or a new worktree, showing the repository's default
+// (segwi.repositories[].worktree), and starts the run where the person chose; an ask run,
+// which changes nothing, is not offered the choice.
+func TestNewRunDialogChoosesTheCheckoutOrANewWorktree(t *testing.T) {
+	a := test.NewTempApp(t)
+	web, api := gitCheckout(t), gitCheckout(t)
+	s := settings.Settings{Repositories: []settings.Repository{{Name: "web", Path: web}, {Name: "api", Path: api, Worktree: true}}}
+	starter := &fakeStarter{t: t, allow: true, run: newFakeRun(t, runs.Info{ID: "r1"}, 1)}
+	d := newNewRunDialog(a, starter, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	if d.where.Selected != whereCheckout || d.selectedWhere() != runs.WhereDefault || !d.where.Visible() {
+		t.Errorf("for web: %q (%q), shown %v; want the checkout, as web's default", d.where.Selected, d.selectedWhere(), d.where.Visible())
+	}
+	d.repo.SetSelected("api")
+	if d.where.Selected != whereWorktree || d.selectedWhere() != runs.WhereWorktree {
+		t.Errorf("for api: %q; want a new worktree, as api's default", d.where.Selected)
+	}
+	d.where.SetSelected(whereCheckout)
+	if d.selectedWhere() != runs.WhereCheckout {
+		t.Errorf("the checkout chosen for api gives %q", d.selectedWhere())
+	}
+	d.kind.SetSelected(kindAskLabel)
+	if d.where.Visible() || d.selectedWhere() != runs.WhereDefault {
+		t.Errorf("an ask run: choice shown %v, where %q", d.where.Visible(), d.selectedWhere())
+	}
+	d.kind.SetSelected(kindBuildLabel)
+	d.repo.SetSelected("web")
+	d.where.SetSelected(whereWorktree)
+	test.Type(d.prompt, "Add a footer")
+	test.Tap(d.start)
+	await.For(t, 10*time.Second, "the run to start", func() bool { return d.answered.Load() == 1 })
+	want := []runs.Spec{{Kind: runs.KindBuild, Checkout: web, Prompt: "Add a footer", KeepOpen: true, Where: runs.WhereWorktree}}
+	if diff := cmp.Diff(want, starter.started()); diff != "" {
+		t.Errorf("Start specs (-want +got):\n%s", diff)
+	}
+}

@@ -14,6 +14,9 @@ type Start struct {
 	Prompt   string    `json:"prompt,omitempty"`
 	Model    string    `json:"model,omitempty"`
 	KeepOpen bool      `json:"keepOpen,omitempty"`
+	// Where is where the run works (runs.Spec.Where): "" as its repository says,
+	// "checkout" or "worktree".
+	Where runs.Where `json:"where,omitempty"`
 }
 
 // MessageType returns TypeStart.
@@ -26,17 +29,20 @@ func (s Start) check() error {
 	if s.Checkout == "" {
 		return errors.New("no checkout")
 	}
+	if _, err := runs.ParseWhere(string(s.Where)); err != nil {
+		return err
+	}
 	return nil
 }
 
 // Spec is the run to start.
 func (s Start) Spec() runs.Spec {
-	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen}
+	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where}
 }
 
 // StartOf is the Start command of spec.
 func StartOf(spec runs.Spec) Start {
-	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen}
+	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where}
 }
 
 // FollowUp sends the person's message to a run that is going.
