@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,17 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/runs"
 )
 
 // Two build runs in one repository at once, with the real Claude Code, each in a worktree
 // of its own (segwi run --worktree): they work side by side (each run's Bash call waits
 // for the other's to have begun), each edits a file of its own on its own branch, the diff
 // of each shows only its own change, and each is committed and pushed to the loopback git
-// server on its own branch, while the checkout stays as it was.
+// server on its own branch, while the checkout stays as it was. Each worktree was set up
+// first (the ignored .env copied, the setup command's output in the record), the runs'
+// ports are disjoint, a continued run works in the same worktree, and segwi worktrees
+// remove refuses the worktree holding uncommitted work and removes the other.
 func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 	sync := t.TempDir()
 	// Each run writes its file, says it began, and waits (at most 60 s) for the other to
@@ -36,11 +41,25 @@ func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 			return fakeapi.Say(fakeapi.Text("Adding it."), b)
 		case 1:
 			return fakeapi.Say(fakeapi.Text("Added."))
+		case 2:
+			return fakeapi.Say(fakeapi.Text("Nothing more to add."))
 		}
 		return fakeapi.Unexpected("a request for turn %d", req.Turn())
 	})
 	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true, Repo: "me/web.git"})
 	s.writeConfig(config{apiURL: server.Base + "/api/v3"})
+	// The repository's setup: its ignored .env copied, a command that reads it.
+	settingsFile := filepath.Join(s.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
+	f, err := os.OpenFile(settingsFile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "  repositories:\n    - name: web\n      path: %q\n      setup:\n        copy: [.env]\n        run: echo \"setup saw $(cat .env) with port $SEGWI_PORT\"\n", s.checkout)
+	f.Close()
+	os.WriteFile(filepath.Join(s.checkout, ".gitignore"), []byte(".env\n"), 0o644)
+	os.WriteFile(filepath.Join(s.checkout, ".env"), []byte("API_KEY=local-only\n"), 0o600)
+	claudetest.Git(t, s.checkout, "add", ".gitignore")
+	claudetest.Git(t, s.checkout, "commit", "-qm", "Ignore .env")
 	claudetest.Git(t, s.checkout, "push", "--quiet", server.Bare, "main")
 	claudetest.Git(t, s.checkout, "remote", "add", "origin", server.URL)
 	claudetest.Git(t, s.checkout, "update-ref", "refs/remotes/origin/main", "HEAD")
@@ -70,13 +89,21 @@ func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")
 	set.run(t)
 	wantExit(t, set, 0)
+	var ports []*runs.Info
 	for _, c := range []struct {
 		p            *proc
 		mine, theirs string
 	}{{a, "footer", "header"}, {b, "header", "footer"}} {
 		id := c.p.runID()
-		info := s.loadRecord(id).info
+		rec := s.loadRecord(id)
+		info := rec.info
+		ports = append(ports, &info)
 		w := info.Worktree
+		if info.Ports == nil || len(rec.find(runs.EventSetup, func(e runs.Event) bool {
+			return e.Text == fmt.Sprintf("setup saw API_KEY=local-only with port %d", info.Ports.First)
+		})) != 1 {
+			t.Errorf("run %s's record lacks the setup's output; ports %+v; events: %v", id, info.Ports, types(rec))
+		}
 		if w == nil || info.Checkout != w.Path || w.Commit != head || !strings.HasPrefix(w.Branch, "segwi/add-a-"+c.mine+"-") {
 			t.Fatalf("run %s worked in %s with worktree %+v", id, info.Checkout, w)
 		}
@@ -105,5 +132,31 @@ func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 	}
 	if got := claudetest.Git(t, server.Bare, "rev-parse", "refs/heads/main"); got != head {
 		t.Errorf("main on the server moved to %s", got)
+	}
+	if pa, pb := ports[0].Ports, ports[1].Ports; pa != nil && pb != nil && pa.First <= pb.Last() && pb.First <= pa.Last() {
+		t.Errorf("the runs side by side shared ports: %s and %s", pa, pb)
+	}
+
+	footerRun, headerRun := ports[0], ports[1]
+	cont := s.start("run", "--continue", footerRun.ID, "Anything else?")
+	contID := cont.runID()
+	wantExit(t, cont, 0)
+	if got := s.loadRecord(contID).info; got.Checkout != footerRun.Worktree.Path || got.Worktree == nil || got.Worktree.Branch != footerRun.Worktree.Branch {
+		t.Errorf("the continued run worked in %s (worktree %+v), want %s", got.Checkout, got.Worktree, footerRun.Worktree.Path)
+	}
+
+	os.WriteFile(filepath.Join(headerRun.Worktree.Path, "header.txt"), []byte("changed after the push\n"), 0o644)
+	refused := s.start("worktrees", "remove", headerRun.ID)
+	wantExit(t, refused, 1)
+	if !strings.Contains(refused.stderr.String(), "header.txt") {
+		t.Errorf("the refusal does not say what would be lost:\n%s", refused.stderr.String())
+	}
+	if _, err := os.Stat(headerRun.Worktree.Path); err != nil {
+		t.Errorf("the dirty worktree went: %v", err)
+	}
+	removed := s.start("worktrees", "remove", "--delete-branch", contID)
+	wantExit(t, removed, 0)
+	if _, err := os.Stat(footerRun.Worktree.Path); err == nil || !strings.Contains(removed.stdout.String(), "kept its branch "+footerRun.Worktree.Branch+": it was pushed") {
+		t.Errorf("remove of the clean, pushed worktree: %v\n%s", err, removed.stdout.String())
 	}
 }
