@@ -68,6 +68,7 @@ const (
 	TypeContinue        Type = "continue"          // Continue: a new run resuming an ended one's session
 	TypeChanges         Type = "changes"           // Changes: what a run changed, and a diff
 	TypeRunWindows      Type = "run-windows"       // RunWindows: the run windows open now
+	TypeRemoveWorktree  Type = "remove-worktree"   // RemoveWorktree: an ended run's worktree
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -165,6 +166,7 @@ var kinds = map[Type]kind{
 	TypeContinue:        {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Continue]()},
 	TypeChanges:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Changes]()},
 	TypeRunWindows:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunWindows]()},
+	TypeRemoveWorktree:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveWorktree]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -104,6 +104,7 @@ func examples() []Body {
 			PullRequest: &runs.PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "fix", Base: "main"}},
 		Changes{Run: info.ID, Path: "web/login.go"},
 		RunWindows{Runs: []string{info.ID, "20250314-101010-beef"}},
+		RemoveWorktree{Run: info.ID, DeleteBranch: true, Force: true},
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs/worktree"
@@ -221,9 +220,8 @@ func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
 	hold, open := release(t)
 	r := start(t, m, Spec{Kind: KindBuild, Checkout: checkout, Where: WhereWorktree, Prompt: "fake:hold=" + hold})
 	waitStart(t, recDir, r.ID())
-	g := gitcmd.New("", "", m.config().Env)
 	state := m.config().StateDir
-	if _, err := RemoveWorktree(context.Background(), g, state, root, r.ID(), worktree.RemoveOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "works in it now") {
+	if _, err := m.RemoveWorktree(context.Background(), r.ID(), worktree.RemoveOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "works in it now") {
 		t.Errorf("RemoveWorktree of a live run's worktree = %v", err)
 	}
 	w := r.Info().Worktree
@@ -232,7 +230,7 @@ func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
 	}
 	open()
 	wait(t, r)
-	done, err := RemoveWorktree(context.Background(), g, state, root, r.ID(), worktree.RemoveOptions{DeleteBranch: true})
+	done, err := m.RemoveWorktree(context.Background(), r.ID(), worktree.RemoveOptions{DeleteBranch: true})
 	if err != nil || !done.Folder || !done.BranchDeleted {
 		t.Fatalf("RemoveWorktree once it ended = %+v, %v", done, err)
 	}

@@ -155,3 +155,28 @@ func Prune(ctx context.Context, stateDir string) ([]string, error) {
 	}
 	return forgot, errors.Join(errs...)
 }
+
+// RemoveWorktree removes the worktree the ended run id worked in, as RemoveWorktree does,
+// with the Manager's settings: segwi's worktree folder, the environment its git runs in,
+// and, unless o names one, the remote of the run's repository (origin when it is not
+// configured), whose tracking branches say what was pushed.
+func (m *Manager) RemoveWorktree(ctx context.Context, id string, o worktree.RemoveOptions) (worktree.Removed, error) {
+	cfg := m.config()
+	in, err := Load(cfg.StateDir, id)
+	if err != nil {
+		return worktree.Removed{}, fmt.Errorf("removing the worktree of run %s: %w", id, err)
+	}
+	if o.Remote == "" && in.Worktree != nil {
+		o.Remote = "origin"
+		if repo, ok := cfg.repositoryOf(in.Worktree.Repository); ok && repo.Remote != "" {
+			o.Remote = repo.Remote
+		}
+	}
+	root := cfg.WorktreeRoot
+	if root == "" {
+		if root, err = worktree.Root(cfg.Env); err != nil {
+			return worktree.Removed{}, err
+		}
+	}
+	return RemoveWorktree(ctx, gitcmd.New("", "", cfg.Env), cfg.StateDir, root, in.ID, o)
+}

@@ -49,6 +49,12 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 			return control.Failed(err)
 		}
 		return control.Reply{Text: words}
+	case control.RemoveWorktree:
+		words, err := h.core.RemoveWorktree(ctx, cmd.Run, cmd.DeleteBranch, cmd.Force)
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{Text: words}
 	case control.Commit:
 		c, err := h.commit(ctx, cmd.Run, changes.CommitOptions{Message: cmd.Message, Include: cmd.Include})
 		if err != nil {

@@ -1,0 +1,29 @@
+package control
+
+import "context"
+
+// RemoveWorktree removes the git worktree an ended run worked in (runs.Manager.RemoveWorktree):
+// its folder, and its branch when DeleteBranch and it was never pushed. Without Force it
+// refuses, saying what would be lost, a worktree with uncommitted changes (or, with
+// DeleteBranch, commits never pushed); it always refuses one a live run works in. Its
+// reply's Text says what was removed and kept.
+type RemoveWorktree struct {
+	Run          string `json:"run"`
+	DeleteBranch bool   `json:"deleteBranch,omitempty"`
+	Force        bool   `json:"force,omitempty"`
+}
+
+// MessageType returns TypeRemoveWorktree.
+func (RemoveWorktree) MessageType() Type { return TypeRemoveWorktree }
+
+func (r RemoveWorktree) check() error { return needRun(r.Run) }
+
+// RemoveWorktree removes the worktree an ended run worked in; see RemoveWorktree. It
+// returns what was done, in words.
+func (c *Client) RemoveWorktree(ctx context.Context, cmd RemoveWorktree) (string, error) {
+	r, err := c.do(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	return r.Text, nil
+}

@@ -1,0 +1,36 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/worktree"
+)
+
+// RemoveWorktree removes the worktree the ended run id worked in, and its branch too when
+// deleteBranch and it was never pushed (runs.Manager.RemoveWorktree); force removes it
+// even when that loses uncommitted changes or unpushed commits. It returns what was
+// removed and kept, in words for a person.
+func (c *Core) RemoveWorktree(ctx context.Context, id string, deleteBranch, force bool) (string, error) {
+	done, err := c.mgr.RemoveWorktree(ctx, id, worktree.RemoveOptions{DeleteBranch: deleteBranch, Force: force})
+	if err != nil {
+		return "", err
+	}
+	in, err := runs.Load(c.stateDir, id)
+	if err != nil || in.Worktree == nil {
+		return "Removed the worktree.", nil //nolint:nilerr // removed; only the words are short
+	}
+	words := "Removed the worktree " + in.Worktree.Path
+	switch {
+	case !done.Folder:
+		words = "The worktree " + in.Worktree.Path + " was removed already; git forgets it now"
+	}
+	switch {
+	case done.BranchDeleted:
+		return fmt.Sprintf("%s and its branch %s.", words, in.Worktree.Branch), nil
+	case deleteBranch:
+		return fmt.Sprintf("%s; its branch %s is kept: %s.", words, in.Worktree.Branch, done.BranchKept), nil
+	}
+	return fmt.Sprintf("%s; its branch %s is kept.", words, in.Worktree.Branch), nil
+}
