@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 )
 
 // ErrNoSession is wrapped by Continue's error for a run whose Claude Code session is not
@@ -50,6 +52,11 @@ func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool
 	}
 	if earlier.SessionID == "" || !validSessionID(earlier.SessionID) {
 		return nil, fmt.Errorf("continuing run %s: %w on it; start a new run instead", earlier.ID, ErrNoSession)
+	}
+	if w := earlier.Worktree; w != nil {
+		if _, err := os.Lstat(w.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("continuing run %s: its worktree %s was removed; start a new run instead", earlier.ID, w.Path)
+		}
 	}
 	r, err := m.start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
 		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID}, earlier.Worktree)

@@ -243,6 +243,9 @@ func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
 	if !strings.Contains(said, "removed "+w.Path+" and its branch "+w.Branch) {
 		t.Errorf("the record says %q", said)
 	}
+	if _, err := m.Continue(context.Background(), r.ID(), "fake:success", false); err == nil || !strings.Contains(err.Error(), "its worktree "+w.Path+" was removed") {
+		t.Errorf("continuing a run whose worktree was removed = %v", err)
+	}
 	entries, err := Worktrees(context.Background(), state, true)
 	if err != nil || len(entries) != 1 || entries[0].Exists || entries[0].Live != "" {
 		t.Errorf("Worktrees = %+v, %v", entries, err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
@@ -157,6 +159,16 @@ func writeInfo(w io.Writer, in runs.Info, conv runs.Conversation) {
 	}
 	line("state", state)
 	line("checkout", in.Checkout)
+	if w := in.Worktree; w != nil {
+		now := "still there"
+		if _, err := os.Lstat(w.Path); err != nil {
+			now = "removed"
+		}
+		line("worktree", fmt.Sprintf("%s on %s, from %s of %s (%s)", w.Path, w.Branch, gitcmd.Short(w.Commit), w.Repository, now))
+	}
+	if p := in.Ports; p != nil {
+		line("ports", p.String()+" (SEGWI_PORT, SEGWI_PORT_COUNT)")
+	}
 	if in.Base != nil {
 		line("base", runs.BaseText(in.Base))
 	}

@@ -52,6 +52,9 @@ func TestRunInAWorktreeAndRemoveIt(t *testing.T) {
 		t.Errorf("an ask run in a worktree: exit %d\n%s", r.code, r.stderr)
 	}
 
+	if r := segwi(t, "", "runs", "show", dirty.ID); !strings.Contains(r.stdout, dirty.Worktree.Path+" on "+dirty.Worktree.Branch+", from ") || !strings.Contains(r.stdout, "(still there)") || !strings.Contains(r.stdout, "ports") {
+		t.Errorf("runs show does not say where the run worked:\n%s", r.stdout)
+	}
 	r := segwi(t, "", "worktrees", "list")
 	for _, want := range []string{dirty.ID, clean.Worktree.Branch, dirty.Worktree.Path, "kept"} {
 		if !strings.Contains(r.stdout, want) {
