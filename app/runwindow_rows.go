@@ -187,7 +187,7 @@ func (w *runWindow) showRow(i int) {
 		return
 	}
 	if e.whole || e.seq == 0 || w.deps.stateDir == "" {
-		w.openDetails(rowTitle(e.mark), e.text)
+		w.openDetails(rowTitle(e.mark), e.detail())
 		return
 	}
 	seq, mark, shown := e.seq, e.mark, e.text

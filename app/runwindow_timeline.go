@@ -71,9 +71,21 @@ type entry struct {
 	dim   bool   // a tool's output, the run's housekeeping: drawn dimmer than the conversation
 	seq   int64  // the event's number in the run; 0 for a note of the window's
 	whole bool   // text is all there is to read (a fold, a note): opened as it is, not from the record
+	full  string // what a click opens when it says more than text (the events of a fold, a line each); "" for text
 	key   string // a later event replaces the entry by this key: "state:…", "request:…"; "" for none
 	rows  []string
 }
+
+// detail is what a click on the entry opens when it is whole: full, else its text.
+func (e *entry) detail() string {
+	if e.full != "" {
+		return e.full
+	}
+	return e.text
+}
+
+// runes is the length of what the entry keeps, in runes.
+func (e *entry) runes() int { return utf8.RuneCountInString(e.text) + utf8.RuneCountInString(e.full) }
 
 // layout breaks the entry's text into rows for room, the width of the text column, at
 // text size; a room of 0 (the width is not known yet) breaks only at newlines.
@@ -127,10 +139,42 @@ type eventRows struct {
 	session  string            // the words of the session's start, shown once while they stay the same
 }
 
-// stateFold is the row of the run's state that later states fold into: "queued → starting
-// → running".
+// stateFold is the row of the run's state that later states fold into, with the
+// housekeeping between them (the base recorded, segwi's status notes): one line,
+// "queued → starting → running · base: main at 1a2b3c4, clean · processes: kept in …", whose
+// click opens each of its events on a line of its own.
 type stateFold struct {
-	key, text, reason string
+	key    string
+	states string   // the states, "queued → starting → running", each with its reason when new
+	notes  []string // the housekeeping folded in, in words, "base: main at 1a2b3c4, clean"
+	lines  []string // every event folded in, in order, a line each: what a click opens
+	reason string   // the last state's reason
+	seq    int64    // the event of the fold's first state
+}
+
+// maxFoldLines bounds the events one state row keeps: a run that says a status note after
+// another, with nothing else between, does not grow it without end.
+const maxFoldLines = 64
+
+// add folds a housekeeping event, whose words are w, into the row.
+func (f *stateFold) add(w runs.Words) {
+	if len(f.lines) >= maxFoldLines {
+		return
+	}
+	words := visible.Escape(w.Text)
+	if w.Label == "status" {
+		f.notes = append(f.notes, words) // "processes: kept in cgroup …"
+	} else {
+		f.notes = append(f.notes, w.Label+": "+words)
+	}
+	f.lines = append(f.lines, markOf(w.Label)+": "+words)
+}
+
+// entry is the timeline's entry of the row: one line, cut to the timeline's width.
+func (f *stateFold) entry() entry {
+	text := strings.Join(append([]string{f.states}, f.notes...), " · ")
+	return entry{mark: markOf("state"), text: strings.Join(strings.Fields(text), " "), dim: true, seq: f.seq,
+		whole: true, full: strings.Join(f.lines, "\n"), key: f.key}
 }
 
 // changes returns what e does to the timeline, or nothing when e was seen already or says
@@ -149,8 +193,15 @@ func (m *eventRows) changes(e runs.Event) []change {
 		return nil // it says nothing new: a refusal of a call the answer denied
 	}
 	switch e.Type {
-	case runs.EventState, runs.EventBase, runs.EventInit, runs.EventExit:
-		// The run's housekeeping keeps its state row open for the next state.
+	case runs.EventBase, runs.EventStatus:
+		// The housekeeping between two states folds into the state row.
+		if m.state != nil {
+			m.state.add(w)
+			return []change{{entry: m.state.entry(), replace: m.state.key}}
+		}
+	case runs.EventState, runs.EventInit, runs.EventExit:
+		// The run's start of a session and its exit keep rows of their own, and the state
+		// row open for the next state.
 	default:
 		m.state = nil
 	}
@@ -211,14 +262,22 @@ func (m *eventRows) stateChange(e runs.Event) []change {
 	if s.Reason != "" && (m.state == nil || s.Reason != m.state.reason) {
 		words += ": " + visible.Escape(s.Reason)
 	}
-	if m.state == nil {
-		m.state = &stateFold{key: fmt.Sprintf("state:%d", e.Seq), text: words, reason: s.Reason}
-		return []change{{entry: entry{mark: markOf("state"), text: words, prose: true, dim: true, seq: e.Seq, whole: true, key: m.state.key}}}
+	f, replace := m.state, ""
+	if f == nil {
+		f = &stateFold{key: fmt.Sprintf("state:%d", e.Seq), states: words, seq: e.Seq}
+	} else {
+		f.states += " → " + words
+		replace = f.key
 	}
-	m.state.text += " → " + words
-	m.state.reason = s.Reason
-	return []change{{entry: entry{mark: markOf("state"), text: m.state.text, prose: true, dim: true, seq: e.Seq, whole: true, key: m.state.key},
-		replace: m.state.key}}
+	f.reason = s.Reason
+	if len(f.lines) < maxFoldLines {
+		f.lines = append(f.lines, markOf("state")+": "+words)
+	}
+	m.state = f
+	if s.To.Final() {
+		m.state = nil // what comes after the run's end is news: a row of its own
+	}
+	return []change{{entry: f.entry(), replace: replace}}
 }
 
 // lastQuestion is Claude's last message since your last one: what a run that waits for
@@ -348,14 +407,14 @@ func (t *timeline) apply(cs ...change) {
 		ent.layout(t.room, t.size)
 		if c.replace != "" {
 			if i := t.find(c.replace); i >= 0 {
-				t.runes += utf8.RuneCountInString(ent.text) - utf8.RuneCountInString(t.entries[i].text)
+				t.runes += ent.runes() - t.entries[i].runes()
 				t.entries[i] = &ent
 				rebuild = true
 				continue
 			}
 		}
 		t.entries = append(t.entries, &ent)
-		t.runes += utf8.RuneCountInString(ent.text)
+		t.runes += ent.runes()
 		if !rebuild {
 			t.addRefs(len(t.entries) - 1)
 		}
@@ -396,13 +455,13 @@ func (t *timeline) trim() bool {
 		runes := t.runes
 		n := 0
 		for n < len(t.entries)-1 && runes > keep {
-			runes -= utf8.RuneCountInString(t.entries[n].text)
+			runes -= t.entries[n].runes()
 			n++
 		}
 		cut = max(cut, n)
 	}
 	for _, e := range t.entries[:cut] {
-		t.runes -= utf8.RuneCountInString(e.text)
+		t.runes -= e.runes()
 	}
 	t.dropped += cut
 	t.entries = append(make([]*entry, 0, len(t.entries)-cut), t.entries[cut:]...)

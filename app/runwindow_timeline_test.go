@@ -20,14 +20,17 @@ func stateEv(from, to runs.State, reason string) runs.Event {
 	return ev(runs.EventState, func(e *runs.Event) { e.State = &runs.StateChange{From: from, To: to, Reason: reason} })
 }
 
-// The run's start is one row, whatever housekeeping comes between its states; the moves
-// between running and waiting show none, nor a session started again as it was; the end
-// folds its stopping into its last state.
+// The run's start is one row, the base recorded and segwi's status notes between its
+// states folded into it (before, they landed between starting and running and broke it in
+// two); the moves between running and waiting show none, nor a session started again as it
+// was; the end folds its stopping, and the notes of how it stopped, into its last state.
 func TestStateRowsFoldIntoOne(t *testing.T) {
 	got := entryTexts(
 		stateEv("", runs.StateQueued, ""),
+		ev(runs.EventStatus, func(e *runs.Event) { e.Subtype, e.Text = "queued", "waiting: the checkout is busy" }),
 		stateEv(runs.StateQueued, runs.StateStarting, ""),
 		ev(runs.EventBase, func(e *runs.Event) { e.Base = nil }),
+		ev(runs.EventStatus, func(e *runs.Event) { e.Subtype, e.Text = "processes", "kept in cgroup /sys/fs/cgroup/segwi-run-1" }),
 		stateEv(runs.StateStarting, runs.StateRunning, ""),
 		ev(runs.EventPrompt, func(e *runs.Event) { e.Text = "Fix the login form" }),
 		ev(runs.EventInit, func(e *runs.Event) { e.Init = &runs.InitInfo{Model: "claude-sonnet"} }),
@@ -38,22 +41,60 @@ func TestStateRowsFoldIntoOne(t *testing.T) {
 		ev(runs.EventInit, func(e *runs.Event) { e.Init = &runs.InitInfo{Model: "claude-sonnet"} }), // each turn starts it again
 		ev(runs.EventText, func(e *runs.Event) { e.Text = "Updated." }),
 		stateEv(runs.StateRunning, runs.StateStopping, "stopped by a person"),
+		ev(runs.EventStatus, func(e *runs.Event) { e.Subtype, e.Text = "kill", "SIGTERM to the process group" }),
 		ev(runs.EventExit, func(e *runs.Event) { e.Exit = &runs.ExitInfo{Code: 143, Signal: "terminated"} }),
 		stateEv(runs.StateStopping, runs.StateStopped, "stopped by a person"),
+		ev(runs.EventStatus, func(e *runs.Event) { e.Text = "a note after the end" }),
 	)
 	want := []string{
-		"State|queued → starting → running",
-		"Base|" + runs.BaseText(nil),
+		"State|queued → starting → running · queued: waiting: the checkout is busy · base: " + runs.BaseText(nil) +
+			" · processes: kept in cgroup /sys/fs/cgroup/segwi-run-1",
 		"You|Fix the login form",
 		"Session|started: model claude-sonnet",
 		"Claude|Done. Should I also update the README?",
 		"You|Yes",
 		"Claude|Updated.",
-		"State|stopping: stopped by a person → stopped",
+		"State|stopping: stopped by a person → stopped · kill: SIGTERM to the process group",
 		"Exit|code 143, SIGTERM (terminated)",
+		"Status|a note after the end",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+// The folded state row is one line at the timeline's width, cut with "…" where its
+// housekeeping does not fit; a click on it opens every event it folded, in order, a line
+// each.
+func TestTheFoldedStateRowIsOneLineAndOpensItsEvents(t *testing.T) {
+	m := &eventRows{}
+	tl := timeline{room: 400, size: 14}
+	for _, e := range []runs.Event{
+		stateEv("", runs.StateQueued, ""),
+		stateEv(runs.StateQueued, runs.StateStarting, ""),
+		ev(runs.EventBase, func(e *runs.Event) { e.Base = nil }),
+		ev(runs.EventStatus, func(e *runs.Event) {
+			e.Subtype, e.Text = "processes", "kept in cgroup /sys/fs/cgroup/segwi-run-1: every one ends with the run, however it forks or detaches"
+		}),
+		stateEv(runs.StateStarting, runs.StateRunning, ""),
+	} {
+		tl.apply(m.changes(e)...)
+	}
+	if n := tl.len(); n != 1 {
+		t.Fatalf("the run's start shows in %d rows, want 1", n)
+	}
+	row := tl.row(0, "r1")
+	if !strings.HasPrefix(row.Text, "queued → starting → running · base: ") || !strings.HasSuffix(row.Text, "…") {
+		t.Errorf("the row reads %q, want the states first and the rest cut with …", row.Text)
+	}
+	if w := fyne.MeasureText(row.Text, 14, fyne.TextStyle{}).Width; w > 400 {
+		t.Errorf("the row is %.0f px wide, want it within the timeline's 400", w)
+	}
+	want := "State: queued\nState: starting\nBase: " + runs.BaseText(nil) +
+		"\nStatus: processes: kept in cgroup /sys/fs/cgroup/segwi-run-1: every one ends with the run, however it forks or detaches" +
+		"\nState: running"
+	if got := tl.entryAt(0).detail(); got != want {
+		t.Errorf("a click on the row opens\n%s\nwant\n%s", got, want)
 	}
 }
 
