@@ -271,6 +271,7 @@ func (d *desk) runDeps() runWindowDeps {
 		changes:     d.tray,
 		shipper:     d.tray,
 		showRun:     d.showRun,
+		openRun:     d.openRun,
 		queuedAhead: d.tray.queuedAhead,
 		onClosed: func(id string) {
 			delete(d.runWins, id)

@@ -53,6 +53,7 @@ type runWindowDeps struct {
 	changes     changesReader                        // nil: no Changes tab
 	shipper     shipper                              // nil: no commit, pull request or Continue
 	showRun     func(liveRun)                        // opens the window of a run started from this one
+	openRun     func(id string)                      // opens the window of another run of the conversation; nil: its line opens nothing
 	queuedAhead func(id string) int                  // queued runs before this one
 	received    func()                               // test hook: an event was taken
 	openURL     func(*url.URL) error                 // opens the checkout's folder
@@ -88,6 +89,7 @@ type runWindow struct {
 	ahead         int
 
 	title, task, where, status, note  *widget.Label
+	convRuns                          *fyne.Container // the conversation's runs, a line each; hidden for a run alone
 	list                              *followList
 	rawList                           *widget.List
 	copyRaw                           *widget.Button
@@ -117,6 +119,7 @@ type runWindow struct {
 	closed      atomic.Bool  // the window was closed
 	settled     atomic.Int64 // follow-ups and pushes answered, for tests
 	opened      atomic.Int64 // rows opened in full, for tests
+	convShown   atomic.Int64 // the conversation's runs listed, for tests
 	quit        chan struct{}
 
 	cancelMu sync.Mutex
@@ -136,6 +139,7 @@ func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
 	w.build()
 	w.showHeader()
 	go w.follow()
+	go w.loadConversation()
 	if deps.clockEvery > 0 && run != nil {
 		go w.tickClock()
 	}
@@ -222,7 +226,8 @@ func (w *runWindow) build() {
 		w.stop.Disable()
 	}
 
-	top := container.NewVBox(w.title, w.task, w.where, w.status)
+	w.convRuns = newConversationBox()
+	top := container.NewVBox(w.title, w.task, w.where, w.status, w.convRuns)
 	right := container.NewHBox(w.openDir)
 	if w.deps.pusher != nil && w.info.Kind != runs.KindAsk { // an ask run changes nothing: nothing to push
 		right.Add(w.push)
@@ -315,6 +320,7 @@ func (l emptyLabelLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 
 // Show shows and focuses the window.
 func (w *runWindow) Show() {
+	go w.loadConversation() // a run of it may have been continued, or ended, since it was read
 	w.win.Show()
 	w.win.RequestFocus()
 }
@@ -475,6 +481,9 @@ func (w *runWindow) infoNow() runs.Info {
 // apply shows what changed: the timeline's rows (followed to the end when follow is set),
 // the run's summary. On Fyne's goroutine.
 func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
+	if info.State != w.info.State && !w.convRuns.Hidden {
+		go w.loadConversation() // the list says this run's state
+	}
 	w.info = info
 	justEnded := (ended || info.State.Final()) && !w.ended
 	if justEnded {

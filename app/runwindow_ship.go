@@ -264,6 +264,7 @@ func (w *runWindow) openContinue() {
 					return
 				}
 				w.note.SetText("Continued in run " + r.ID() + ".")
+				go w.loadConversation() // this window lists the new run too
 				if w.deps.showRun != nil {
 					w.deps.showRun(r)
 				}
