@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +19,10 @@ import (
 )
 
 // A continued run's window ships the whole conversation: Commit and push is prefilled
-// with the first run's task and Claude's final summary, not the follow-up's words, and the
-// pull request with the first task. Before, both said "Yes, mention it in the README.".
+// with the first run's task and Claude's final summary, not the follow-up's words, lists
+// the conversation's changes and sets apart what was changed before its first run (before,
+// the dialog said "before the run started", the follow-up's), and the pull request is
+// prefilled with the first task. Before, both said "Yes, mention it in the README.".
 func TestAContinuedRunsWindowPrefillsTheConversationsStory(t *testing.T) {
 	state := t.TempDir()
 	first := endedBuild
@@ -39,12 +42,20 @@ func TestAContinuedRunsWindowPrefillsTheConversationsStory(t *testing.T) {
 		d.shipper = &fakeShipper{order: &order, prURL: "https://github.com/ada/web/pull/7"}
 	})
 	var msg string
+	var labels []string
 	ui(func() {
 		test.Tap(w.push)
 		if w.commitForm != nil {
 			msg = w.commitForm.entry.Text
+			labels = settingsLabels(w.win.Canvas().Overlays().Top())
 		}
 	})
+	for _, want := range []string{"The conversation's changes (its 2 runs), committed:",
+		"Changed before the first run started (perhaps yours): left out unless ticked"} {
+		if !slices.Contains(labels, want) {
+			t.Errorf("the commit dialog says %q, want %q in it", labels, want)
+		}
+	}
 	if want := "Greet the reader\n\nThe reader is greeted, and the README says so."; msg != want {
 		t.Errorf("the commit message is prefilled with %q, want %q", msg, want)
 	}

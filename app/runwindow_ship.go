@@ -108,7 +108,8 @@ func (w *runWindow) shipStory() runs.Story {
 func (w *runWindow) openCommit(set control.ChangeSet) {
 	f := &shipForm{}
 	f.entry = newFormEntry(true, formKeys{})
-	f.entry.SetText(visible.Escape(w.shipStory().CommitMessage()))
+	story := w.shipStory()
+	f.entry.SetText(visible.Escape(story.CommitMessage()))
 	f.entry.SetMinRowsVisible(3)
 	var ours, before []string
 	for _, file := range set.Files {
@@ -121,16 +122,16 @@ func (w *runWindow) openCommit(set control.ChangeSet) {
 			ours = append(ours, fileLine(file))
 		}
 	}
+	oursHead, beforeHead := commitHeads(len(story.Conversation.Runs))
 	items := []fyne.CanvasObject{widget.NewLabel("Commit message"), f.entry}
 	if len(ours) > 0 {
-		items = append(items, widget.NewLabelWithStyle("The run's changes, committed:", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		items = append(items, widget.NewLabelWithStyle(oursHead, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		for _, l := range ours {
 			items = append(items, widget.NewLabel(l))
 		}
 	}
 	if len(before) > 0 {
-		items = append(items, widget.NewLabelWithStyle("Changed before the run started (perhaps yours): left out unless ticked",
-			fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		items = append(items, widget.NewLabelWithStyle(beforeHead, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		for _, p := range before {
 			c := widget.NewCheck(p, nil)
 			f.included = append(f.included, c)
@@ -147,6 +148,18 @@ func (w *runWindow) openCommit(set control.ChangeSet) {
 		}
 		w.commitAndPush(opts)
 	})
+}
+
+// commitHeads are the heads of the commit dialog's two lists, for a conversation of runs
+// n runs: what its runs changed, committed; what was changed before its first run, set
+// apart. A conversation's changes count from its first run's base, so a file changed
+// before a continuation but by an earlier run of it is the conversation's own.
+func commitHeads(n int) (ours, before string) {
+	if n > 1 {
+		return fmt.Sprintf("The conversation's changes (its %d runs), committed:", n),
+			"Changed before the first run started (perhaps yours): left out unless ticked"
+	}
+	return "The run's changes, committed:", "Changed before the run started (perhaps yours): left out unless ticked"
 }
 
 // commitAndPush commits the run's changes and pushes, off Fyne's goroutine, and says what
