@@ -1,7 +1,9 @@
 package desktop
 
 import (
+	"errors"
 	"fmt"
+	"image"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"github.com/godbus/dbus/v5"
 
 	"github.com/segwi/segwi/internal/testing/await"
@@ -93,8 +97,11 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		win = waitForWindow(t, title, windowWait)
 		waitForLabel(t, tr, waitingReply, 60*time.Second)
 		xdotool(t, "windowraise", win)
-		// No wait for a still display: the reply box has the keyboard, and Fyne fades its
-		// cursor in and out for as long as it does, so the display never stays still.
+		// The tray says the run waits before the window shows it: the screenshot waits
+		// for the banner. No wait for a still display: the reply box has the keyboard, and
+		// Fyne fades its cursor in and out for as long as it does, so the display never
+		// stays still.
+		waitForReplyBanner(t, win)
 		screenshot(t, shots, "run-window-question")
 		// The reply box has the keyboard: the person types and presses Enter, no click.
 		// (With no window manager, the test gives the window the keyboard, as a window
@@ -140,6 +147,7 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		xdotool(t, "windowraise", win)
 		// No wait for a still display: the reopened window's reply box has the keyboard when
 		// the window gets the focus, and then its cursor fades in and out for ever.
+		waitForReplyBanner(t, win)
 		screenshot(t, shots, "run-window-reopened")
 	})
 
@@ -212,4 +220,48 @@ func (tr *tray) clickMatching(t testing.TB, re *regexp.Regexp) {
 	if call.Err != nil {
 		t.Fatalf("clicking %q in the tray menu: %v", found.Label, call.Err)
 	}
+}
+
+// waitForReplyBanner waits until the run window win shows the reply banner: the reply box
+// sits above the tabs (without the banner it is under them, above the buttons). It finds
+// the tabs by the selected tab's underline and the reply box by its background, a row of
+// the theme's input colour across at least half the window.
+func waitForReplyBanner(t *testing.T, win string) {
+	t.Helper()
+	await.For(t, 30*time.Second, "the run window to show the reply banner", func() error {
+		img, err := windowImage(t, win)
+		if err != nil {
+			return err
+		}
+		tabs := underlineAt(img, timelineTabX)
+		if tabs < 0 {
+			return errors.New("no selected tab's underline in the window")
+		}
+		if y := inputRowAbove(img, tabs); y < 0 {
+			return fmt.Errorf("no reply box above the tabs (their underline is at y=%d)", tabs)
+		}
+		return nil
+	})
+}
+
+// inputRowAbove is a row of img above row limit where the theme's input background runs
+// unbroken across at least half the width (a text box), or -1.
+func inputRowAbove(img image.Image, limit int) int {
+	b := img.Bounds()
+	for _, variant := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
+		input := theme.DefaultTheme().Color(theme.ColorNameInputBackground, variant)
+		for y := b.Min.Y; y < limit && y < b.Max.Y; y++ {
+			run := 0
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if !near(img.At(x, y), input, 3) {
+					run = 0
+					continue
+				}
+				if run++; run >= b.Dx()/2 {
+					return y
+				}
+			}
+		}
+	}
+	return -1
 }
