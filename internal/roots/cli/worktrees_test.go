@@ -39,7 +39,7 @@ func TestRunInAWorktreeAndRemoveIt(t *testing.T) {
 	dirty := startIn("--worktree", "fake:success")
 	clean := startIn("--worktree", "fake:success")
 	inCheckout := startIn("fake:success")
-	root := filepath.Join(home, ".local", "share", "segwi", "worktrees")
+	root := filepath.Join(home, "data", "segwi", "worktrees")
 	for _, in := range []runs.Info{dirty, clean} {
 		if in.Worktree == nil || filepath.Dir(filepath.Dir(in.Checkout)) != root || in.Checkout != in.Worktree.Path {
 			t.Fatalf("run %s worked in %s, worktree %+v; want one under %s", in.ID, in.Checkout, in.Worktree, root)
