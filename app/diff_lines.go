@@ -80,7 +80,7 @@ func diffContentOf(set control.ChangeSet) diffContent {
 			entry = set.Files[i]
 			c.shown[i] = true
 		}
-		c.lines = append(c.lines, diffLine{kind: diffFile, text: diffText(fileLine(entry)), file: i})
+		c.lines = append(c.lines, diffLine{kind: diffFile, text: diffText(fileLine(set, entry)), file: i})
 		c.lines = appendFileBody(c.lines, pf, i)
 	}
 	if set.Diff.Cut && set.Path != "" {
@@ -90,7 +90,7 @@ func diffContentOf(set control.ChangeSet) diffContent {
 		c.lines = append(c.lines, diffLine{kind: diffNote, text: note, file: -1})
 		for i, f := range set.Files {
 			if !c.shown[i] {
-				c.lines = append(c.lines, diffLine{kind: diffFile, text: diffText(fileLine(f)), file: i},
+				c.lines = append(c.lines, diffLine{kind: diffFile, text: diffText(fileLine(set, f)), file: i},
 					diffLine{kind: diffNote, text: cutFileNote, file: i})
 			}
 		}
@@ -208,12 +208,12 @@ func fileMark(s changes.Status) string {
 	return "M"
 }
 
-// fileLine is a changed file as the list and the diff's file header show it:
-// "M  web/login.go  +12 -3".
-func fileLine(f changes.File) string {
+// fileLine is a changed file of set as the list and the diff's file header show it:
+// "M  web/login.go  +12 -3", marked when it was changed before the run (its first run).
+func fileLine(set control.ChangeSet, f changes.File) string {
 	line := fmt.Sprintf("%s  %s  %s", fileMark(f.Status), f.Name(), f.Lines())
 	if f.DirtyAtBase {
-		line += "  (changed before the run)"
+		line += "  (" + set.BeforeNote() + ")"
 	}
 	return line
 }

@@ -153,7 +153,7 @@ func (c *changesTab) fileRow(i int) string {
 	if i > len(c.set.Files) {
 		return ""
 	}
-	return diffText(fileLine(c.set.Files[i-1]))
+	return diffText(fileLine(c.set, c.set.Files[i-1]))
 }
 
 // load reads the changes again, off Fyne's goroutine, and shows them. A load asked while

@@ -286,8 +286,14 @@ func TestTheDiffNamesBinaryFilesAndTheFilesPastWhereItWasCut(t *testing.T) {
 	if !slices.Equal(got.shown, []bool{true, true, false}) {
 		t.Errorf("files shown = %v, want the two before the cut", got.shown)
 	}
-	if line := fileLine(changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}); line != "R  a.go → b.go  +1 -0  (changed before the run)" {
+	renamed := changes.File{Path: "b.go", OldPath: "a.go", Status: changes.Renamed, Added: 1, DirtyAtBase: true}
+	if line := fileLine(control.ChangeSet{Runs: 1}, renamed); line != "R  a.go → b.go  +1 -0  (changed before the run)" {
 		t.Errorf("the renamed file's row = %q", line)
+	}
+	// A conversation's changes count from its first run's base: a file changed before it
+	// was changed before the first run, not before this one.
+	if line := fileLine(control.ChangeSet{Runs: 3}, renamed); line != "R  a.go → b.go  +1 -0  (changed before the first run)" {
+		t.Errorf("the renamed file's row in a conversation of three runs = %q", line)
 	}
 }
 

@@ -119,7 +119,7 @@ func (w *runWindow) openCommit(set control.ChangeSet) {
 		if file.DirtyAtBase {
 			before = append(before, file.Path)
 		} else {
-			ours = append(ours, fileLine(file))
+			ours = append(ours, fileLine(set, file))
 		}
 	}
 	oursHead, beforeHead := commitHeads(len(story.Conversation.Runs))

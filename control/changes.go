@@ -36,6 +36,10 @@ func (c Changes) check() error { return needRun(c.Run) }
 type ChangeSet struct {
 	// Base is where the checkout stood when the run started.
 	Base changes.Base `json:"base"`
+	// Runs is how many runs the conversation whose changes these are holds: 1 for a run
+	// alone. A conversation's changes count from its first run's base, so a file changed
+	// before that run is "changed before the first run".
+	Runs int `json:"runs,omitempty"`
 	// Branch is the branch HEAD is on now; "" when detached.
 	Branch string `json:"branch,omitempty"`
 	// Files are the files changed since the base, at most MaxChangedFiles of them.
@@ -65,4 +69,19 @@ func (c ChangeSet) Uncommitted() bool {
 		}
 	}
 	return false
+}
+
+// BeforeNote is how a file changed before the run (changes.File.DirtyAtBase) is marked:
+// before the run, or, in a conversation of several runs, before its first run.
+func (c ChangeSet) BeforeNote() string {
+	return ChangedBefore(c.Runs)
+}
+
+// ChangedBefore is the mark of a file already changed when the first of a conversation's
+// n runs started.
+func ChangedBefore(n int) string {
+	if n > 1 {
+		return "changed before the first run"
+	}
+	return "changed before the run"
 }

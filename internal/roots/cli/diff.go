@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/runs"
@@ -54,18 +55,18 @@ func runsDiff(ctx context.Context, out io.Writer, id string, stat bool) error {
 		}
 		return err
 	}
-	snap, info, err := shipper.Changes(ctx, id)
+	snap, conv, err := shipper.Changes(ctx, id)
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	writeStat(out, runs.ConversationOf(dir, info), snap)
+	writeStat(out, conv, snap)
 	return nil
 }
 
 // writeStat lists the files of snap, the changes of the conversation conv, one a line:
 // status, path, lines added and deleted (or "binary"), and whether it was already changed
-// before the run; then the commits made since the base and the totals.
+// before the run (before its first run, in a conversation of several); then the commits made since the base and the totals.
 func writeStat(w io.Writer, conv runs.Conversation, snap *changes.Snapshot) {
 	files, added, deleted := snap.Stat()
 	fmt.Fprintf(w, "%s: changes since %s\n", conv.Name(), runs.BaseText(&snap.Base))
@@ -77,7 +78,7 @@ func writeStat(w io.Writer, conv runs.Conversation, snap *changes.Snapshot) {
 	for _, f := range snap.Files {
 		note := ""
 		if f.DirtyAtBase {
-			note = "already changed before the run"
+			note = "already " + control.ChangedBefore(len(conv.Runs))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Name(), f.Lines(), note)
 	}

@@ -39,17 +39,17 @@ var ErrNotEnded = errors.New("the run has not ended")
 // run's base (runs.Conversation.Base), so that a continuation's changes hold the earlier
 // runs' too and the files changed before the first run are the ones set apart. Close the
 // snapshot when done. It returns when git has answered or ctx is done.
-func (s Shipper) Changes(ctx context.Context, id string) (*changes.Snapshot, runs.Info, error) {
+func (s Shipper) Changes(ctx context.Context, id string) (*changes.Snapshot, runs.Conversation, error) {
 	info, err := runs.Load(s.StateDir, id)
 	if err != nil {
-		return nil, runs.Info{}, err
+		return nil, runs.Conversation{}, err
 	}
 	conv := runs.ConversationOf(s.StateDir, info)
 	snap, err := changes.Take(ctx, gitcmd.New("", "", nil), conv.Base())
 	if err != nil {
-		return nil, info, fmt.Errorf("reading the changes of %s: %w", conv.Name(), err)
+		return nil, conv, fmt.Errorf("reading the changes of %s: %w", conv.Name(), err)
 	}
-	return snap, info, nil
+	return snap, conv, nil
 }
 
 // Diff writes the diff of the changes of the run id (or unique id prefix) to w, whole, as

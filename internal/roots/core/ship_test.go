@@ -66,11 +66,14 @@ func TestACommitOfAContinuedRunHoldsTheWholeConversation(t *testing.T) {
 			s.Settings.Provenance.Trailer = trailer
 			ctx := context.Background()
 
-			snap, _, err := s.Changes(ctx, next)
+			snap, conv, err := s.Changes(ctx, next)
 			if err != nil {
 				t.Fatal(err)
 			}
 			snap.Close()
+			if ids := conv.IDs(); !slices.Equal(ids, []string{first, next}) {
+				t.Errorf("the continuation's changes are of the conversation %q, want %q", ids, []string{first, next})
+			}
 			var files []string
 			for _, f := range snap.Files {
 				note := ""

@@ -25,15 +25,15 @@ func (h *Hub) changeSet(ctx context.Context, cmd control.Changes) (control.Chang
 			}
 		}
 	}
-	snap, info, err := h.shipper().Changes(ctx, cmd.Run)
+	snap, conv, err := h.shipper().Changes(ctx, cmd.Run)
 	if err != nil {
 		return control.ChangeSet{}, err
 	}
 	defer snap.Close()
-	cs := control.ChangeSet{Base: snap.Base, Branch: snap.Branch, Files: snap.Files, Commits: snap.Commits, Path: cmd.Path}
+	cs := control.ChangeSet{Base: snap.Base, Runs: len(conv.Runs), Branch: snap.Branch, Files: snap.Files, Commits: snap.Commits, Path: cmd.Path}
 	if !cmd.FilesOnly {
 		if cs.Diff, err = snap.Diff(ctx, cmd.Path, control.MaxDiffBytes); err != nil {
-			return control.ChangeSet{}, fmt.Errorf("run %s: %w", info.ID, err)
+			return control.ChangeSet{}, fmt.Errorf("run %s: %w", conv.Name(), err)
 		}
 		// Taken after the reading: a change made while it was under way makes the stamp
 		// racy, and the next ask reads the changes again.
