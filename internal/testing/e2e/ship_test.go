@@ -77,7 +77,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 		}
 		stat := s.start("runs", "diff", "--stat", id)
 		wantExit(t, stat, 0)
-		if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.Contains(out, "modified README.md +1 -0 already changed before the run modified hello.txt +1 -1 added x.txt +1 -0") {
+		if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.Contains(out, "modified README.md +1 -0 already changed before the first run modified hello.txt +1 -1 added x.txt +1 -0") {
 			t.Errorf("runs diff --stat:\n%s", stat.stdout.String())
 		}
 	})
@@ -191,7 +191,7 @@ func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
 	stat := s.start("runs", "diff", "--stat", nextID)
 	wantExit(t, stat, 0)
 	if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.HasPrefix(out, "runs "+id+" and "+nextID+": changes since") ||
-		!strings.Contains(out, "modified README.md +1 -0 already changed before the run modified hello.txt +1 -1 added notes.txt +1 -0") {
+		!strings.Contains(out, "modified README.md +1 -0 already changed before the first run modified hello.txt +1 -1 added notes.txt +1 -0") {
 		t.Errorf("runs diff --stat of the continuation:\n%s", stat.stdout.String())
 	}
 
