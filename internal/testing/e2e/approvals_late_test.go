@@ -20,7 +20,7 @@ import (
 // lateAnswer is when the late-answer tests answer: past the 60 s that Claude Code 2.1.328
 // gives an MCP tool call unless told otherwise, well within approvals.timeout. These tests
 // spend that much wall time and almost no CPU, so they run side by side (t.Parallel),
-// after the package's other tests.
+// beside the package's other tests, which run one at a time (oneAtATime).
 const lateAnswer = 90 * time.Second
 
 // lateScenario is a run whose one command, touch late.txt, the person's ask rule escalates

@@ -5,9 +5,10 @@
 // test (flood_test.go) runs Claude Code's stand-in instead (runs/claude/testdata/fakeclaude), which prints a known
 // volume as fast as the pty takes it, and measures segwi's own CPU.
 //
-// The tests run one after the other (each Claude Code costs about two CPU-seconds), but
-// for those that wait on a person answering late, which spend wall time and no CPU: they
-// run side by side (t.Parallel) once the others are done. A scripted person answers
+// The tests run one after the other (oneAtATime: each Claude Code costs about two
+// CPU-seconds, and the flood test measures segwi's CPU), but for those that wait on a
+// person answering late, which spend wall time and almost no CPU: they run beside the
+// others (t.Parallel), from the start. A scripted person answers
 // approvals on a pty that is segwi's controlling terminal, as someone typing at the
 // terminal would.
 package e2e
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +34,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/parallel"
 	"github.com/segwi/segwi/internal/testing/syncbuf"
 	"github.com/segwi/segwi/runs"
 )
@@ -41,6 +44,8 @@ var segwiBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// The two late-answer tests wait beside the test that runs (oneAtATime).
+	parallel.AtLeast(3)
 	dir, err := os.MkdirTemp("", "segwi-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -64,6 +69,19 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// oneAtATimeMu is held by the test that runs now; see oneAtATime.
+var oneAtATimeMu sync.Mutex
+
+// oneAtATime makes the test parallel (t.Parallel) to the late-answer tests, which wait on
+// the clock, but runs it alone among the package's other tests: it holds oneAtATimeMu
+// until it ends. A test calls it first.
+func oneAtATime(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	oneAtATimeMu.Lock()
+	t.Cleanup(oneAtATimeMu.Unlock)
 }
 
 // scenario is one end-to-end test's world: the fake model, a sealed environment holding

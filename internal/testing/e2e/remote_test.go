@@ -31,6 +31,7 @@ var pageAt = regexp.MustCompile(`approvals can be answered from your other devic
 // this machine's own node and a direct loopback connection, each saying that answers come
 // only from the person's other devices.
 func TestApprovalsAnsweredFromThePhone(t *testing.T) {
+	oneAtATime(t)
 	tn := tailnet.New(t)
 	port := tailnet.FreePort(t)
 	host := fmt.Sprintf("%s:%d", tn.Machine.DNSName, port)
