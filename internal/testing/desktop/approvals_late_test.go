@@ -27,14 +27,16 @@ const lateAnswer = 90 * time.Second
 // it; the run's "waits for your reply", once the run ends.
 //
 // It spends 90 s of wall time and almost no CPU, so it runs beside the package's other
-// parallel tests, after the rest. The tray runs on a session bus of the test's own, with
-// a tray host and a notification daemon (dunst) of its own.
+// tests, which hold the test desktop one at a time (desktopMu): the tray and its windows
+// run on an X display and a session bus of the test's own, with a tray host and a
+// notification daemon (dunst) of its own, so that no other test finds or clicks its popup.
 func TestAnApprovalAnsweredLateInAPopupIsHeard(t *testing.T) {
-	needDesktop(t, "dbus-daemon", "dunst", "status-notifier-watcher")
+	needTools(t, "Xvfb", "dbus-daemon", "dunst", "status-notifier-watcher")
 	needClaudeCode(t) // before the build
-	t.Parallel()
+	t.Parallel()      // on a desktop of its own, beside the others: see desktopMu
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
+	ownDisplay(t)
 	addr := sessionbus.Private(t)
 	startTrayHost(t, addr)
 	startDunst(t, addr)

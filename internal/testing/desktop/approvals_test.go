@@ -32,6 +32,7 @@ const (
 // person's reply). The tray's memory settles back once the last window has closed, and
 // SIGTERM leaves no process behind.
 func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t, "ss")
 	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)

@@ -41,6 +41,7 @@ func ledgerLine(n int) string {
 // shows at least minDiffLines numbered lines, counted in a screenshot of the window; End
 // moves the diff to its end.
 func TestTheChangesTabShowsARealRunsDiff(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "changes.txt")
@@ -280,7 +281,7 @@ func near(a, b color.Color, tolerance int) bool {
 func windowImage(t *testing.T, win string) (image.Image, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "window.png")
-	if out, err := exec.Command("import", "-window", win, path).CombinedOutput(); err != nil {
+	if out, err := onDisplay(t, exec.Command("import", "-window", win, path)).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("screenshot of the window: %v: %s", err, out)
 	}
 	f, err := os.Open(path)

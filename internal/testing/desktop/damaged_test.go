@@ -15,6 +15,7 @@ import (
 // A damaged run record (a run.json cut short, an events.jsonl that cannot be read or
 // written) never stops the tray: it comes up, and a warning window names what is damaged.
 func TestTrayStartsBesideDamagedRunRecords(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)

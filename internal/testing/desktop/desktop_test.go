@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/parallel"
 	"github.com/segwi/segwi/runs"
 	segwitray "github.com/segwi/segwi/tray"
 )
@@ -34,9 +37,9 @@ func need(t *testing.T, ok bool, what string) {
 	t.Skipf("%s: run the tests with scripts/test.sh, which provides it", what)
 }
 
-// needDesktop skips the test (see need) unless the display, the session bus, a tray host,
-// the X tools and the other tools named are there, and returns a connection to the bus.
-func needDesktop(t *testing.T, tools ...string) *dbus.Conn {
+// needTools skips the test (see need) unless the display, the session bus, the X tools
+// and the other tools named are there.
+func needTools(t *testing.T, tools ...string) {
 	t.Helper()
 	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
 	need(t, os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "", "no session bus")
@@ -44,6 +47,15 @@ func needDesktop(t *testing.T, tools ...string) *dbus.Conn {
 		_, err := exec.LookPath(tool)
 		need(t, err == nil, tool+" is not installed")
 	}
+}
+
+// needDesktop skips the test (see need) unless the test desktop (display, session bus, a
+// tray host), the X tools and the other tools named are there, holds the desktop for the
+// test (holdDesktop: call t.Parallel first) and returns a connection to its bus.
+func needDesktop(t *testing.T, tools ...string) *dbus.Conn {
+	t.Helper()
+	needTools(t, tools...)
+	holdDesktop(t)
 	conn, err := dbus.ConnectSessionBus()
 	need(t, err == nil, fmt.Sprintf("cannot reach the session bus (%v)", err))
 	t.Cleanup(func() { conn.Close() })
@@ -75,6 +87,7 @@ func screenshotDir(t *testing.T) string {
 }
 
 func TestTrayAppOnARealDesktop(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
@@ -258,7 +271,7 @@ type trayProcess struct {
 func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayProcess {
 	t.Helper()
 	p := &trayProcess{cmd: exec.Command(bin), log: logPath, exited: make(chan struct{})}
-	p.cmd.Env = append(vars, "DISPLAY="+os.Getenv("DISPLAY"), "LANG=en_US.UTF-8")
+	p.cmd.Env = append(vars, "DISPLAY="+displayFor(t), "LANG=en_US.UTF-8")
 	if !slices.ContainsFunc(vars, func(kv string) bool { return strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") }) {
 		p.cmd.Env = append(p.cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 	}
@@ -360,16 +373,51 @@ func (p *trayProcess) output() string {
 	return string(b)
 }
 
-// buildSegwi builds segwi's two programs into one temp folder, as scripts/run.sh and the
-// package install them: segwi (without cgo, as shipped), whose tray starts the window
-// process from that folder, and segwi-windows (Fyne). It returns segwi's path.
+// built is segwi's two programs, built once for the package by buildSegwi: each test
+// that built them anew spent several seconds of two cores linking (more beside the e2e
+// suite), for the same binaries. TestMain removes them.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// The late-answer test and the idle trays' measurement wait on their own desktops,
+	// beside the test that holds the shared one (desktopMu).
+	parallel.AtLeast(3)
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildSegwi returns the path of segwi built as scripts/run.sh and the package install it,
+// into a folder no test writes to: segwi (without cgo, as shipped), whose tray starts the
+// window process from that folder, and segwi-windows (Fyne). The first test to call it
+// builds them; the others wait for that build and share it, or its failure.
 func buildSegwi(t *testing.T) string {
 	t.Helper()
+	built.once.Do(func() { built.dir, built.bin, built.err = buildPrograms() })
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// buildPrograms builds segwi and segwi-windows into a new temp folder and returns the
+// folder and segwi's path.
+func buildPrograms() (dir, bin string, err error) {
 	root, err := claudetest.ModuleRoot()
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	dir := t.TempDir()
+	dir, err = os.MkdirTemp("", "segwi-desktop-")
+	if err != nil {
+		return "", "", err
+	}
 	for _, b := range []struct {
 		name, pkg string
 		cgo       string
@@ -381,10 +429,10 @@ func buildSegwi(t *testing.T) string {
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), b.cgo)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building %s: %v\n%s", b.name, err, out)
+			return dir, "", fmt.Errorf("building %s (%s go build -o %s %s): %v\n%s", b.name, b.cgo, filepath.Join(dir, b.name), b.pkg, err, out)
 		}
 	}
-	return filepath.Join(dir, "segwi")
+	return dir, filepath.Join(dir, "segwi"), nil
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -25,11 +25,12 @@ const floodBytes = 1 << 30
 // every window vanished, the popup's too), it opens a window asked of it mid-flood, and the
 // popup, still there once the flood is over, takes the person's Allow.
 func TestA1GiBRunLeavesEveryWindowOpen(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "flood.txt")
 	bin := buildSegwi(t)
-	claude := claudetest.BuildFakeClaude(t, filepath.Dir(bin))
+	claude := claudetest.BuildFakeClaude(t, t.TempDir())
 	env := claudetest.Env(t, "http://127.0.0.1:9") // the fake claude asks no model
 	checkout := claudetest.Checkout(t)
 	writeFile(t, filepath.Join(env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml"), fmt.Sprintf(`segwi:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	segwitray "github.com/segwi/segwi/tray"
 )
 
@@ -65,9 +66,20 @@ type idleProcess struct {
 // what the systray tray shows and does, and that none of them starts GL or opens the X
 // display (TestTrayAppOnARealDesktop sees both in the window process: the checks can
 // fail). It holds segwi's tray to idleRSSGoalKB and idleSwitchesGoal, with and without a
-// repository; the figures go to the test log and tray-idle.txt.
+// repository; the figures go to the test log and tray-idle.txt. Its trays run on an X
+// display, a session bus and a tray host of the test's own, beside the package's other
+// tests, whose windows and tray items never reach them.
 func TestIdleCostOfTheTrayProcess(t *testing.T) {
-	conn := needDesktop(t, "ss")
+	needTools(t, "ss", "Xvfb", "dbus-daemon", "status-notifier-watcher")
+	t.Parallel() // on a desktop of its own, beside the others: see desktopMu
+	ownDisplay(t)
+	addr := sessionbus.Private(t)
+	startTrayHost(t, addr)
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
 	shots := screenshotDir(t)
 	home := t.TempDir()
 	// A claude segwi finds: without one the tray says so at launch, in a window, and the
@@ -92,7 +104,7 @@ func TestIdleCostOfTheTrayProcess(t *testing.T) {
 	}
 	launched := time.Now()
 	for _, p := range procs {
-		p.start(t, home)
+		p.start(t, home, addr)
 	}
 	for _, p := range procs {
 		p.tray, _ = waitForTray(t, conn, p.cmd.Process.Pid, launched, 30*time.Second)
@@ -237,14 +249,14 @@ func (p *idleProcess) best() (rssKB, switches int) {
 	return rssKB, switches
 }
 
-// start starts p with the test's display and bus, and a home of its own.
-func (p *idleProcess) start(t *testing.T, home string) {
+// start starts p with the test's display, the session bus at bus, and a home of its own.
+func (p *idleProcess) start(t *testing.T, home, bus string) {
 	t.Helper()
 	if p.home != "" {
 		home = p.home
 	}
-	p.cmd = exec.Command(p.bin)
-	p.cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	p.cmd = onDisplay(t, exec.Command(p.bin))
+	p.cmd.Env = append(p.cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "LANG=en_US.UTF-8")
 	p.out = filepath.Join(t.TempDir(), "out.log")
 	f, err := os.Create(p.out)

@@ -36,6 +36,7 @@ const (
 // timed apart: it finds no index of the runs and builds one from their records, which the
 // menu does not wait for.
 func TestTrayStartsBesideManyRuns(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "many-runs.txt")

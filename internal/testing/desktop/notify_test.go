@@ -20,7 +20,8 @@ import (
 
 // The tray process's notifications, without Fyne, against a real notification daemon
 // (dunst) on a session bus of the test's own, so that the other tests' notifications do
-// not reach it.
+// not reach it. It sets the process's DBUS_SESSION_BUS_ADDRESS (t.Setenv), so it is not
+// parallel: it runs alone, before the package's other tests.
 func TestNotificationsFromTheTrayProcess(t *testing.T) {
 	need(t, os.Getenv("DISPLAY") != "", "no X display (DISPLAY)")
 	for _, tool := range []string{"dbus-daemon", "dunst", "xdotool"} {
@@ -194,7 +195,7 @@ func startDunst(t *testing.T, addr string) {
 	config := filepath.Join(t.TempDir(), "dunstrc")
 	writeFile(t, config, "[global]\n    origin = bottom-right\n    offset = 10x10\n    mouse_left_click = do_action, close_current\n")
 	cmd := exec.Command("dunst", "-config", config)
-	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS="+addr)
+	cmd.Env = append(onDisplay(t, cmd).Env, "DBUS_SESSION_BUS_ADDRESS="+addr)
 	log, err := os.Create(filepath.Join(t.TempDir(), "dunst.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // each titled by its run and its task, the second placed down and right of the first
 // rather than exactly on top of it (issue 15).
 func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)

@@ -12,6 +12,7 @@ import (
 // What stops a run is said at launch, in a window, before the person presses Start: a
 // claude that is not there, a repository that is not a git checkout, a misspelt key.
 func TestTraySaysAtLaunchWhatStopsARun(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	conn := needDesktop(t)
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)

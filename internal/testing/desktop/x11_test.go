@@ -21,7 +21,7 @@ func xdotool(t testing.TB, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "xdotool", args...).CombinedOutput()
+	out, err := onDisplay(t, exec.CommandContext(ctx, "xdotool", args...)).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -84,7 +84,7 @@ func screenshot(t testing.TB, dir, name string) {
 	t.Helper()
 	path := filepath.Join(dir, name+".png")
 	await.For(t, 10*time.Second, "a screenshot that is not all black ("+path+")", func() error {
-		out, err := exec.Command("import", "-window", "root", path).CombinedOutput()
+		out, err := onDisplay(t, exec.Command("import", "-window", "root", path)).CombinedOutput()
 		if err != nil {
 			t.Fatalf("screenshot %s: %v: %s", path, err, out)
 		}
@@ -140,6 +140,7 @@ func readMemory(t testing.TB, pid int) memory {
 // window. scripts/desktop-env.sh starts Xvfb with -noreset, for the tests and for the
 // run command on a headless machine.
 func TestTheDisplayOutlivesItsLastClient(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
 	needDesktop(t)
 	failed := 0
 	for range 200 {

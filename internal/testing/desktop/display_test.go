@@ -1,0 +1,84 @@
+package desktop
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The package's tests run side by side (t.Parallel), but for their use of the test
+// desktop: the display, session bus, tray host and keyring that scripts/test.sh starts.
+// There they find windows by title (a popup's "Approve Bash…" matches any run's), click
+// at fixed points of the screen, take whole-screen pictures and measure an idle tray, so
+// one test at a time holds it (needDesktop takes desktopMu until the test ends). A test
+// that mostly waits on the clock brings a desktop of its own (its own display, bus and
+// tray host: TestAnApprovalAnsweredLateInAPopupIsHeard, TestIdleCostOfTheTrayProcess)
+// and runs beside them instead.
+var desktopMu sync.Mutex
+
+// holdDesktop gives the test the shared test desktop until it ends. Call it after
+// t.Parallel: a test paused there must not hold it.
+func holdDesktop(t testing.TB) {
+	t.Helper()
+	desktopMu.Lock()
+	t.Cleanup(desktopMu.Unlock)
+}
+
+// ownDisplays maps a top-level test's name to the X display of its own that ownDisplay
+// started; every other test uses the test desktop's, $DISPLAY.
+var ownDisplays sync.Map
+
+// ownDisplay starts an Xvfb display for the test (and its subtests) alone, as
+// scripts/desktop-env.sh starts the shared one, stopped at the end of the test, and
+// returns its name (":N"). The package's X helpers (xdotool, screenshot, launchTray) use
+// it for this test from then on.
+func ownDisplay(t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -displayfd: Xvfb picks a free display and writes its number once it accepts
+	// connections. -noreset: see TestTheDisplayOutlivesItsLastClient.
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	n, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb named no display: %v", err)
+	}
+	display := ":" + strings.TrimSpace(n)
+	name := t.Name()
+	ownDisplays.Store(name, display)
+	t.Cleanup(func() { ownDisplays.Delete(name) })
+	return display
+}
+
+// displayFor returns the X display test t uses: the one ownDisplay started for it or its
+// parent test, else the test desktop's.
+func displayFor(t testing.TB) string {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if d, ok := ownDisplays.Load(top); ok {
+		return d.(string)
+	}
+	return os.Getenv("DISPLAY")
+}
+
+// onDisplay returns cmd set to run on test t's display.
+func onDisplay(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
+	cmd.Env = append(os.Environ(), "DISPLAY="+displayFor(t))
+	return cmd
+}
