@@ -1,7 +1,10 @@
 package runs
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/segwi/segwi/approvals"
@@ -13,7 +16,10 @@ import (
 // Config is what a Manager needs from the person's settings. The caller fills it (from
 // settings in segwi, by hand in tests); zero durations and counts take the defaults below.
 type Config struct {
-	Runtime         Runtime         // the agent every run runs (runs/claude's Claude Code); required
+	Runtime Runtime // the agent a run runs by default (runs/claude's Claude Code); required
+	// Runtimes are the other runtimes a run may name (Spec.Runtime), by their Name: the
+	// ACP agents of segwi.runtimes.
+	Runtimes        []Runtime
 	Model           string          // the model of runs whose Spec names none; empty: the agent's default
 	MaxConcurrent   int             // runs at once; more wait in a queue, in order; default 4
 	MaxDuration     time.Duration   // wall clock from start, then a two-step stop (timed-out); default 2h
@@ -49,6 +55,26 @@ type Repository struct {
 	// Setup is what a new worktree of it gets before the run's agent starts.
 	Setup worktree.Setup
 }
+
+// runtime returns the runtime called name: Runtime for "", else the one of Runtimes with
+// that Name, or an error that names the runtimes there are.
+func (c Config) runtime(name string) (Runtime, error) {
+	if name == "" {
+		return c.Runtime, nil
+	}
+	names := []string{c.Runtime.Name()}
+	for _, rt := range c.Runtimes {
+		if rt.Name() == name {
+			return rt, nil
+		}
+		names = append(names, rt.Name())
+	}
+	return nil, fmt.Errorf("%w: %q (the runtimes are %s; add one under segwi.runtimes)", ErrUnknownRuntime, name, strings.Join(names, ", "))
+}
+
+// ErrUnknownRuntime is wrapped by Manager.Start's error for a Spec.Runtime no runtime of
+// the Config is called.
+var ErrUnknownRuntime = errors.New("no such runtime")
 
 // Approvals is what a run needs of the approvals server: a registration per run, which
 // gives the URL and token its agent asks with (Launch.Approvals: for Claude Code, the

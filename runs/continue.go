@@ -59,7 +59,8 @@ func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool
 		}
 	}
 	r, err := m.start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
-		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID}, earlier.Worktree)
+		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID,
+		Runtime: earlier.Runtime}, earlier.Worktree)
 	if err != nil {
 		return nil, fmt.Errorf("continuing run %s: %w", earlier.ID, err)
 	}

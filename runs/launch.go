@@ -84,7 +84,7 @@ func (r *Run) startSteps() (st startResult) {
 	// start, so before the prompt goes (started): the agent changes no file before its
 	// first message.
 	based := r.startBase(cfg)
-	session, err := cfg.Runtime.Start(l)
+	session, err := r.runtime.Start(l)
 	<-based
 	switch {
 	case errors.Is(err, errStoppedFirst): // nothing started
@@ -208,6 +208,11 @@ func joinReasons(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ")
 // outcomeLocked decides the end state of a run whose process exited; killedBy says who
 // killed it, when a signal did (killWitness.verdict).
 func (r *Run) outcomeLocked(exit ExitInfo, killedBy string) (State, string) {
+	if r.stopped.ended {
+		// segwi's signal ended an agent that does not exit on its own (Lingering): its
+		// exit says nothing of how the run went.
+		exit, killedBy = ExitInfo{}, ""
+	}
 	switch {
 	case r.stopped.as != "": // stopped before the process exited: segwi's stop sent the signal
 		return r.stopped.as, r.stopped.reason

@@ -153,7 +153,11 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Runtime.Check(); err != nil {
+	rt, err := cfg.runtime(spec.Runtime)
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.Check(); err != nil {
 		return nil, err
 	}
 	m.refreshSecrets(cfg)
@@ -176,10 +180,11 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 		return nil, err
 	}
 	r := newRun(ctx, m, id, dir, spec, rec, lock)
-	r.prompt, r.agent, r.checkout = prompt, cfg.Runtime.Name(), checkout
+	r.prompt, r.agent, r.runtime, r.checkout = prompt, rt.Name(), rt, checkout
 	r.info = Info{
 		ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
+		Runtime: spec.Runtime,
 	}
 	if err := place(cfg, r, spec, checkout, again); err != nil {
 		r.cancel(err)

@@ -67,6 +67,9 @@ type Info struct {
 	// ContinuedFrom is the run this one continues (Spec.Continue): the same checkout, its
 	// Claude Code session resumed.
 	ContinuedFrom string `json:"continuedFrom,omitempty"`
+	// Runtime is the runtime the run's agent ran on (Spec.Runtime); "" for segwi's default,
+	// Claude Code.
+	Runtime string `json:"runtime,omitempty"`
 	// ContinuedBy are the runs that continue this one, oldest first, set on this record when
 	// each starts.
 	ContinuedBy []string `json:"continuedBy,omitempty"`

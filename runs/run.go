@@ -32,6 +32,9 @@ type Spec struct {
 	// for the run (see where.go), or, left empty, as Checkout's repository says
 	// (Repository.Worktree, for build and ready runs).
 	Where Where
+	// Runtime names the runtime the run's agent runs on, one of Config.Runtimes; "" for
+	// Config.Runtime, segwi's default (Claude Code).
+	Runtime string
 }
 
 // Errors a caller may branch on.
@@ -56,9 +59,10 @@ type Run struct {
 	id       string
 	dir      string
 	spec     Spec
-	prompt   string // the first message, with the kind's prefix
-	agent    string // the agent's program, as a person calls it (Runtime.Name)
-	checkout string // the checkout, absolute with symlinks resolved: the lock key
+	prompt   string  // the first message, with the kind's prefix
+	agent    string  // the agent's program, as a person calls it (Runtime.Name)
+	runtime  Runtime // the runtime its agent runs on (Spec.Runtime)
+	checkout string  // the checkout, absolute with symlinks resolved: the lock key
 	rec      *recorder
 	lock     *os.File
 	lines    *redact.Lines // output.log's line redactor; the reader goroutine's
@@ -196,7 +200,19 @@ func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, 
 	case inputShut:
 		r.in.close()
 	}
+	r.endLingeringLocked()
 	return nil, nil
+}
+
+// endLingeringLocked ends the agent of a Lingering session once its input is closed and
+// its last turn is over, with the two-step stop: it does not exit on its own. The run then
+// ends as its results say (outcomeLocked). r.mu is held.
+func (r *Run) endLingeringLocked() {
+	l, ok := r.session.(Lingering)
+	if !ok || !l.Lingers() || r.phase != phaseRunning || r.input.state != inputClosed || !r.input.finished() {
+		return
+	}
+	r.stepLocked(onStop, "", fmt.Sprintf("its last turn is over and its input closed: ending %s, which does not exit on its own", r.agent))
 }
 
 // RecordApproval appends an approval request, or its answer, to the run's record. The

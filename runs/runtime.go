@@ -72,3 +72,22 @@ type Session interface {
 	// does nothing.
 	Close() error
 }
+
+// A Lingering session's agent may not exit when its input closes: an ACP agent waits for
+// its client to end it (claude-agent-acp 0.23.1 does). Once the run's input is closed and
+// every message has its result, the run ends the agent with the two-step stop, and ends
+// as its results say, as though the agent had exited.
+type Lingering interface {
+	Session
+	// Lingers says whether the agent is to be ended once its input is closed and its last
+	// turn over.
+	Lingers() bool
+}
+
+// A Canceler session is told of a stop (Run.Stop, a limit) before its agent's process
+// group gets the stop's signal: an ACP agent is sent session/cancel. Cancel returns at
+// once, without waiting for the agent.
+type Canceler interface {
+	Session
+	Cancel()
+}

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -18,12 +19,21 @@ import (
 // of its output, which its session parses as a turn, a text and then a result ("fail" in
 // the message makes the result an error). It speaks the interface the way Claude Code's
 // runtime does, with nothing of Claude Code: a run that it drives needs only the seam.
-type catRuntime struct{}
+type catRuntime struct {
+	// linger makes the agent stay once its input is closed, as an ACP agent does: cat,
+	// then a long sleep. Its session says so (runs.Lingering).
+	linger bool
+}
 
-func (catRuntime) Name() string { return "cat" }
+func (rt catRuntime) Name() string {
+	if rt.linger {
+		return "lingering-cat"
+	}
+	return "cat"
+}
 func (catRuntime) Check() error { return nil }
 
-func (catRuntime) Start(l Launch) (Session, error) {
+func (rt catRuntime) Start(l Launch) (Session, error) {
 	cat, err := exec.LookPath("cat")
 	if err != nil {
 		return nil, err
@@ -39,6 +49,13 @@ func (catRuntime) Start(l Launch) (Session, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: cat, Args: []string{"cat"}, Dir: l.Checkout, Env: l.Env, Stdin: inR, Stdout: outW, Stderr: outW}
+	if rt.linger {
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			return nil, err
+		}
+		cmd.Path, cmd.Args = sh, []string{"sh", "-c", "cat; exec sleep 1000"}
+	}
 	err = l.Start(cmd)
 	inR.Close()
 	outW.Close()
@@ -47,8 +64,16 @@ func (catRuntime) Start(l Launch) (Session, error) {
 		outR.Close()
 		return nil, err
 	}
+	if rt.linger {
+		return lingeringSession{&catSession{in: inW, out: outR}}, nil
+	}
 	return &catSession{in: inW, out: outR}, nil
 }
+
+// lingeringSession is a catSession whose agent does not exit once its input closes.
+type lingeringSession struct{ *catSession }
+
+func (lingeringSession) Lingers() bool { return true }
 
 // catSession is catRuntime's session; it counts what the run tells it.
 type catSession struct {
@@ -92,7 +117,7 @@ func (s *catSession) Close() error {
 // catManager returns a Manager whose runs run cat (catRuntime), stopped at the test's end.
 func catManager(t *testing.T) *Manager {
 	t.Helper()
-	m, err := NewManager(Config{Runtime: catRuntime{}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
+	m, err := NewManager(Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +189,32 @@ func TestARunDrivesAnyRuntime(t *testing.T) {
 		}
 		if info := wait(t, r); info.State != StateFailed || info.Reason != "the last turn ended with an error" {
 			t.Errorf("ended %s (%s), want failed by its last turn", info.State, info.Reason)
+		}
+	})
+}
+
+// TestARunEndsAnAgentThatLingers: an agent that stays once its input is closed (an ACP
+// agent does) is ended by the run once its last turn is over, well before the idle
+// timeout, and the run ends as its results say, not as the signal that ended it; it runs
+// on the runtime its Spec names, which the record keeps.
+func TestARunEndsAnAgentThatLingers(t *testing.T) {
+	m := catManager(t)
+	r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "hello", Runtime: "lingering-cat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := wait(t, r)
+	if info.State != StateSucceeded || info.Runtime != "lingering-cat" {
+		t.Fatalf("ended %s (%s) on runtime %q; want succeeded on lingering-cat", info.State, info.Reason, info.Runtime)
+	}
+	if got := info.Argv; len(got) < 1 || got[0] != "sh" {
+		t.Errorf("argv %q, want the lingering agent's", got)
+	}
+
+	t.Run("and refuses a runtime nobody configured", func(t *testing.T) {
+		_, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "x", Runtime: "codex"})
+		if !errors.Is(err, ErrUnknownRuntime) || !strings.Contains(err.Error(), "segwi.runtimes") {
+			t.Errorf("Start on an unknown runtime: %v, want ErrUnknownRuntime naming segwi.runtimes", err)
 		}
 	})
 }

@@ -147,6 +147,10 @@ type stopRequest struct {
 	as     State     // stopped, timed-out; "" when no stop was asked before the process exited
 	reason string    // for a person: "stopped by a person", "ran longer than 2h0m0s (runs.maxDuration)"
 	at     time.Time // when it was asked: the stop grace counts from here
+	// ended says the stop is segwi's end of an agent that does not exit when its input
+	// closes (a Lingering session's), once its last turn is over: the run ends as its
+	// results say, as though the agent had exited on its own.
+	ended bool
 }
 
 // stepLocked moves the run's phase on t and carries out the move's effect. as and why
@@ -158,8 +162,11 @@ func (r *Run) stepLocked(t trigger, as State, why string) {
 	r.phase = to
 	switch eff {
 	case doStop:
-		r.stopped = stopRequest{as: as, reason: why, at: time.Now()}
+		r.stopped = stopRequest{as: as, reason: why, at: time.Now(), ended: as == ""}
 		r.setStateLocked(StateStopping, why)
+		if c, ok := r.session.(Canceler); ok && as != "" {
+			c.Cancel() // the agent hears of the stop in its own protocol before the signal
+		}
 		r.signalLocked(syscall.SIGTERM)
 	case doTerm:
 		r.signalLocked(syscall.SIGTERM)

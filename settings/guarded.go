@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,27 +10,29 @@ import (
 )
 
 // Guarded are the values of the settings that widen what a run, or a stranger, can do:
-// the program started as Claude Code, the forge tokens a run gets, the commands run without
+// the program started as Claude Code and those started as other runtimes, the forge tokens a run gets, the commands run without
 // asking, where the GitHub token goes, and who may answer approvals from the tailnet. A
 // run's agent can write the settings file, so an edit of one of them made anywhere but
 // segwi's settings window waits for the person to confirm it (see GuardedEdit and Stand);
 // an edit that narrows one applies at once. The JSON names are the settings' keys, as the
 // record of what the person confirmed holds them (see ConfirmedPath).
 type Guarded struct {
-	ClaudePath      string   `json:"segwi.claude.path"`
-	PassForgeTokens bool     `json:"segwi.runs.passForgeTokens"`
-	Trusted         []string `json:"segwi.approvals.trusted"`
-	APIURL          string   `json:"segwi.github.apiURL"`
-	RemoteEnabled   bool     `json:"segwi.remote.enabled"`
-	RemotePort      int      `json:"segwi.remote.port"`
-	RemoteOwners    []string `json:"segwi.remote.owners"`
-	RemoteSocket    string   `json:"segwi.remote.socket"`
+	ClaudePath      string    `json:"segwi.claude.path"`
+	Runtimes        []Runtime `json:"segwi.runtimes,omitempty"`
+	PassForgeTokens bool      `json:"segwi.runs.passForgeTokens"`
+	Trusted         []string  `json:"segwi.approvals.trusted"`
+	APIURL          string    `json:"segwi.github.apiURL"`
+	RemoteEnabled   bool      `json:"segwi.remote.enabled"`
+	RemotePort      int       `json:"segwi.remote.port"`
+	RemoteOwners    []string  `json:"segwi.remote.owners"`
+	RemoteSocket    string    `json:"segwi.remote.socket"`
 }
 
 // GuardedOf returns the guarded values of s.
 func GuardedOf(s Settings) Guarded {
 	return Guarded{
 		ClaudePath:      s.Claude.Path,
+		Runtimes:        cloneRuntimes(s.Runtimes),
 		PassForgeTokens: s.Runs.PassForgeTokens,
 		Trusted:         slices.Clone(s.Approvals.Trusted),
 		APIURL:          s.GitHub.APIURL,
@@ -43,6 +46,7 @@ func GuardedOf(s Settings) Guarded {
 // Put returns s with the guarded values of g.
 func (g Guarded) Put(s Settings) Settings {
 	s.Claude.Path = g.ClaudePath
+	s.Runtimes = cloneRuntimes(g.Runtimes)
 	s.Runs.PassForgeTokens = g.PassForgeTokens
 	s.Approvals.Trusted = slices.Clone(g.Trusted)
 	s.GitHub.APIURL = g.APIURL
@@ -55,7 +59,7 @@ func (g Guarded) Put(s Settings) Settings {
 
 // Equal reports whether g and o hold the same values (an empty list and none are the same).
 func (g Guarded) Equal(o Guarded) bool {
-	return g.ClaudePath == o.ClaudePath && g.PassForgeTokens == o.PassForgeTokens &&
+	return g.ClaudePath == o.ClaudePath && slices.EqualFunc(g.Runtimes, o.Runtimes, Runtime.Equal) && g.PassForgeTokens == o.PassForgeTokens &&
 		slices.Equal(g.Trusted, o.Trusted) && g.APIURL == o.APIURL &&
 		g.RemoteEnabled == o.RemoteEnabled && g.RemotePort == o.RemotePort &&
 		slices.Equal(g.RemoteOwners, o.RemoteOwners) && g.RemoteSocket == o.RemoteSocket
@@ -70,6 +74,14 @@ func resolve(confirmed, file Guarded) Guarded {
 	out := file
 	if file.ClaudePath != confirmed.ClaudePath {
 		out.ClaudePath = confirmed.ClaudePath // another program: no way to tell it is narrower
+	}
+	// A runtime removed goes at once; one added or changed (another program, another
+	// environment) waits, as the Claude Code binary does.
+	out.Runtimes = nil
+	for _, r := range file.Runtimes {
+		if slices.ContainsFunc(confirmed.Runtimes, r.Equal) {
+			out.Runtimes = append(out.Runtimes, r)
+		}
 	}
 	if file.PassForgeTokens && !confirmed.PassForgeTokens {
 		out.PassForgeTokens = false
@@ -154,6 +166,8 @@ func (e GuardedEdit) Changes() []KeyChange {
 			Added: shownAll(missingFrom(new, old)), Removed: shownAll(missingFrom(old, new))})
 	}
 	scalar("segwi.claude.path", "the program segwi starts, as you, for every run", o.ClaudePath, n.ClaudePath, "")
+	list("segwi.runtimes", "the programs segwi starts, as you, for a run on one of these runtimes",
+		runtimeLines(o.Runtimes), runtimeLines(n.Runtimes))
 	scalar("segwi.runs.passForgeTokens", "true hands GH_TOKEN and GITHUB_TOKEN to every run",
 		strconv.FormatBool(o.PassForgeTokens), strconv.FormatBool(n.PassForgeTokens), "")
 	list("segwi.approvals.trusted", "a run's commands that start with one of these run without asking you", o.Trusted, n.Trusted)
@@ -202,6 +216,27 @@ func kept(list, other []string) []string {
 		if slices.Contains(other, e) {
 			out = append(out, e)
 		}
+	}
+	return out
+}
+
+// cloneRuntimes returns a deep copy of rs.
+func cloneRuntimes(rs []Runtime) []Runtime {
+	if rs == nil {
+		return nil
+	}
+	out := make([]Runtime, len(rs))
+	for i, r := range rs {
+		out[i] = Runtime{Name: r.Name, Command: slices.Clone(r.Command), Env: maps.Clone(r.Env)}
+	}
+	return out
+}
+
+// runtimeLines returns each runtime as a person reads it (Runtime.String).
+func runtimeLines(rs []Runtime) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
 	}
 	return out
 }

@@ -15,10 +15,14 @@ type section map[string]any
 // listOf is a list whose entries are sections (segwi.repositories).
 type listOf struct{ entry section }
 
+// anyKeys is a mapping whose keys are the person's to name (segwi.runtimes[].env).
+type anyKeys struct{}
+
 // schema lists every key segwi knows. A key not in it is unknown unless it is retired.
 var schema = section{
 	"segwi": section{
-		"claude": section{"path": nil, "model": nil},
+		"claude":   section{"path": nil, "model": nil},
+		"runtimes": listOf{section{"name": nil, "command": nil, "env": anyKeys{}}},
 		"repositories": listOf{section{"name": nil, "path": nil, "remote": nil, "worktree": nil,
 			"setup": section{"copy": nil, "run": nil, "timeout": nil}}},
 		"runs": section{

@@ -31,6 +31,7 @@ import (
 // has its default (see Default).
 type Settings struct {
 	Claude       Claude
+	Runtimes     []Runtime // the ACP agents a run may run on instead of Claude Code
 	Repositories []Repository
 	Runs         Runs
 	Approvals    Approvals

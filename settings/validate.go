@@ -38,6 +38,7 @@ func (l *loader) settings() Settings {
 		s.Claude.Path = d.Claude.Path
 	}
 	s.Claude.Model = l.str("segwi.claude.model", d.Claude.Model)
+	s.Runtimes = l.runtimes()
 	s.Repositories = l.repositories()
 	s.Runs.MaxConcurrent = l.integer("segwi.runs.maxConcurrent", d.Runs.MaxConcurrent, 1, MaxConcurrentLimit)
 	s.Runs.MaxDuration = l.duration("segwi.runs.maxDuration", d.Runs.MaxDuration, time.Minute, 7*24*time.Hour)
