@@ -31,6 +31,7 @@ type runOptions struct {
 	kind     string
 	checkout string
 	model    string
+	runtime  string
 	json     bool
 	prompt   string
 	// continues is --continue: the ended run whose session the new run resumes.
@@ -43,7 +44,7 @@ type runOptions struct {
 func newRunCmd(env *Env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--worktree|--in-checkout] [--model M] [--continue ID] [--json] PROMPT...",
+		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--worktree|--in-checkout] [--model M] [--runtime NAME] [--continue ID] [--json] PROMPT...",
 		Short: "Run Claude Code in a checkout and print what it does",
 		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
 			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
@@ -60,7 +61,9 @@ func newRunCmd(env *Env) *cobra.Command {
 			"branch segwi/<task>-<id> made from the checkout's current commit, so that runs in one\n" +
 			"repository go side by side; the repository's setup (segwi.repositories[].setup) runs there\n" +
 			"first. --in-checkout works in the checkout when the repository makes the worktree its\n" +
-			"default. segwi worktrees lists and removes them.",
+			"default. segwi worktrees lists and removes them.\n\n" +
+			"With --runtime NAME, the run's agent is the ACP agent of segwi.runtimes called NAME instead of\n" +
+			"Claude Code (a continued run keeps its runtime).",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(a, " "))
@@ -71,6 +74,7 @@ func newRunCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.kind, "kind", string(runs.KindBuild), "what the run is for: build, ready or ask")
 	f.StringVar(&o.checkout, "checkout", "", "the checkout to run in (default: the current directory)")
 	f.StringVar(&o.model, "model", "", "Claude Code's --model (default: segwi.claude.model, else Claude Code's own)")
+	f.StringVar(&o.runtime, "runtime", "", "run the ACP agent of segwi.runtimes called `NAME` instead of Claude Code")
 	f.BoolVar(&o.json, "json", false, "print each event as a JSON line instead of a readable line")
 	f.StringVar(&o.continues, "continue", "", "continue the finished run `ID`, resuming its Claude Code session")
 	f.BoolVar(&o.worktree, "worktree", false, "work in a new git worktree of the checkout, on a branch of the run's own")
@@ -260,8 +264,8 @@ func sayWherePageIs(ctx context.Context, w io.Writer, h *hub.Hub) {
 func runSpec(o runOptions) (runs.Spec, error) {
 	if o.continues != "" {
 		// The kind, checkout and model are the earlier run's.
-		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" || o.worktree || o.inCheckout {
-			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout (or worktree) and model of the run it continues: leave out --kind, --checkout, --worktree, --in-checkout and --model")
+		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" || o.worktree || o.inCheckout || o.runtime != "" {
+			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout (or worktree) model and runtime of the run it continues: leave out --kind, --checkout, --worktree, --in-checkout, --model and --runtime")
 		}
 		if o.prompt == "" {
 			return runs.Spec{}, usageErrorf("no prompt given: write what the continued run should do next after the flags")
@@ -298,7 +302,11 @@ func runSpec(o runOptions) (runs.Spec, error) {
 	if _, err := runs.CheckoutDir(checkout); err != nil {
 		return runs.Spec{}, &usageError{err}
 	}
-	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model, Where: where}, nil
+	runtime := o.runtime
+	if runtime == settings.BuiltinRuntime {
+		runtime = "" // Claude Code, the default
+	}
+	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model, Where: where, Runtime: runtime}, nil
 }
 
 // printer prints a run's events, readable or as JSON lines, and remembers what the end

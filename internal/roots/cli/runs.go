@@ -173,6 +173,7 @@ func writeInfo(w io.Writer, in runs.Info, conv runs.Conversation) {
 		line("base", runs.BaseText(in.Base))
 	}
 	line("model", in.Model)
+	line("runtime", in.Runtime)
 	line("created", when(in.Created))
 	line("started", when(in.Start))
 	if !in.End.IsZero() {

@@ -7,6 +7,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/acp"
 	"github.com/segwi/segwi/runs/claude"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token/keyring"
@@ -22,6 +23,7 @@ const keyringWait = 3 * time.Second
 func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Approvals) runs.Config {
 	return runs.Config{
 		Runtime:         claude.Runtime{Path: s.Claude.Path},
+		Runtimes:        acpRuntimes(s.Runtimes),
 		Model:           s.Claude.Model,
 		MaxConcurrent:   s.Runs.MaxConcurrent,
 		MaxDuration:     s.Runs.MaxDuration,
@@ -43,6 +45,15 @@ func runRepositories(repos []settings.Repository) []runs.Repository {
 	out := make([]runs.Repository, 0, len(repos))
 	for _, r := range repos {
 		out = append(out, runs.Repository{Path: r.Path, Name: r.Name, Remote: r.Remote, Worktree: r.Worktree, Setup: r.Setup})
+	}
+	return out
+}
+
+// acpRuntimes returns the runtimes of segwi.runtimes, each an ACP agent.
+func acpRuntimes(rs []settings.Runtime) []runs.Runtime {
+	var out []runs.Runtime
+	for _, r := range rs {
+		out = append(out, acp.Runtime{RuntimeName: r.Name, Command: r.Command, Env: r.Env})
 	}
 	return out
 }
