@@ -47,6 +47,15 @@ if [ $want_test -eq 1 ]; then
     (cd "$fixture" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 
+  # The pinned ACP agents (claude-agent-acp, codex-acp) the ACP runtime's tests run, likewise.
+  fixture=testdata/acp-agents
+  if ! node -e "const d = require('./$fixture/package.json').dependencies;
+      for (const [name, want] of Object.entries(d))
+        if (require('./$fixture/node_modules/' + name + '/package.json').version !== want) process.exit(1)" 2>/dev/null; then
+    echo "setup: installing the ACP agents for the end-to-end tests" >&2
+    (cd "$fixture" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+
   # The pinned staticcheck, installed with `go install` into Go's bin folder (GOBIN, else
   # GOPATH/bin), where scripts/test.sh runs it. Release 2026.2.2 (module v0.8.2) builds
   # with Go 1.26 and checks Go 1.26 code.
