@@ -199,3 +199,39 @@ func TestCodexACPWithoutCredentials(t *testing.T) {
 	}
 	assertGone(t, info.PID)
 }
+
+// A continued run takes up the agent's session again (session/load): the model sees the
+// earlier conversation.
+func TestClaudeAgentACPContinues(t *testing.T) {
+	srv := fakeapi.New(t, fakeapi.Turns(
+		fakeapi.Say(fakeapi.Text("The word is kumquat.")),
+		fakeapi.Say(fakeapi.Text("You asked for the word.")),
+	))
+	h := realAgent(t, "claude-agent-acp", claudeACPEnv(srv))
+	first := waitLong(t, h.start(t, runs.KindBuild, checkout(t), "pick a word", false))
+	if first.State != runs.StateSucceeded || first.SessionID == "" {
+		t.Fatalf("the first run ended %s (%s), session %q", first.State, first.Reason, first.SessionID)
+	}
+	r, err := h.m.Continue(context.Background(), first.ID, "what did I ask?", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := waitLong(t, r)
+	if second.State != runs.StateSucceeded || second.SessionID != first.SessionID || second.Runtime != first.Runtime {
+		t.Errorf("the continued run ended %s (%s) in session %q on %q; want succeeded in %q", second.State, second.Reason, second.SessionID, second.Runtime, first.SessionID)
+	}
+	if got := texts(h.events(t, second.ID)); len(got) != 1 || got[0] != "You asked for the word." {
+		t.Errorf("the continued run's record says %q, want its own turn only, not the earlier ones the agent replays", got)
+	}
+	var conversation []string
+	for _, m := range srv.Last().Messages {
+		for _, b := range m.Content {
+			if b.Type == "text" {
+				conversation = append(conversation, b.Text)
+			}
+		}
+	}
+	if joined := strings.Join(conversation, "|"); !strings.Contains(joined, "pick a word") || !strings.Contains(joined, "kumquat") {
+		t.Errorf("the model saw %q, want the earlier turn in it", conversation)
+	}
+}

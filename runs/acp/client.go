@@ -23,6 +23,12 @@ const maxCalls = 4096
 // thought chunks gathered into text, the rest as the agent sent it.
 func (c client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) error {
 	s := c.s
+	s.mu.Lock()
+	replaying := s.replaying
+	s.mu.Unlock()
+	if replaying {
+		return nil // the earlier runs recorded it
+	}
 	u := n.Update
 	switch {
 	case u.AgentMessageChunk != nil:

@@ -56,10 +56,13 @@ type session struct {
 	inputClosed bool
 	busy        bool // a session/prompt is out
 	stopped     bool // a stop was asked (Cancel): what the agent asks now is cancelled
-	turns       int
-	costUSD     float64 // the session's cost so far, from usage_update, in USD
-	calls       map[acpsdk.ToolCallId]*toolCall
-	noted       chan struct{} // closed, and made again, whenever a call is noted
+	// replaying is set while session/load is out: the agent replays the earlier
+	// conversation as updates, which the earlier runs recorded already.
+	replaying bool
+	turns     int
+	costUSD   float64 // the session's cost so far, from usage_update, in USD
+	calls     map[acpsdk.ToolCallId]*toolCall
+	noted     chan struct{} // closed, and made again, whenever a call is noted
 
 	closeOnce sync.Once
 }
@@ -144,7 +147,9 @@ func (s *session) shakeHands() {
 	loaded := false
 	switch {
 	case s.resume != "" && init.AgentCapabilities.LoadSession:
+		s.setReplaying(true)
 		_, err = s.conn.LoadSession(ctx, acpsdk.LoadSessionRequest{SessionId: acpsdk.SessionId(s.resume), Cwd: s.checkout, McpServers: []acpsdk.McpServer{}})
+		s.setReplaying(false) // the SDK hands over the updates sent before the answer first
 		id, loaded = acpsdk.SessionId(s.resume), err == nil
 	case s.resume != "" && init.AgentCapabilities.SessionCapabilities.Resume != nil:
 		_, err = s.conn.ResumeSession(ctx, acpsdk.ResumeSessionRequest{SessionId: acpsdk.SessionId(s.resume), Cwd: s.checkout})
@@ -172,6 +177,12 @@ func (s *session) shakeHands() {
 		agent = strings.TrimSpace(init.AgentInfo.Name + " " + init.AgentInfo.Version)
 	}
 	s.out.write(line{Init: &initLine{Session: string(id), Agent: agent, CWD: s.checkout, Loaded: loaded}})
+}
+
+func (s *session) setReplaying(on bool) {
+	s.mu.Lock()
+	s.replaying = on
+	s.mu.Unlock()
 }
 
 // explain is err in words, saying when the wait was what ended it.

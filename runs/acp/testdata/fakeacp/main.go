@@ -45,6 +45,7 @@ var (
 	nextID  = 100
 	cancel  = make(chan struct{}, 16)
 	cwd     string
+	callN   int
 )
 
 func writeLine(b []byte) {
@@ -155,17 +156,21 @@ func prompt(m msg) {
 		say(rest[half:])
 		notify(map[string]any{"sessionUpdate": "usage_update", "used": 1200, "size": 200000, "cost": map[string]any{"amount": 0.25, "currency": "USD"}})
 	case "run":
-		notify(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "call-run", "title": "Terminal", "kind": "execute", "status": "pending", "rawInput": map[string]any{}})
-		notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "call-run", "rawInput": map[string]any{"command": rest, "description": "runs it"}})
-		if outcome(askPermission("sess-1", "call-run", "execute", map[string]any{"command": rest})) != "allow" {
-			notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "call-run", "status": "failed"})
+		// Tool call ids are unique within a session, as the protocol asks; segwi refuses a
+		// request for a call that already ended.
+		callN++
+		call := fmt.Sprintf("call-run-%d", callN)
+		notify(map[string]any{"sessionUpdate": "tool_call", "toolCallId": call, "title": "Terminal", "kind": "execute", "status": "pending", "rawInput": map[string]any{}})
+		notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call, "rawInput": map[string]any{"command": rest, "description": "runs it"}})
+		if outcome(askPermission("sess-1", call, "execute", map[string]any{"command": rest})) != "allow" {
+			notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "failed"})
 			say("denied")
 			break
 		}
 		cmd := exec.Command("sh", "-c", rest)
 		cmd.Dir = cwd
 		out, _ := cmd.CombinedOutput()
-		notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "call-run", "status": "completed",
+		notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed",
 			"content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": string(out)}}}})
 		say("allowed: " + strings.TrimSpace(string(out)))
 	case "write":
