@@ -21,7 +21,8 @@ pkgs=(gcc pkg-config git libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
 # The tests also drive the remote approval page in a real headless browser, through
 # chromedriver (Debian's builds: nothing is downloaded at test time), and a run's own
 # program reaches for the page with curl.
-[ $want_test -eq 1 ] && pkgs+=(chromium chromium-driver curl)
+# The sandboxed ACP runtime's example (scripts/acp-bwrap) runs the agent under bubblewrap.
+[ $want_test -eq 1 ] && pkgs+=(chromium chromium-driver curl bubblewrap)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -72,6 +72,7 @@ func (d *decider) requests() []approvals.Request {
 type harness struct {
 	m     *runs.Manager
 	d     *decider
+	srv   *mcpserver.Server
 	state string
 }
 
@@ -87,7 +88,7 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	h := &harness{d: d, state: t.TempDir()}
+	h := &harness{d: d, srv: srv, state: t.TempDir()}
 	h.m, err = runs.NewManager(runs.Config{
 		Runtime:   acp.Runtime{RuntimeName: "fake", Command: []string{bin}, Env: env},
 		StateDir:  h.state,
