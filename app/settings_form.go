@@ -64,6 +64,10 @@ type settingsForm struct {
 
 	problems []settings.Problem // of the last validation
 	checked  settings.Settings  // of the last validation; valid when problems is empty
+
+	// runtimes are segwi.runtimes as they are in force, which the form does not edit: a
+	// save keeps them, and so confirms no runtime that waits for the person.
+	runtimes []settings.Runtime
 }
 
 // repoRow is one entry of segwi.repositories in the form.
@@ -96,7 +100,7 @@ func showErrorLines(l *widget.Label, lines []string) {
 
 // newSettingsForm builds the fields, filled with cur.
 func newSettingsForm(file string, cur settings.Settings) *settingsForm {
-	f := &settingsForm{file: file, errs: map[string]*fieldError{}, other: newSettingsErrorLabel()}
+	f := &settingsForm{file: file, errs: map[string]*fieldError{}, other: newSettingsErrorLabel(), runtimes: cur.Runtimes}
 	entry := func(key, text, placeholder string) *widget.Entry {
 		e := widget.NewEntry()
 		e.SetText(text)
@@ -244,8 +248,17 @@ func (f *settingsForm) tree() map[string]any {
 	for _, r := range f.repos {
 		repos = append(repos, map[string]any{"name": trim(r.name), "path": trim(r.path), "remote": trim(r.remote)})
 	}
+	runtimes := []any{}
+	for _, r := range f.runtimes {
+		env := map[string]any{}
+		for k, v := range r.Env {
+			env[k] = v
+		}
+		runtimes = append(runtimes, map[string]any{"name": r.Name, "command": anyList(r.Command), "env": env})
+	}
 	return map[string]any{"segwi": map[string]any{
 		"claude":       map[string]any{"path": trim(f.claudePath), "model": trim(f.claudeModel)},
+		"runtimes":     runtimes,
 		"repositories": repos,
 		"runs": map[string]any{
 			"maxConcurrent":   number(f.maxConcurrent),

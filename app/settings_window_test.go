@@ -845,3 +845,22 @@ func TestSettingsSaveSendsTheProvenanceSwitches(t *testing.T) {
 		t.Errorf("segwi.provenance sent to SaveSettings (-want +got):\n%s", diff)
 	}
 }
+
+// The window does not edit segwi.runtimes, and a save keeps the runtimes in force: saving
+// it once dropped them from what the person confirmed, and they waited again.
+func TestSettingsSaveKeepsTheRuntimesInForce(t *testing.T) {
+	home := settingsHome(t)
+	cur := settings.Default()
+	cur.Runtimes = []settings.Runtime{{Name: "codex", Command: []string{"codex-acp", "--x"}, Env: map[string]string{"CODEX_HOME": "/c"}}}
+	var saved [][]settings.Runtime
+	_, w := openTestSettings(t, SettingsWindowConfig{
+		Path: filepath.Join(home, "config.yaml"), Current: cur,
+		Save: func(_ string, s settings.Settings) error { saved = append(saved, s.Runtimes); return nil },
+	})
+	test.Tap(w.form.passForgeTokens)
+	test.Tap(settingsButton(t, w.win, "Save"))
+	w.settle()
+	if diff := cmp.Diff([][]settings.Runtime{cur.Runtimes}, saved); diff != "" {
+		t.Errorf("segwi.runtimes sent to SaveSettings (-want +got):\n%s", diff)
+	}
+}
