@@ -36,7 +36,11 @@ var kindLabels = map[runs.Kind]string{
 	runs.KindAsk:   kindAskLabel,
 }
 
-// newRunDialog is the window that starts a run: kind, checkout, prompt and model.
+// claudeRuntimeLabel is the built-in runtime in the dialog's runtime choice.
+const claudeRuntimeLabel = "claude (Claude Code)"
+
+// newRunDialog is the window that starts a run: kind, checkout, prompt, model and, when
+// segwi.runtimes lists any, the runtime.
 type newRunDialog struct {
 	app     fyne.App
 	starter runStarter
@@ -53,6 +57,7 @@ type newRunDialog struct {
 	promptL  *widget.Label
 	prompt   *formEntry
 	model    *formEntry
+	runtime  *widget.Select // the runtime, shown only when segwi.runtimes lists any; nil otherwise
 	problem  *widget.Label
 	start    *widget.Button
 	starting bool
@@ -103,11 +108,20 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 		d.where,
 		d.promptL,
 	)
-	bottom := container.NewVBox(
-		widget.NewLabel("Model"), d.model,
+	bottomObjs := []fyne.CanvasObject{widget.NewLabel("Model"), d.model}
+	if len(s.Runtimes) > 0 {
+		names := []string{claudeRuntimeLabel}
+		for _, r := range s.Runtimes {
+			names = append(names, r.Name)
+		}
+		d.runtime = widget.NewSelect(names, nil)
+		d.runtime.SetSelected(claudeRuntimeLabel)
+		bottomObjs = append(bottomObjs, widget.NewLabel("Runtime"), d.runtime)
+	}
+	bottom := container.NewVBox(append(bottomObjs,
 		d.problem,
 		container.NewBorder(nil, nil, container.NewHBox(cancel, d.start), nil, container.NewCenter(keysHint(newRunKeys))),
-	)
+	)...)
 	d.win = a.NewWindow("segwi: new run")
 	// The objects in reading order, which is the order Tab moves through them.
 	d.win.SetContent(container.New(layout.NewBorderLayout(form, bottom, nil, nil), form, d.prompt, bottom))
@@ -349,6 +363,9 @@ func (d *newRunDialog) startRun() {
 		Model:    strings.TrimSpace(d.model.Text),
 		KeepOpen: true, // a desktop run stays open for follow-ups until the person ends it
 		Where:    d.selectedWhere(),
+	}
+	if d.runtime != nil && d.runtime.Selected != claudeRuntimeLabel {
+		spec.Runtime = d.runtime.Selected
 	}
 	if msg := validateNewRun(spec.Kind, spec.Checkout, spec.Prompt); msg != "" {
 		d.say(msg)

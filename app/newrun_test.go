@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
@@ -367,5 +368,33 @@ func TestNewRunDialogChoosesTheCheckoutOrANewWorktree(t *testing.T) {
 	want := []runs.Spec{{Kind: runs.KindBuild, Checkout: web, Prompt: "Add a footer", KeepOpen: true, Where: runs.WhereWorktree}}
 	if diff := cmp.Diff(want, starter.started()); diff != "" {
 		t.Errorf("Start specs (-want +got):\n%s", diff)
+	}
+}
+
+// With segwi.runtimes listing ACP agents, the dialog offers them beside Claude Code, and
+// the run starts on the one chosen (by its name only: the command stays in the settings).
+func TestNewRunDialogStartsARunOnTheChosenRuntime(t *testing.T) {
+	a := test.NewTempApp(t)
+	web := gitCheckout(t)
+	s := settings.Settings{
+		Repositories: []settings.Repository{{Name: "web", Path: web}},
+		Runtimes:     []settings.Runtime{{Name: "codex", Command: []string{"codex-acp"}}},
+	}
+	starter := &fakeStarter{t: t, allow: true, run: newFakeRun(t, runs.Info{ID: "r1"}, 1)}
+	d := newNewRunDialog(a, starter, s, runs.KindBuild, func(liveRun) {})
+	t.Cleanup(func() { closeDialog(d) })
+	if d.runtime == nil || d.runtime.Selected != claudeRuntimeLabel || len(d.runtime.Options) != 2 {
+		t.Fatalf("runtime choice %v, want Claude Code chosen, codex offered", d.runtime)
+	}
+	d.runtime.SetSelected("codex")
+	test.Type(d.prompt, "fix the login")
+	test.Tap(d.start)
+	await.For(t, 10*time.Second, "the run to be started", func() bool { return d.answered.Load() == 1 })
+	want := []runs.Spec{{Kind: runs.KindBuild, Checkout: web, Prompt: "fix the login", KeepOpen: true, Runtime: "codex"}}
+	if diff := cmp.Diff(want, starter.started()); diff != "" {
+		t.Errorf("Start specs (-want +got):\n%s", diff)
+	}
+	if got := control.StartOf(want[0]).Spec(); got.Runtime != "codex" {
+		t.Errorf("the Start command carries runtime %q, want codex", got.Runtime)
 	}
 }

@@ -17,6 +17,9 @@ type Start struct {
 	// Where is where the run works (runs.Spec.Where): "" as its repository says,
 	// "checkout" or "worktree".
 	Where runs.Where `json:"where,omitempty"`
+	// Runtime names the runtime of segwi.runtimes the run's agent runs on; "" for Claude
+	// Code. It names one of the person's settings, never a command.
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // MessageType returns TypeStart.
@@ -37,12 +40,12 @@ func (s Start) check() error {
 
 // Spec is the run to start.
 func (s Start) Spec() runs.Spec {
-	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where}
+	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where, Runtime: s.Runtime}
 }
 
 // StartOf is the Start command of spec.
 func StartOf(spec runs.Spec) Start {
-	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where}
+	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where, Runtime: spec.Runtime}
 }
 
 // FollowUp sends the person's message to a run that is going.
