@@ -155,7 +155,8 @@ func historyMatches(s runs.Summary, words []string, repos []settings.Repository)
 }
 
 // historyLine is a run's line in the history: "2025-03-14 09:26 · web · build · succeeded
-// · pushed · PR #12 · $0.1200 · fix the login"; a run that continues the one above is
+// · pushed · PR #12 · $0.1200 · fix the login" ("build on codex" for a run on an ACP
+// runtime); a run that continues the one above is
 // indented under it, "    ↳ 2025-03-14 09:40 · continued · succeeded · $0.0300 · mention it in the
 // README". The task is shown with what would hide or reorder it escaped (visible.Escape).
 func historyLine(r historyRow, repos []settings.Repository) string {
@@ -164,8 +165,12 @@ func historyLine(r historyRow, repos []settings.Repository) string {
 	if r.continues {
 		line = fmt.Sprintf("    ↳ %s · continued · %s", s.Created.Local().Format("2006-01-02 15:04"), s.StateText())
 	} else {
+		kind := string(s.Kind)
+		if s.Runtime != "" {
+			kind += " on " + visible.Escape(s.Runtime) // an ACP runtime of segwi.runtimes
+		}
 		line = fmt.Sprintf("%s · %s · %s · %s", s.Created.Local().Format("2006-01-02 15:04"),
-			visible.Escape(settings.CheckoutName(s.Checkout, repos)), s.Kind, s.StateText())
+			visible.Escape(settings.CheckoutName(s.Checkout, repos)), kind, s.StateText())
 	}
 	if s.Pushed != "" {
 		line += " · pushed"

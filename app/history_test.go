@@ -219,3 +219,12 @@ func TestHistoryGroupsAConversationAndSearchesIt(t *testing.T) {
 		t.Errorf("clicking the continuation opened %v, want [r3]", opened)
 	}
 }
+
+func TestHistoryLineNamesAnACPRuntime(t *testing.T) {
+	s := runs.Summary{Kind: runs.KindBuild, Checkout: "/src/web", Task: "fix it", State: runs.StateSucceeded,
+		Created: time.Date(2026, 3, 14, 9, 26, 0, 0, time.Local), Runtime: "codex"}
+	got := historyLine(historyRow{sum: s}, []settings.Repository{{Name: "web", Path: "/src/web"}})
+	if want := "2026-03-14 09:26 · web · build on codex · succeeded · fix it"; got != want {
+		t.Errorf("historyLine = %q, want %q", got, want)
+	}
+}

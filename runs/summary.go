@@ -42,6 +42,8 @@ type Summary struct {
 	// ContinuedFrom is the run this one continues: runs that continue one another are a
 	// conversation.
 	ContinuedFrom string `json:"continuedFrom,omitempty"`
+	// Runtime is the runtime the run's agent ran on (Info.Runtime); "" for Claude Code.
+	Runtime string `json:"runtime,omitempty"`
 	// Cgroup is the cgroup that held the run's processes (Info.Cgroup): an ended run's is
 	// looked at again when segwi starts, in case it could not be removed.
 	Cgroup string `json:"cgroup,omitempty"`
@@ -60,6 +62,7 @@ func SummaryOf(info Info) Summary {
 		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
 		PullRequest: info.PullRequest, Pushed: info.Pushed, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
 		Repository: info.Repository(),
+		Runtime:    info.Runtime,
 	}
 	if w := info.Worktree; w != nil {
 		s.Worktree, s.Branch = w.Path, w.Branch
