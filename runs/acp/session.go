@@ -37,6 +37,7 @@ type session struct {
 	kind     runs.Kind
 	checkout string
 	resume   string                  // the agent's session to load, "" for a new one
+	model    string                  // the model the run asked for, which ACP has no stable way to set
 	reg      *approvals.Registration // nil when no approvals server is wired
 
 	stdin *os.File // the write end of the agent's stdin
@@ -81,7 +82,7 @@ type toolCall struct {
 func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *session {
 	pr, pw := io.Pipe()
 	s := &session{
-		name: name, kind: l.Kind, checkout: l.Checkout, resume: l.Resume, reg: l.Approvals,
+		name: name, kind: l.Kind, checkout: l.Checkout, resume: l.Resume, model: l.Model, reg: l.Approvals,
 		stdin: stdin, out: &lineWriter{w: pw}, outR: pr,
 		ready: make(chan struct{}), more: make(chan struct{}, 1),
 		calls: map[acpsdk.ToolCallId]*toolCall{}, noted: make(chan struct{}),
@@ -112,6 +113,9 @@ func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *ses
 // closes the agent's stdin.
 func (s *session) run() {
 	s.shakeHands()
+	if s.model != "" {
+		s.out.status(fmt.Sprintf("the model %q was not passed on: ACP has no stable way to choose one, so %s uses its own default (set it in the agent's own settings)", s.model, s.name))
+	}
 	for {
 		text, ok := s.next()
 		if !ok {
