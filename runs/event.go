@@ -75,6 +75,10 @@ type Event struct {
 	Dropped int             `json:"dropped,omitempty"`
 }
 
+// TextFromACP is the Subtype of a text event of an ACP agent's (runs/acp), which a
+// narration calls the agent's rather than Claude Code's.
+const TextFromACP = "acp"
+
 // MaxFieldBytes is where an event's text fields are cut; output.log keeps more.
 const MaxFieldBytes = 256 << 10
 

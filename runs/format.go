@@ -65,6 +65,9 @@ func (n *Narrator) Words(e Event) Words {
 	case EventInit:
 		return Words{"session", initText(e.Init)}
 	case EventText:
+		if e.Subtype == TextFromACP {
+			return Words{"agent", e.Text} // another agent than Claude Code (runs/acp)
+		}
 		return Words{"claude", e.Text}
 	case EventPrompt:
 		return Words{"you", promptText(e.Text)}

@@ -209,6 +209,13 @@ func TestABuildRunTalksACP(t *testing.T) {
 			t.Errorf("event %s holds the secret", e.Type)
 		}
 	}
+	for _, e := range evs {
+		if e.Type == runs.EventText {
+			if w := (&runs.Narrator{}).Words(e); w.Label != "agent" {
+				t.Errorf("the agent's words are narrated as %q's, want the agent's", w.Label)
+			}
+		}
+	}
 	if len(answers) != 2 || !answers[0].Allow || answers[1].Allow || !strings.Contains(answers[1].Message, "not this one: use ls instead") {
 		t.Errorf("answers %+v, want one allow and one deny with the person's reason", answers)
 	}

@@ -70,7 +70,7 @@ func (s *session) Parse(b []byte, emit func(runs.Event)) {
 		emit(runs.Event{Type: runs.EventInit, SessionID: l.Init.Session,
 			Init: &runs.InitInfo{CWD: l.Init.CWD, Version: l.Init.Agent, PermissionMode: "acp"}})
 	case l.Text != nil:
-		emit(runs.Event{Type: runs.EventText, Text: *l.Text})
+		emit(runs.Event{Type: runs.EventText, Subtype: runs.TextFromACP, Text: *l.Text})
 	case l.Thought != nil:
 		emit(runs.Event{Type: runs.EventStatus, Subtype: "thought", Text: *l.Thought})
 	case l.Stderr != nil:
