@@ -62,6 +62,7 @@ type Run struct {
 	prompt   string  // the first message, with the kind's prefix
 	agent    string  // the agent's program, as a person calls it (Runtime.Name)
 	runtime  Runtime // the runtime its agent runs on (Spec.Runtime)
+	shut     bool    // the session's CloseInput has returned (inputShut); under mu
 	checkout string  // the checkout, absolute with symlinks resolved: the lock key
 	rec      *recorder
 	lock     *os.File
@@ -204,12 +205,23 @@ func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, 
 	return nil, nil
 }
 
-// endLingeringLocked ends the agent of a Lingering session once its input is closed and
-// its last turn is over, with the two-step stop: it does not exit on its own. The run then
-// ends as its results say (outcomeLocked). r.mu is held.
+// inputShut notes, on the owner, that the session's CloseInput has returned, which may
+// end a Lingering session's agent.
+func (r *Run) inputShut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shut = true
+	r.endLingeringLocked()
+}
+
+// endLingeringLocked ends the agent of a Lingering session once its input is closed, its
+// session has done closing it (CloseInput returned: an ACP agent has closed its session,
+// and written what a continued run loads) and its last turn is over, with the two-step
+// stop: it does not exit on its own. The run then ends as its results say
+// (outcomeLocked). r.mu is held.
 func (r *Run) endLingeringLocked() {
 	l, ok := r.session.(Lingering)
-	if !ok || !l.Lingers() || r.phase != phaseRunning || r.input.state != inputClosed || !r.input.finished() {
+	if !ok || !l.Lingers() || !r.shut || r.phase != phaseRunning || r.input.state != inputClosed || !r.input.finished() {
 		return
 	}
 	r.stepLocked(onStop, "", fmt.Sprintf("its last turn is over and its input closed: ending %s, which does not exit on its own", r.agent))

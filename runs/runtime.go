@@ -54,7 +54,9 @@ type Session interface {
 	// Send writes text to the agent as the person's message. It returns once written, or
 	// with an error, within seconds when the agent does not read.
 	Send(text string) error
-	// CloseInput says no message follows: the agent finishes its turn and exits.
+	// CloseInput says no message follows: the agent finishes its turn and exits. It may
+	// wait for what the session does to close (a Lingering one's agent is ended once it
+	// has returned), bounded by the session.
 	CloseInput() error
 	// Output is what the agent prints, which the run reads line by line until it ends.
 	Output() io.Reader
@@ -74,9 +76,10 @@ type Session interface {
 }
 
 // A Lingering session's agent may not exit when its input closes: an ACP agent waits for
-// its client to end it (claude-agent-acp 0.23.1 does). Once the run's input is closed and
-// every message has its result, the run ends the agent with the two-step stop, and ends
-// as its results say, as though the agent had exited.
+// its client to end it (claude-agent-acp 0.23.1 does). Once the run's input is closed, the
+// session's CloseInput has returned and every message has its result, the run ends the
+// agent with the two-step stop, and ends as its results say, as though the agent had
+// exited.
 type Lingering interface {
 	Session
 	// Lingers says whether the agent is to be ended once its input is closed and its last

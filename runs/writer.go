@@ -69,6 +69,7 @@ func (w *writer) run() {
 		for _, op := range ops {
 			if op.close {
 				w.to.CloseInput()
+				w.r.do(w.r.inputShut)
 				return
 			}
 			err := w.write(op.text)

@@ -45,9 +45,11 @@ type session struct {
 	out   *lineWriter
 	outR  *io.PipeReader
 
-	ctx    context.Context // ends with Close
-	cancel context.CancelFunc
-	ready  chan struct{} // closed once the handshake is over, whether it failed or not
+	ctx      context.Context // ends with Close
+	cancel   context.CancelFunc
+	ready    chan struct{} // closed once the handshake is over, whether it failed or not
+	closed   chan struct{} // closed once the session is closed and the agent's stdin with it
+	canClose bool          // the agent offers session/close
 
 	mu          sync.Mutex
 	sessionID   acpsdk.SessionId // set once the handshake is over
@@ -84,7 +86,7 @@ func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *ses
 	s := &session{
 		name: name, kind: l.Kind, checkout: l.Checkout, resume: l.Resume, model: l.Model, reg: l.Approvals,
 		stdin: stdin, out: &lineWriter{w: pw}, outR: pr,
-		ready: make(chan struct{}), more: make(chan struct{}, 1),
+		ready: make(chan struct{}), closed: make(chan struct{}), more: make(chan struct{}, 1),
 		calls: map[acpsdk.ToolCallId]*toolCall{}, noted: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -119,7 +121,10 @@ func (s *session) run() {
 	for {
 		text, ok := s.next()
 		if !ok {
+			s.closeSession()
 			s.stdin.Close()
+			s.lingerForExit()
+			close(s.closed)
 			return
 		}
 		s.turn(text)
@@ -147,6 +152,7 @@ func (s *session) shakeHands() {
 		fail(fmt.Errorf("%s did not answer initialize: %s", s.name, explain(ctx, err)))
 		return
 	}
+	s.canClose = init.AgentCapabilities.SessionCapabilities.Close != nil
 	var id acpsdk.SessionId
 	loaded := false
 	switch {
@@ -187,6 +193,49 @@ func (s *session) setReplaying(on bool) {
 	s.mu.Lock()
 	s.replaying = on
 	s.mu.Unlock()
+}
+
+// exitWait is how long an agent whose input closed is given to exit on its own before the
+// run ends it.
+const exitWait = 2 * time.Second
+
+// lingerForExit gives the agent exitWait to exit once its input is closed (its stdout then
+// closes): what it still writes of its session (claude-agent-acp's Claude Code saves the
+// last reply after the turn's answer) is not cut short by the run's stop.
+func (s *session) lingerForExit() {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return
+	}
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-s.conn.Done():
+	case <-t.C:
+	case <-s.ctx.Done():
+	}
+}
+
+// closeWait bounds session/close.
+const closeWait = 10 * time.Second
+
+// closeSession sends session/close where the agent offers it, and waits for its answer:
+// the agent then has ended the session and kept what a continued run loads (without it,
+// claude-agent-acp ended at once lost the last reply of the session it had saved).
+func (s *session) closeSession() {
+	s.mu.Lock()
+	id, stopped := s.sessionID, s.stopped
+	s.mu.Unlock()
+	if !s.canClose || id == "" || stopped {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, closeWait)
+	defer cancel()
+	if _, err := s.conn.CloseSession(ctx, acpsdk.CloseSessionRequest{SessionId: id}); err != nil {
+		s.out.status(fmt.Sprintf("%s did not close session %s: %s", s.name, id, explain(ctx, err)))
+	}
 }
 
 // explain is err in words, saying when the wait was what ended it.
@@ -314,13 +363,18 @@ func (s *session) Send(text string) error {
 	return nil
 }
 
-// CloseInput says no message follows: once the queued turns are over, the agent's stdin
-// closes. An ACP agent need not exit then (Lingers).
+// CloseInput says no message follows, and returns once the queued turns are over, the
+// session closed (session/close, where the agent offers it) and the agent's stdin with
+// it, or once the session is closed (Close). An ACP agent need not exit then (Lingers).
 func (s *session) CloseInput() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.inputClosed = true
 	s.poke()
+	s.mu.Unlock()
+	select {
+	case <-s.closed:
+	case <-s.ctx.Done():
+	}
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 type msg struct {
@@ -89,7 +90,9 @@ func main() {
 	for {
 		b, err := br.ReadBytes('\n')
 		if err != nil {
-			select {} // input closed: stay, as claude-agent-acp does
+			for { // input closed: stay, as claude-agent-acp does
+				time.Sleep(time.Hour)
+			}
 		}
 		var m msg
 		if json.Unmarshal(b, &m) != nil {
