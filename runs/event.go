@@ -23,6 +23,7 @@ const (
 	EventRefusal    EventType = "refusal"     // a tool call refused: a hook, a rule, a disallowed tool, auto mode or a person
 	EventStatus     EventType = "status"      // status and informational system messages
 	EventResult     EventType = "result"      // a turn's result: cost, turns, usage, denials
+	EventUsage      EventType = "usage"       // what a turn used: tokens and cost, per model (see usage.go)
 	EventRaw        EventType = "raw"         // a JSON line of a type segwi does not know, kept whole
 
 	EventPrompt          EventType = "prompt"           // a message segwi sent to the run's input
@@ -57,6 +58,7 @@ type Event struct {
 
 	Init     *InitInfo     `json:"init,omitempty"`
 	Result   *ResultInfo   `json:"result,omitempty"`
+	Usage    *UsageInfo    `json:"usage,omitempty"` // usage: what the turn that ended used
 	State    *StateChange  `json:"state,omitempty"`
 	Exit     *ExitInfo     `json:"exit,omitempty"`
 	Approval *ApprovalInfo `json:"approval,omitempty"`

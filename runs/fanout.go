@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"slices"
 	"time"
 
 	"github.com/segwi/segwi/approvals"
@@ -39,7 +40,7 @@ func (r *Run) emitLocked(e Event, sync bool) {
 }
 
 // note keeps in the run's summary what e says of the run: its session, its cost and
-// turns so far, its base, its exit code. Whoever emits an event, the summary that a
+// turns so far, its usage, its base, its exit code. Whoever emits an event, the summary that a
 // subscriber reads on it is up to date.
 func (in *Info) note(e *Event) {
 	switch e.Type {
@@ -52,6 +53,18 @@ func (in *Info) note(e *Event) {
 		}
 		if e.SessionID != "" {
 			in.SessionID = e.SessionID
+		}
+	case EventUsage:
+		if e.Usage != nil {
+			// A new RunUsage, not a change to the old one: copies of the Info handed out
+			// share its pointer.
+			u := RunUsage{}
+			if in.Usage != nil {
+				u = *in.Usage
+				u.Models = slices.Clone(u.Models)
+			}
+			u.add(*e.Usage)
+			in.Usage = &u
 		}
 	case EventBase:
 		in.Base = e.Base

@@ -110,6 +110,10 @@ func (n *Narrator) Words(e Event) Words {
 		return n.answerWords(e)
 	case EventResult:
 		return Words{"result", resultText(e)}
+	case EventUsage:
+		if e.Usage != nil {
+			return Words{"usage", UsageText(e.Usage.Usage) + modelsText(e.Usage.Models)}
+		}
 	case EventStatus:
 		return statusWords(e)
 	case EventOutput:

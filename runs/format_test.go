@@ -125,6 +125,14 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 			Files: []string{"a.go", "b.go"}, LeftOut: []string{"notes.txt"}}}, "commit    0123456789ab on segwi/fix: Fix the login (2 files; left out, changed before the run: notes.txt)"},
 		{"a pull request gives its URL", nil, Event{Type: EventPullRequest, PullRequest: &PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "segwi/fix", Base: "main"}},
 			"pull request #7 https://github.com/me/web/pull/7 (segwi/fix into main)"},
+		{"a turn's usage says its cost and tokens, and its model", nil, Event{Type: EventUsage, Usage: &UsageInfo{
+			Usage:  Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 11000, CacheWriteTokens: 300, CostUSD: 0.0123},
+			Models: []ModelUsage{{Model: "claude-sonnet-5-5", Usage: Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 11000, CacheWriteTokens: 300, CostUSD: 0.0123}}}}},
+			"usage     $0.0123, 12,530 tokens (1,200 in, 30 out, 11,000 cache read, 300 cache write) by claude-sonnet-5-5"},
+		{"a turn's usage by two models says each one's cost", nil, Event{Type: EventUsage, Usage: &UsageInfo{
+			Usage:  Usage{InputTokens: 10, OutputTokens: 2, CostUSD: 0.5},
+			Models: []ModelUsage{{Model: "haiku", Usage: Usage{InputTokens: 4, CostUSD: 0.1}}, {Model: "opus", Usage: Usage{InputTokens: 6, OutputTokens: 2, CostUSD: 0.4}}}}},
+			"usage     $0.5000, 12 tokens (10 in, 2 out, 0 cache read, 0 cache write) by haiku $0.1000, opus $0.4000"},
 		{"a continuation names the later run", nil, Event{Type: EventContinued, Text: "20260102-150405-abcdef"}, "continued by run 20260102-150405-abcdef"},
 		{"a worktree says where, on which branch, from what", nil, Event{Type: EventWorktree, Text: "made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},
 			"worktree  made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},

@@ -52,7 +52,7 @@ import (
 const (
 	indexFile    = "runs.index"
 	indexHeader  = "segwi runs index"
-	indexVersion = 4
+	indexVersion = 5
 	// racyWindow is how long after a record's modification time its index entry is not
 	// trusted: as long as the coarsest file system timestamps (FAT's 2 s; ext4's tick is
 	// a few milliseconds).

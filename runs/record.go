@@ -41,7 +41,10 @@ type Info struct {
 	CostUSD   float64    `json:"costUSD"`
 	Turns     int        `json:"turns,omitempty"`
 	SessionID string     `json:"session,omitempty"`
-	PID       int        `json:"pid,omitempty"` // the process (and process group) id while it runs
+	// Usage is what the run's agent used, the sum of its usage events (usage.go); nil
+	// before its first turn ended, and for a run recorded by an older segwi.
+	Usage *RunUsage `json:"usage,omitempty"`
+	PID   int       `json:"pid,omitempty"` // the process (and process group) id while it runs
 	// Cgroup is the cgroup (its folder) that held the run's processes, made for the run
 	// alone; NoCgroup says why it had none, and segwi found its processes at its end by
 	// reading /proc instead (see cgroup.go). A run recorded by an older segwi has neither.

@@ -35,6 +35,9 @@ type Summary struct {
 	End     time.Time  `json:"end,omitzero"`
 	CostUSD float64    `json:"costUSD,omitempty"`
 	Turns   int        `json:"turns,omitempty"`
+	// Usage is what the run used in all (Info.Usage without its models): what `segwi
+	// usage` and the Usage window sum.
+	Usage *Usage `json:"usage,omitempty"`
 	// PullRequest is the URL of the last pull request opened for the run's branch.
 	PullRequest string `json:"pullRequest,omitempty"`
 	// Pushed is the branch last pushed for the run (Info.Pushed).
@@ -56,10 +59,14 @@ const SummaryTaskRunes = 200
 
 // SummaryOf returns the summary of the run info records.
 func SummaryOf(info Info) Summary {
+	var usage *Usage
+	if info.Usage != nil {
+		usage = &info.Usage.Usage
+	}
 	s := Summary{
 		ID: info.ID, Kind: info.Kind, Checkout: info.Checkout, Task: visible.FirstLine(info.Prompt, SummaryTaskRunes),
 		Model: info.Model, State: info.State, Waiting: info.Waiting,
-		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns,
+		Created: info.Created, Start: info.Start, End: info.End, CostUSD: info.CostUSD, Turns: info.Turns, Usage: usage,
 		PullRequest: info.PullRequest, Pushed: info.Pushed, ContinuedFrom: info.ContinuedFrom, Cgroup: info.Cgroup, Dir: info.Dir,
 		Repository: info.Repository(),
 		Runtime:    info.Runtime,

@@ -3,7 +3,11 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
 
@@ -15,6 +19,9 @@ import (
 // tool. One parser per run, used from the run's reader goroutine.
 type parser struct {
 	toolNames map[string]string
+	// used is what the session used so far, per model, as its last result said
+	// (modelUsage): a result without model_usage_since_last_result is told from it.
+	used map[string]runs.Usage
 }
 
 func newParser() *parser { return &parser{toolNames: map[string]string{}} }
@@ -60,6 +67,59 @@ type wireLine struct {
 	Usage          json.RawMessage `json:"usage"`
 	Denials        []wireDenial    `json:"permission_denials"`
 	TerminalReason string          `json:"terminal_reason"`
+	// rate_limit_event: what a claude.ai subscription's rate limit says (Claude Code
+	// sends it only when the API answers with its unified rate limit headers).
+	RateLimit *wireRateLimit `json:"rate_limit_info"`
+	// ModelUsage is what the session (this process) used so far, per model;
+	// ModelUsageSince what the turn that ended used.
+	ModelUsage      map[string]wireModelUsage `json:"modelUsage"`
+	ModelUsageSince map[string]wireModelUsage `json:"model_usage_since_last_result"`
+}
+
+// wireRateLimit is a rate_limit_event's rate_limit_info.
+type wireRateLimit struct {
+	Status        string   `json:"status"`   // allowed, allowed_warning, rejected
+	ResetsAt      int64    `json:"resetsAt"` // Unix seconds; 0 when not said
+	RateLimitType string   `json:"rateLimitType"`
+	Utilization   *float64 `json:"utilization"` // 0 to 1, when said
+	UsingOverage  bool     `json:"isUsingOverage"`
+}
+
+// text says what w says, for a person, after "rate limit: ": "five_hour allowed_warning,
+// 91% used, resets 2026-12-04 18:00 UTC".
+func (w *wireRateLimit) text() string {
+	var sb strings.Builder
+	if w.RateLimitType != "" {
+		sb.WriteString(w.RateLimitType + " ")
+	}
+	sb.WriteString(w.Status)
+	if w.Utilization != nil {
+		fmt.Fprintf(&sb, ", %.0f%% used", *w.Utilization*100)
+	}
+	if w.UsingOverage {
+		sb.WriteString(", using overage")
+	}
+	if w.ResetsAt > 0 {
+		sb.WriteString(", resets " + time.Unix(w.ResetsAt, 0).UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	return sb.String()
+}
+
+// wireModelUsage is one model's usage in a result's modelUsage.
+type wireModelUsage struct {
+	InputTokens              int64   `json:"inputTokens"`
+	OutputTokens             int64   `json:"outputTokens"`
+	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+	CostUSD                  float64 `json:"costUSD"`
+}
+
+func (w wireModelUsage) usage() runs.Usage {
+	return runs.Usage{
+		InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
+		CacheReadTokens: w.CacheReadInputTokens, CacheWriteTokens: w.CacheCreationInputTokens,
+		CostUSD: w.CostUSD,
+	}
 }
 
 // wireMsg is a "message" field: an object with content (a string or blocks) for
@@ -192,6 +252,9 @@ func (p *parser) parseLine(line []byte, emit func(runs.Event)) {
 	case "user":
 		p.user(&w, js, emit)
 	case "result":
+		if u := p.turnUsage(&w); u != nil {
+			emit(runs.Event{Type: runs.EventUsage, SessionID: w.SessionID, Usage: u})
+		}
 		emit(runs.Event{
 			Type:      runs.EventResult,
 			Subtype:   w.Subtype,
@@ -207,10 +270,25 @@ func (p *parser) parseLine(line []byte, emit func(runs.Event)) {
 				Denials:        denials(w.Denials),
 			},
 		})
+	case "rate_limit_event":
+		if w.RateLimit == nil {
+			emit(runs.RawEvent(js))
+			return
+		}
+		ev := runs.Event{Type: runs.EventStatus, Subtype: SubtypeRateLimit, Text: w.RateLimit.text()}
+		if len(js) <= runs.MaxFieldBytes {
+			ev.Raw = json.RawMessage(bytes.Clone(js))
+		}
+		emit(ev)
 	default:
 		emit(runs.RawEvent(js))
 	}
 }
+
+// SubtypeRateLimit is the subtype of the status event that says what Claude Code's
+// rate_limit_event said: a claude.ai subscription's limit, how much of it is used, when
+// it resets. Its Raw holds the whole line.
+const SubtypeRateLimit = "rate-limit"
 
 func (p *parser) system(w *wireLine, js []byte, emit func(runs.Event)) {
 	switch w.Subtype {
@@ -318,6 +396,45 @@ func (p *parser) remember(id, name string) {
 		clear(p.toolNames)
 	}
 	p.toolNames[id] = name
+}
+
+// turnUsage is what the turn whose result w is used, per model: the result's
+// model_usage_since_last_result, or (from a Claude Code that does not send it) what its
+// modelUsage, the session's so far, adds to the last result's. Nil for a result that says
+// nothing of usage.
+func (p *parser) turnUsage(w *wireLine) *runs.UsageInfo {
+	since := w.ModelUsageSince
+	if since == nil && w.ModelUsage != nil {
+		since = map[string]wireModelUsage{}
+		for model, m := range w.ModelUsage {
+			before := p.used[model]
+			since[model] = wireModelUsage{
+				InputTokens: m.InputTokens - before.InputTokens, OutputTokens: m.OutputTokens - before.OutputTokens,
+				CacheReadInputTokens:     m.CacheReadInputTokens - before.CacheReadTokens,
+				CacheCreationInputTokens: m.CacheCreationInputTokens - before.CacheWriteTokens,
+				CostUSD:                  m.CostUSD - before.CostUSD,
+			}
+		}
+	}
+	if w.ModelUsage != nil {
+		p.used = map[string]runs.Usage{}
+		for model, m := range w.ModelUsage {
+			p.used[model] = m.usage()
+		}
+	}
+	if since == nil {
+		return nil
+	}
+	u := &runs.UsageInfo{Requests: w.NumTurns}
+	for _, model := range slices.Sorted(maps.Keys(since)) {
+		m := since[model].usage()
+		if m.IsZero() {
+			continue // a model of the session this turn did not use
+		}
+		u.Models = append(u.Models, runs.ModelUsage{Model: model, Usage: m})
+		u.Usage.Add(m)
+	}
+	return u
 }
 
 func denials(ws []wireDenial) []runs.Denial {

@@ -76,3 +76,77 @@ func TestParseLine(t *testing.T) {
 		})
 	}
 }
+
+func TestParseUsage(t *testing.T) {
+	const (
+		// Two turns of one session, as Claude Code 2.1.328 reports them: modelUsage is the
+		// session's so far, model_usage_since_last_result the turn's.
+		turn1 = `{"type":"result","subtype":"success","num_turns":2,"total_cost_usd":0.06,"session_id":"s1",` +
+			`"modelUsage":{"opus":{"inputTokens":100,"outputTokens":10,"cacheReadInputTokens":1000,"cacheCreationInputTokens":50,"costUSD":0.05},"haiku":{"inputTokens":7,"outputTokens":3,"costUSD":0.01}},` +
+			`"model_usage_since_last_result":{"opus":{"inputTokens":100,"outputTokens":10,"cacheReadInputTokens":1000,"cacheCreationInputTokens":50,"costUSD":0.05},"haiku":{"inputTokens":7,"outputTokens":3,"costUSD":0.01}}}`
+		turn2 = `{"type":"result","subtype":"success","num_turns":1,"total_cost_usd":0.08,"session_id":"s1",` +
+			`"modelUsage":{"opus":{"inputTokens":120,"outputTokens":15,"cacheReadInputTokens":1900,"cacheCreationInputTokens":50,"costUSD":0.07},"haiku":{"inputTokens":7,"outputTokens":3,"costUSD":0.01}},` +
+			`"model_usage_since_last_result":{"opus":{"inputTokens":20,"outputTokens":5,"cacheReadInputTokens":900,"costUSD":0.02},"haiku":{}}}`
+	)
+	want1 := &runs.UsageInfo{
+		Usage: runs.Usage{InputTokens: 107, OutputTokens: 13, CacheReadTokens: 1000, CacheWriteTokens: 50, CostUSD: 0.06},
+		Models: []runs.ModelUsage{
+			{Model: "haiku", Usage: runs.Usage{InputTokens: 7, OutputTokens: 3, CostUSD: 0.01}},
+			{Model: "opus", Usage: runs.Usage{InputTokens: 100, OutputTokens: 10, CacheReadTokens: 1000, CacheWriteTokens: 50, CostUSD: 0.05}},
+		},
+		Requests: 2,
+	}
+	want2 := &runs.UsageInfo{
+		Usage:    runs.Usage{InputTokens: 20, OutputTokens: 5, CacheReadTokens: 900, CostUSD: 0.02},
+		Models:   []runs.ModelUsage{{Model: "opus", Usage: runs.Usage{InputTokens: 20, OutputTokens: 5, CacheReadTokens: 900, CostUSD: 0.02}}},
+		Requests: 1,
+	}
+	usages := func(evs []runs.Event) []*runs.UsageInfo {
+		var us []*runs.UsageInfo
+		for i, e := range evs {
+			if e.Type == runs.EventUsage {
+				if i+1 >= len(evs) || evs[i+1].Type != runs.EventResult {
+					t.Errorf("usage event %d is not followed by its result: %+v", i, evs)
+				}
+				us = append(us, e.Usage)
+			}
+		}
+		return us
+	}
+	approx := cmpopts.EquateApprox(0, 1e-12)
+
+	t.Run("each result gives the usage of its turn, per model, before the result", func(t *testing.T) {
+		got := usages(parseAll(turn1, turn2))
+		if diff := cmp.Diff([]*runs.UsageInfo{want1, want2}, got, approx); diff != "" {
+			t.Errorf("usage (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("without model_usage_since_last_result, a turn's usage is what modelUsage added", func(t *testing.T) {
+		strip := func(line string) string {
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			delete(m, "model_usage_since_last_result")
+			b, _ := json.Marshal(m)
+			return string(b)
+		}
+		got := usages(parseAll(strip(turn1), strip(turn2)))
+		if diff := cmp.Diff([]*runs.UsageInfo{want1, want2}, got, approx); diff != "" {
+			t.Errorf("usage (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a result that says nothing of usage gives no usage event", func(t *testing.T) {
+		if got := usages(parseAll(`{"type":"result","subtype":"success","num_turns":1,"total_cost_usd":0}`)); got != nil {
+			t.Errorf("usage events: %+v, want none", got)
+		}
+	})
+}
+
+func TestParseRateLimit(t *testing.T) {
+	line := `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796407200,"rateLimitType":"five_hour","utilization":0.91,"isUsingOverage":false},"session_id":"s1"}`
+	got := parseAll(line)
+	want := []runs.Event{{Type: runs.EventStatus, Subtype: SubtypeRateLimit,
+		Text: "five_hour allowed_warning, 91% used, resets 2026-12-04 18:00 UTC", Raw: json.RawMessage(line)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

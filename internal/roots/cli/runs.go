@@ -190,6 +190,9 @@ func writeInfo(w io.Writer, in runs.Info, conv runs.Conversation) {
 	if in.Turns > 0 {
 		line("turns", fmt.Sprint(in.Turns))
 	}
+	if in.Usage != nil {
+		line("usage", in.Usage.String())
+	}
 	line("session", in.SessionID)
 	if in.PID != 0 && !in.State.Final() {
 		line("process", fmt.Sprintf("%d (its process group)", in.PID))

@@ -114,6 +114,10 @@ type Reply struct {
 	// StopReason is the reply's stop_reason; empty means "tool_use" when Content holds a
 	// tool_use block and "end_turn" otherwise.
 	StopReason string
+	// Usage is the token usage the reply reports; nil reports a plausible one (the
+	// request's size in tokens read, about one token per four bytes written). Server.Sent
+	// says what each request was told.
+	Usage *Usage
 	// NoSafeguards leaves safeguard_results out of the reply entirely (a server that does
 	// not run auto mode's classifier).
 	NoSafeguards bool
@@ -134,6 +138,12 @@ type Reply struct {
 // Say returns a reply holding the given blocks.
 func Say(blocks ...Block) Reply {
 	return Reply{Content: blocks}
+}
+
+// WithUsage returns a copy of r that reports u as its usage.
+func (r Reply) WithUsage(u Usage) Reply {
+	r.Usage = &u
+	return r
 }
 
 // Hang returns a reply that never finishes; see Reply.Hang.

@@ -33,7 +33,8 @@ type Server struct {
 	mu       sync.Mutex
 	requests []*Request
 	problems []string
-	arrived  chan struct{} // closed and replaced whenever a request is recorded
+	sent     map[*Request]Usage // the usage each answered Messages request was told
+	arrived  chan struct{}      // closed and replaced whenever a request is recorded
 	logf     func(format string, args ...any)
 }
 
@@ -93,6 +94,25 @@ func (s *Server) Close() {
 		}
 		<-s.served
 	})
+}
+
+// sentUsage notes that req's reply reported u.
+func (s *Server) sentUsage(req *Request, u Usage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sent == nil {
+		s.sent = map[*Request]Usage{}
+	}
+	s.sent[req] = u
+}
+
+// Sent returns the usage the reply to req reported, and whether it reported any (a
+// request answered with an error, or not yet answered, has none).
+func (s *Server) Sent(req *Request) (Usage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.sent[req]
+	return u, ok
 }
 
 // Requests returns every request received so far, in order of arrival.
@@ -224,7 +244,7 @@ func (s *Server) answerMessages(w http.ResponseWriter, r *http.Request, req *Req
 	}
 	s.log("#%d %s", req.Seq, describe(req, reply))
 	id := fmt.Sprintf("msg_fake%04d", req.Seq)
-	in := tokens(req.Body)
+	u := reply.usage(tokens(req.Body))
 	if reply.ErrorStatus != 0 {
 		writeJSON(w, reply.ErrorStatus, apiError(reply.ErrorType, reply.ErrorMessage))
 		return
@@ -234,15 +254,17 @@ func (s *Server) answerMessages(w http.ResponseWriter, r *http.Request, req *Req
 			s.hang(r)
 			return
 		}
-		writeJSON(w, http.StatusOK, reply.whole(id, req.Model, in))
+		s.sentUsage(req, u)
+		writeJSON(w, http.StatusOK, reply.whole(id, req.Model, u))
 		return
 	}
-	sse := streamStart(w, id, req.Model, in)
+	s.sentUsage(req, u)
+	sse := streamStart(w, id, req.Model, u)
 	if reply.Hang {
 		s.hang(r)
 		return
 	}
-	sse.streamRest(reply)
+	sse.streamRest(reply, u)
 	if sse.err != nil {
 		s.log("#%d: %v", req.Seq, sse.err)
 	}

@@ -6,12 +6,30 @@ import (
 	"net/http"
 )
 
-// usage is the token usage a reply reports; Claude Code turns it into the run's cost.
-type usage struct {
+// Usage is the token usage a reply reports, as the Messages API words it; Claude Code
+// turns it into the run's cost (at its own list prices) and its result's usage.
+type Usage struct {
 	InputTokens              int `json:"input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheCreationInputTokens += o.CacheCreationInputTokens
+	u.CacheReadInputTokens += o.CacheReadInputTokens
+}
+
+// usage is the usage the reply reports to a request whose body has in tokens (a plausible
+// count): r.Usage when the script set it.
+func (r Reply) usage(in int) Usage {
+	if r.Usage != nil {
+		return *r.Usage
+	}
+	return Usage{InputTokens: in, OutputTokens: r.outputTokens()}
 }
 
 // message is a whole assistant message, as a non-streamed reply or message_start carries it.
@@ -23,7 +41,7 @@ type message struct {
 	Content          []Block           `json:"content"`
 	StopReason       *string           `json:"stop_reason"`
 	StopSequence     *string           `json:"stop_sequence"`
-	Usage            usage             `json:"usage"`
+	Usage            Usage             `json:"usage"`
 	SafeguardResults []safeguardResult `json:"safeguard_results,omitempty"`
 }
 
@@ -115,8 +133,9 @@ func (s *sseWriter) event(name string, payload any) {
 	}
 }
 
-// streamStart writes the headers of a streamed reply and its message_start event.
-func streamStart(w http.ResponseWriter, id, model string, in int) *sseWriter {
+// streamStart writes the headers of a streamed reply and its message_start event, which
+// carries the input side of u (the output tokens come with message_delta).
+func streamStart(w http.ResponseWriter, id, model string, u Usage) *sseWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("request-id", "req_"+id)
@@ -127,7 +146,8 @@ func streamStart(w http.ResponseWriter, id, model string, in int) *sseWriter {
 		"type": "message_start",
 		"message": message{
 			ID: id, Type: "message", Role: "assistant", Model: model, Content: []Block{},
-			Usage: usage{InputTokens: in, OutputTokens: 1},
+			Usage: Usage{InputTokens: u.InputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+				CacheReadInputTokens: u.CacheReadInputTokens, OutputTokens: 1},
 		},
 	})
 	return s
@@ -135,8 +155,8 @@ func streamStart(w http.ResponseWriter, id, model string, in int) *sseWriter {
 
 // streamRest writes the rest of a streamed reply after message_start: each block as
 // content_block_start, one delta and content_block_stop, then message_delta (with the stop
-// reason and the safeguard verdicts) and message_stop.
-func (s *sseWriter) streamRest(r Reply) {
+// reason, the safeguard verdicts and the output tokens of u) and message_stop.
+func (s *sseWriter) streamRest(r Reply, u Usage) {
 	for i, b := range r.replyBlocks() {
 		switch b.Type {
 		case "tool_use":
@@ -166,18 +186,18 @@ func (s *sseWriter) streamRest(r Reply) {
 	}
 	s.event("message_delta", map[string]any{
 		"type": "message_delta", "delta": delta,
-		"usage": map[string]any{"output_tokens": r.outputTokens()},
+		"usage": map[string]any{"output_tokens": u.OutputTokens},
 	})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// whole returns the reply as one non-streamed message.
-func (r Reply) whole(id, model string, in int) message {
+// whole returns the reply as one non-streamed message, reporting u.
+func (r Reply) whole(id, model string, u Usage) message {
 	stop := r.stopReason()
 	return message{
 		ID: id, Type: "message", Role: "assistant", Model: model,
 		Content: r.replyBlocks(), StopReason: &stop,
-		Usage:            usage{InputTokens: in, OutputTokens: r.outputTokens()},
+		Usage:            u,
 		SafeguardResults: r.safeguardResults(),
 	}
 }

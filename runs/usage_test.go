@@ -1,0 +1,50 @@
+package runs
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A run's usage is the sum of its turns', per model too, and a copy of its Info handed out
+// before a turn ended keeps what it said.
+func TestARunsUsageSumsItsTurns(t *testing.T) {
+	var in Info
+	turn1 := UsageInfo{Usage: Usage{InputTokens: 10, OutputTokens: 1, CostUSD: 0.5},
+		Models: []ModelUsage{{Model: "opus", Usage: Usage{InputTokens: 10, OutputTokens: 1, CostUSD: 0.5}}}}
+	turn2 := UsageInfo{Usage: Usage{InputTokens: 7, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.25},
+		Models: []ModelUsage{
+			{Model: "haiku", Usage: Usage{InputTokens: 2, CostUSD: 0.05}},
+			{Model: "opus", Usage: Usage{InputTokens: 5, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.2}},
+		}}
+	in.note(&Event{Type: EventUsage, Usage: &turn1})
+	before := in
+	in.note(&Event{Type: EventResult, Result: &ResultInfo{CostUSD: 0.5}})
+	in.note(&Event{Type: EventUsage, Usage: &turn2})
+
+	want := &RunUsage{Turns: 2, Usage: Usage{InputTokens: 17, OutputTokens: 1, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.75},
+		Models: []ModelUsage{
+			{Model: "haiku", Usage: Usage{InputTokens: 2, CostUSD: 0.05}},
+			{Model: "opus", Usage: Usage{InputTokens: 15, OutputTokens: 1, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.7}},
+		}}
+	if diff := cmp.Diff(want, in.Usage); diff != "" {
+		t.Errorf("the run's usage (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&RunUsage{Turns: 1, Usage: turn1.Usage, Models: turn1.Models}, before.Usage); diff != "" {
+		t.Errorf("a copy taken after the first turn changed (-want +got):\n%s", diff)
+	}
+	if got := in.Usage.Tokens(); got != 121 {
+		t.Errorf("Tokens = %d, want 121", got)
+	}
+	if got := SummaryOf(in).Usage; got == nil || *got != want.Usage {
+		t.Errorf("the summary's usage is %+v, want %+v", got, want.Usage)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
