@@ -109,6 +109,7 @@ func newRoot(env *Env, opts Options) *cobra.Command {
 	root.AddCommand(newRunCmd(env))
 	root.AddCommand(newRunsCmd(env))
 	root.AddCommand(newWorktreesCmd(env))
+	root.AddCommand(newUsageCmd(env))
 	root.AddCommand(newCommitCmd(env))
 	root.AddCommand(newPushCmd(env))
 	root.AddCommand(newCanaryCmd(env))

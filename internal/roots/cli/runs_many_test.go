@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,5 +55,61 @@ func TestRunsListsManyRunsQuickly(t *testing.T) {
 	if float64(runsList.CPU) > listShare*float64(list.CPU) {
 		t.Errorf("segwi runs over %d runs took %d ms of CPU, more than %.0f%% of List's %d ms",
 			manyRuns, runsList.CPU.Milliseconds(), 100*listShare, list.CPU.Milliseconds())
+	}
+}
+
+// usageGoal is the goal for segwi usage over 10,000 runs.
+const usageGoal = time.Second
+
+// TestUsageOfManyRunsIsQuick times segwi usage over a state folder of 10,000 runs (the
+// index written), by day and by repository, prints the figures, and fails when it takes
+// more than half of what runs.List takes to read every record, or when it counts wrong.
+func TestUsageOfManyRunsIsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 10,000 run records")
+	}
+	home := isolate(t)
+	state := filepath.Join(home, "state", "segwi")
+	records.WriteMany(t, state, manyRuns)
+	infos, _, err := runs.List(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want runs.Usage
+	for _, in := range infos {
+		if in.Usage != nil {
+			want.Add(in.Usage.Usage)
+		} else {
+			want.CostUSD += in.CostUSD
+		}
+	}
+	list := measure.Best(t, listTries, "runs.List (every record read)", func() {
+		if infos, _, err := runs.List(state); err != nil || len(infos) != manyRuns {
+			t.Fatalf("List = %d runs, %v", len(infos), err)
+		}
+	})
+	start := time.Now()
+	segwi(t, "", "usage", "--since", "2024-12-01")
+	t.Logf("segwi usage with no index yet (it builds one): %d ms", time.Since(start).Milliseconds())
+	for _, by := range []string{"day", "repository"} {
+		var r result
+		fig := measure.Best(t, listTries, "segwi usage --by "+by+" over a year of runs", func() {
+			r = segwi(t, "", "usage", "--since", "2024-12-01", "--by", by, "--json")
+		})
+		var rep runs.UsageReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+			t.Fatalf("segwi usage: exit %d, %v, stderr %q", r.code, err, r.stderr)
+		}
+		if rep.Total.Runs != manyRuns || rep.Total.Tokens() != want.Tokens() || math.Abs(rep.Total.CostUSD-want.CostUSD) > 1e-6 {
+			t.Errorf("segwi usage --by %s counted %d runs, %d tokens, $%.4f; want %d, %d, $%.4f",
+				by, rep.Total.Runs, rep.Total.Tokens(), rep.Total.CostUSD, manyRuns, want.Tokens(), want.CostUSD)
+		}
+		if fig.Wall > usageGoal {
+			t.Logf("segwi usage --by %s took %d ms, over the goal of %s", by, fig.Wall.Milliseconds(), usageGoal)
+		}
+		if float64(fig.CPU) > listShare*float64(list.CPU) {
+			t.Errorf("segwi usage --by %s over %d runs took %d ms of CPU, more than %.0f%% of List's %d ms",
+				by, manyRuns, fig.CPU.Milliseconds(), 100*listShare, list.CPU.Milliseconds())
+		}
 	}
 }

@@ -24,7 +24,8 @@ type Many struct {
 // WriteMany writes n ended runs under stateDir (as settings.StateDir names it), the way a
 // person's state folder holds them after months of use: build, ready and ask runs in a few
 // checkouts over the year before 2026-01-01, a run every hour or so, each with the command
-// line, base, cost and turns segwi records, some continued by a later run, some with a
+// line, base, cost, turns and usage segwi records (one in ten without usage, as an older
+// segwi recorded it), some continued by a later run, some with a
 // pull request; tasks of one line to a few paragraphs. Each run.json is dated (its
 // modification time) when its run ended, as segwi left it. It writes run.json only: what
 // lists the runs reads nothing else. The same n gives the same runs.
@@ -64,6 +65,15 @@ func WriteMany(t testing.TB, stateDir string, n int) Many {
 		}
 		if state != runs.StateSucceeded {
 			info.Reason = "Claude Code exited with status 1"
+		}
+		if i%10 != 0 { // one run in ten recorded before segwi kept usage: its cost alone
+			info.Runtime = "claude"
+			c := info.CostUSD
+			info.Usage = &runs.RunUsage{Turns: info.Turns, Usage: runs.Usage{
+				InputTokens: int64(c * 200_000), OutputTokens: int64(c * 20_000), CacheReadTokens: int64(c * 1_000_000),
+				CacheWriteTokens: int64(c * 50_000), CostUSD: c,
+			}, Models: []runs.ModelUsage{{Model: "claude-opus-5-5"}}}
+			info.Usage.Models[0].Usage = info.Usage.Usage
 		}
 		info.Base.DirtyCount = len(info.Base.Dirty)
 		if kind == runs.KindAsk {
