@@ -82,7 +82,8 @@ func runTitle(info runs.Info, repo string) string {
 	return task + " · " + name
 }
 
-// statusLine is the header's line about the run's state, time and cost.
+// statusLine is the header's line about the run's state, time, cost and tokens (as its
+// turns' usage events add up: live, turn by turn).
 func statusLine(info runs.Info, ahead int, now time.Time) string {
 	state := string(info.State)
 	if info.State == runs.StateQueued {
@@ -109,6 +110,9 @@ func statusLine(info runs.Info, ahead int, now time.Time) string {
 	}
 	if info.CostUSD > 0 {
 		parts = append(parts, fmt.Sprintf("$%.4f", info.CostUSD))
+	}
+	if info.Usage != nil {
+		parts = append(parts, runs.Thousands(info.Usage.Tokens())+" tokens")
 	}
 	return strings.Join(parts, " · ")
 }

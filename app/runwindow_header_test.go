@@ -21,6 +21,9 @@ func TestTheStatusLineSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 		{"its turn is over", runs.Info{State: runs.StateWaiting, Waiting: runs.WaitReply, Start: runT0},
 			"State: ⚠ waiting for your reply: its turn is over; send a follow-up, or Finish · 1m 30s"},
 		{"it works", runs.Info{State: runs.StateRunning, Start: runT0}, "State: running · 1m 30s"},
+		{"its turns' usage shows", runs.Info{State: runs.StateRunning, Start: runT0, CostUSD: 0.0123,
+			Usage: &runs.RunUsage{Turns: 2, Usage: runs.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 11000, CostUSD: 0.0123}}},
+			"State: running · 1m 30s · $0.0123 · 12,230 tokens"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := statusLine(tt.info, 0, now); got != tt.want {

@@ -298,7 +298,7 @@ func entryOf(e runs.Event, w runs.Words) entry {
 		ent.text = firstLines(text, maxResultLines)
 		ent.dim = e.Type == runs.EventToolResult || e.Type == runs.EventOutput
 		return ent
-	case runs.EventInit, runs.EventBase, runs.EventExit, runs.EventStatus:
+	case runs.EventInit, runs.EventBase, runs.EventExit, runs.EventStatus, runs.EventUsage:
 		ent.dim = true
 	}
 	ent.prose = true
