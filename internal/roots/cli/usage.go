@@ -28,8 +28,9 @@ func newUsageCmd(env *Env) *cobra.Command {
 		Short: "Print what the recorded runs used: cost and tokens, by day, repository or runtime",
 		Long: "Print what the runs created since a time used, as their agent reported it: the cost in US\n" +
 			"dollars (Claude Code's estimate at list prices, not a bill) and the tokens (in, out, cache\n" +
-			"read, cache write), grouped by the local day the run was created, by repository (its\n" +
-			"checkout) or by runtime. A run recorded before segwi kept usage counts with its cost alone.\n" +
+			"read, cache write), grouped by the local day the run was created, by repository (the\n" +
+			"checkout it was started in: a run in a worktree counts with its repository) or by runtime.\n" +
+			"A run recorded before segwi kept usage counts with its cost alone.\n" +
 			"--since takes days (30d), weeks (2w), a duration (36h) or a date (2026-11-01, local time).\n" +
 			"Exit status: 0, or 1 when a record is damaged (named on stderr; the others are counted).",
 		Args: args(cobra.NoArgs),
