@@ -2,6 +2,7 @@ package runs
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -46,5 +47,24 @@ func TestThousands(t *testing.T) {
 		if got := Thousands(n); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// By repository, a run in a worktree counts with the repository it was started in, and a
+// run recorded before segwi named that with its checkout.
+func TestUsageByRepositoryCountsAWorktreesRunWithItsRepository(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	sums := []Summary{
+		{ID: "a", Checkout: "/src/web", Repository: "/src/web", Created: at, Usage: &Usage{InputTokens: 1, CostUSD: 1}},
+		{ID: "b", Checkout: "/wt/003/b", Repository: "/src/web", Created: at, Usage: &Usage{InputTokens: 2, CostUSD: 2}},
+		{ID: "c", Checkout: "/src/api", Created: at, CostUSD: 0.5},
+	}
+	rep := SumUsage(sums, at.Add(-time.Hour), UsageByRepository, time.UTC)
+	want := []UsageRow{
+		{Key: "/src/web", Runs: 2, Usage: Usage{InputTokens: 3, CostUSD: 3}},
+		{Key: "/src/api", Runs: 1, Usage: Usage{CostUSD: 0.5}, CostOnly: 1},
+	}
+	if diff := cmp.Diff(want, rep.Rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }
