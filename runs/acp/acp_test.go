@@ -173,6 +173,12 @@ func TestABuildRunTalksACP(t *testing.T) {
 	if info.State != runs.StateSucceeded || info.SessionID != "sess-1" || info.CostUSD != 0.25 {
 		t.Fatalf("ended %s (%s), session %q, cost %v; want succeeded in sess-1 costing 0.25", info.State, info.Reason, info.SessionID, info.CostUSD)
 	}
+	// Each turn's usage is the prompt result's tokens and what the session's cost grew by
+	// (usage_update carries the session's cost so far), so the run's totals are the
+	// agent's.
+	if u := info.Usage; u == nil || u.Turns != 3 || u.InputTokens != 30 || u.OutputTokens != 15 || u.CacheReadTokens != 9 || u.CostUSD != 0.25 {
+		t.Errorf("the run's usage is %+v, want 3 turns of 10 tokens in, 5 out and 3 read from the cache, costing 0.25 in all", u)
+	}
 	evs := h.events(t, r.ID())
 	got := texts(evs)
 	want := []string{"hello [REDACTED]", "allowed: allow-me", "denied"}

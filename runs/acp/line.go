@@ -51,8 +51,11 @@ type turnResult struct {
 	StopReason string        `json:"stopReason,omitempty"`
 	Usage      *acpsdk.Usage `json:"usage,omitempty"`
 	CostUSD    float64       `json:"costUSD,omitempty"` // the session's so far, from usage_update
-	Turns      int           `json:"turns"`             // turns of this run so far
-	Error      string        `json:"error,omitempty"`   // why the turn did not end as the agent's
+	// TurnCostUSD is what this turn cost: how much the session's cost (usage_update) grew
+	// while the turn ran.
+	TurnCostUSD float64 `json:"turnCostUSD,omitempty"`
+	Turns       int     `json:"turns"`           // turns of this run so far
+	Error       string  `json:"error,omitempty"` // why the turn did not end as the agent's
 }
 
 // Parse turns one line of the session's output into events (runs.Session.Parse).
@@ -83,12 +86,34 @@ func (s *session) Parse(b []byte, emit func(runs.Event)) {
 		emit(runs.Event{Type: runs.EventRefusal, ToolUseID: l.Refused.ToolCallID, ToolName: l.Refused.Tool,
 			Input: l.Refused.Input, Source: "ask-run", Text: l.Refused.Why})
 	case l.Result != nil:
+		if u := turnUsage(l.Result); u != nil {
+			emit(runs.Event{Type: runs.EventUsage, Usage: u})
+		}
 		emit(resultEvent(l.Result))
 	case l.Update != nil:
 		parseUpdate(l.Update, emit)
 	default:
 		emit(runs.RawEvent(b))
 	}
+}
+
+// turnUsage is what the turn r used, as the agent reported it: the prompt result's tokens
+// and the growth of the session's cost; nil when it reported neither. ACP names no model.
+func turnUsage(r *turnResult) *runs.UsageInfo {
+	if r.Usage == nil && r.TurnCostUSD == 0 {
+		return nil
+	}
+	u := &runs.UsageInfo{Usage: runs.Usage{CostUSD: r.TurnCostUSD}}
+	if t := r.Usage; t != nil {
+		u.InputTokens, u.OutputTokens = int64(t.InputTokens), int64(t.OutputTokens)
+		if t.CachedReadTokens != nil {
+			u.CacheReadTokens = int64(*t.CachedReadTokens)
+		}
+		if t.CachedWriteTokens != nil {
+			u.CacheWriteTokens = int64(*t.CachedWriteTokens)
+		}
+	}
+	return u
 }
 
 // resultEvent is a turn's end as Claude Code's result is: its usage in Claude Code's

@@ -328,11 +328,14 @@ func (s *session) turn(text string) {
 		s.out.write(line{Result: &turnResult{Error: failed.Error(), Turns: s.countTurn()}})
 		return
 	}
+	s.mu.Lock()
+	costBefore := s.costUSD // a continued session's cost so far counts no turn of this run
+	s.mu.Unlock()
 	resp, err := s.conn.Prompt(s.ctx, acpsdk.PromptRequest{SessionId: id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
 	s.flushText()
 	res := &turnResult{Turns: s.countTurn()}
 	s.mu.Lock()
-	res.CostUSD = s.costUSD
+	res.CostUSD, res.TurnCostUSD = s.costUSD, max(s.costUSD-costBefore, 0)
 	s.mu.Unlock()
 	if err != nil {
 		res.Error = fmt.Sprintf("%s did not finish the turn: %s", s.name, explain(s.ctx, err))
