@@ -78,7 +78,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 		}
 		stat := s.start("runs", "diff", "--stat", id)
 		wantExit(t, stat, 0)
-		if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.Contains(out, "modified README.md +1 -0 already changed before the first run modified hello.txt +1 -1 added x.txt +1 -0") {
+		if out := strings.Join(strings.Fields(stat.stdout.String()), " "); !strings.Contains(out, "modified README.md +1 -0 already changed before the run modified hello.txt +1 -1 added x.txt +1 -0") {
 			t.Errorf("runs diff --stat:\n%s", stat.stdout.String())
 		}
 	})
