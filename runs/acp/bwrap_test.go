@@ -41,8 +41,14 @@ func TestABubblewrapRuntime(t *testing.T) {
 		Env:       []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
 		Approvals: h.srv,
 	})
-	// Outside the checkout and outside /tmp (which the sandbox replaces with its own).
-	outside := filepath.Join(root, "runs", "acp", "testdata", "sandbox-probe.txt")
+	// Outside the checkout, in a folder the sandbox shows read-only: the agent program's,
+	// which acp-bwrap binds back over its private /tmp. (Not the module's folder: a clone
+	// under /tmp is hidden in the sandbox, and the write would fail for another reason.)
+	progDir, err := filepath.EvalSymlinks(filepath.Dir(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(progDir, "sandbox-probe.txt")
 	t.Cleanup(func() { os.Remove(outside) })
 	dir := checkout(t)
 	r := h.start(t, runs.KindBuild, dir, "run echo allow-me > inside.txt", true)
