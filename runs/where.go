@@ -52,7 +52,21 @@ const maxSetupLine = 4 << 10
 
 // repositoryOf returns the configured repository whose checkout is checkout.
 func (c Config) repositoryOf(checkout string) (Repository, bool) {
-	for _, r := range c.Repositories {
+	return repositoryOf(c.Repositories, checkout)
+}
+
+// RemoteOf is the remote of the repository of repos whose checkout is checkout, whose
+// tracking branches say what of a worktree's branch was pushed: its configured remote, or
+// settings' default (origin) when it names none or is not configured.
+func RemoteOf(repos []Repository, checkout string) string {
+	if r, ok := repositoryOf(repos, checkout); ok && r.Remote != "" {
+		return r.Remote
+	}
+	return "origin"
+}
+
+func repositoryOf(repos []Repository, checkout string) (Repository, bool) {
+	for _, r := range repos {
 		p := filepath.Clean(r.Path)
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real

@@ -251,3 +251,29 @@ func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
 		t.Errorf("Worktrees = %+v, %v", entries, err)
 	}
 }
+
+// The remote whose branches say what a worktree's branch pushed is its repository's,
+// however the settings spell the checkout's path (the CLI compared paths by hand and
+// took origin for a repository configured through a symlink), and origin for a checkout
+// no repository names.
+func TestRemoteOfFindsTheRepositoryThroughASymlink(t *testing.T) {
+	checkout := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(checkout, link); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos := []Repository{{Path: link + "/", Remote: "upstream"}}
+	if got := RemoteOf(repos, real); got != "upstream" {
+		t.Errorf("the remote of a repository configured through a symlink = %q, want upstream", got)
+	}
+	if got := RemoteOf(repos, t.TempDir()); got != "origin" {
+		t.Errorf("the remote of an unconfigured checkout = %q, want origin", got)
+	}
+	if got := RemoteOf([]Repository{{Path: real}}, real); got != "origin" {
+		t.Errorf("the remote of a repository that names none = %q, want origin", got)
+	}
+}

@@ -167,10 +167,7 @@ func (m *Manager) RemoveWorktree(ctx context.Context, id string, o worktree.Remo
 		return worktree.Removed{}, fmt.Errorf("removing the worktree of run %s: %w", id, err)
 	}
 	if o.Remote == "" && in.Worktree != nil {
-		o.Remote = "origin"
-		if repo, ok := cfg.repositoryOf(in.Worktree.Repository); ok && repo.Remote != "" {
-			o.Remote = repo.Remote
-		}
+		o.Remote = RemoteOf(cfg.Repositories, in.Worktree.Repository)
 	}
 	root := cfg.WorktreeRoot
 	if root == "" {

@@ -137,6 +137,23 @@ type Removed struct {
 	BranchKept string
 }
 
+// Words say what the removal of the worktree at path, on branch, did, for a person:
+// "Removed the worktree P and its branch B." or why the branch is kept when deleteBranch
+// asked for it.
+func (r Removed) Words(path, branch string, deleteBranch bool) string {
+	words := "Removed the worktree " + path
+	if !r.Folder {
+		words = "The worktree " + path + " was removed already; git forgets it now"
+	}
+	switch {
+	case r.BranchDeleted:
+		return fmt.Sprintf("%s and its branch %s.", words, branch)
+	case deleteBranch:
+		return fmt.Sprintf("%s; its branch %s is kept: %s.", words, branch, r.BranchKept)
+	}
+	return fmt.Sprintf("%s; its branch %s is kept.", words, branch)
+}
+
 // RefusedError is Remove's error when it would lose work the person did not say to lose.
 type RefusedError struct {
 	Worktree string

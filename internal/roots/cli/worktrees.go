@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/segwi/segwi/internal/lib/gitcmd"
+	"github.com/segwi/segwi/internal/roots/core"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/worktree"
-	"github.com/segwi/segwi/settings"
 )
 
 func newWorktreesCmd(env *Env) *cobra.Command {
@@ -99,15 +98,14 @@ func worktreesRemove(ctx context.Context, env *Env, id string, o worktree.Remove
 	if err != nil {
 		return err
 	}
-	o.Remote = settings.DefaultRemote
 	if in.Worktree != nil {
-		if _, st, err := env.LoadSettings(); err == nil {
-			for _, r := range st.Settings.Repositories {
-				if filepath.Clean(r.Path) == in.Worktree.Repository {
-					o.Remote = r.Remote
-				}
-			}
+		// The remote whose branches say what was pushed is the run's repository's, as a
+		// tray's removal finds it: a settings file that does not load is an error, not origin.
+		_, st, err := env.LoadSettings()
+		if err != nil {
+			return err
 		}
+		o.Remote = runs.RemoteOf(core.RunRepositories(st.Settings.Repositories), in.Worktree.Repository)
 	}
 	root, err := worktree.Root(nil)
 	if err != nil {
@@ -121,19 +119,9 @@ func worktreesRemove(ctx context.Context, env *Env, id string, o worktree.Remove
 	if err != nil {
 		return err
 	}
-	w := in.Worktree
-	if done.Folder {
-		fmt.Fprintf(env.Stdout, "removed the worktree %s\n", w.Path)
-	} else {
-		fmt.Fprintf(env.Stdout, "the worktree %s was removed already; git forgets it now\n", w.Path)
-	}
-	switch {
-	case done.BranchDeleted:
-		fmt.Fprintf(env.Stdout, "deleted its branch %s\n", w.Branch)
-	case o.DeleteBranch:
-		fmt.Fprintf(env.Stdout, "kept its branch %s: %s\n", w.Branch, done.BranchKept)
-	default:
-		fmt.Fprintf(env.Stdout, "kept its branch %s (--delete-branch deletes it when it was never pushed)\n", w.Branch)
+	fmt.Fprintln(env.Stdout, done.Words(in.Worktree.Path, in.Worktree.Branch, o.DeleteBranch))
+	if !done.BranchDeleted && !o.DeleteBranch {
+		fmt.Fprintln(env.Stdout, "(--delete-branch deletes it when it was never pushed)")
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func TestRunInAWorktreeAndRemoveIt(t *testing.T) {
 	}
 
 	r = segwi(t, "", "--config", cfg, "worktrees", "remove", "--delete-branch", clean.ID)
-	if r.code != 0 || !strings.Contains(r.stdout, "deleted its branch "+clean.Worktree.Branch) {
+	if r.code != 0 || !strings.Contains(r.stdout, "and its branch "+clean.Worktree.Branch+".") {
 		t.Errorf("remove of a clean worktree: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(clean.Worktree.Path); err == nil {

@@ -36,12 +36,12 @@ func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Appro
 		Env:             cfg.Env,
 		Log:             cfg.Log,
 		Ports:           s.Runs.Ports,
-		Repositories:    runRepositories(s.Repositories),
+		Repositories:    RunRepositories(s.Repositories),
 	}
 }
 
-// runRepositories returns what runs need of the configured repositories.
-func runRepositories(repos []settings.Repository) []runs.Repository {
+// RunRepositories returns what runs need of the configured repositories.
+func RunRepositories(repos []settings.Repository) []runs.Repository {
 	out := make([]runs.Repository, 0, len(repos))
 	for _, r := range repos {
 		out = append(out, runs.Repository{Path: r.Path, Name: r.Name, Remote: r.Remote, Worktree: r.Worktree, Setup: r.Setup})

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/worktree"
@@ -21,16 +20,5 @@ func (c *Core) RemoveWorktree(ctx context.Context, id string, deleteBranch, forc
 	if err != nil || in.Worktree == nil {
 		return "Removed the worktree.", nil //nolint:nilerr // removed; only the words are short
 	}
-	words := "Removed the worktree " + in.Worktree.Path
-	switch {
-	case !done.Folder:
-		words = "The worktree " + in.Worktree.Path + " was removed already; git forgets it now"
-	}
-	switch {
-	case done.BranchDeleted:
-		return fmt.Sprintf("%s and its branch %s.", words, in.Worktree.Branch), nil
-	case deleteBranch:
-		return fmt.Sprintf("%s; its branch %s is kept: %s.", words, in.Worktree.Branch, done.BranchKept), nil
-	}
-	return fmt.Sprintf("%s; its branch %s is kept.", words, in.Worktree.Branch), nil
+	return done.Words(in.Worktree.Path, in.Worktree.Branch, deleteBranch), nil
 }

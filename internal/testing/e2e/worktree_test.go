@@ -157,7 +157,7 @@ func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 	}
 	removed := s.start("worktrees", "remove", "--delete-branch", contID)
 	wantExit(t, removed, 0)
-	if _, err := os.Stat(footerRun.Worktree.Path); err == nil || !strings.Contains(removed.stdout.String(), "kept its branch "+footerRun.Worktree.Branch+": it was pushed") {
+	if _, err := os.Stat(footerRun.Worktree.Path); err == nil || !strings.Contains(removed.stdout.String(), "its branch "+footerRun.Worktree.Branch+" is kept: it was pushed") {
 		t.Errorf("remove of the clean, pushed worktree: %v\n%s", err, removed.stdout.String())
 	}
 }
