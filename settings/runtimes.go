@@ -69,41 +69,11 @@ func (s Settings) FindRuntime(name string) (Runtime, bool) {
 // runtimes reads segwi.runtimes from the file's tree, which keeps the spelling of the
 // environment's names. Any problem leaves the entry out.
 func (l *loader) runtimes() []Runtime {
-	const key = "segwi.runtimes"
-	raw := l.get(key)
-	if raw == nil {
+	if raw, ok := l.get("segwi.runtimes").([]any); ok && len(raw) > MaxRuntimes {
+		l.problem("segwi.runtimes", fmt.Sprintf("has %d entries, at most %d are allowed", len(raw), MaxRuntimes))
 		return nil
 	}
-	list, ok := raw.([]any)
-	if !ok {
-		l.problem(key, fmt.Sprintf("must be a list of runtimes (each with name, command and env), got %s", show(raw)))
-		return nil
-	}
-	if len(list) > MaxRuntimes {
-		l.problem(key, fmt.Sprintf("has %d entries, at most %d are allowed", len(list), MaxRuntimes))
-		return nil
-	}
-	var out []Runtime
-	names := map[string]int{}
-	for i, e := range list {
-		at := fmt.Sprintf("%s[%d]", key, i)
-		m, ok := e.(map[string]any)
-		if !ok {
-			l.problem(at, fmt.Sprintf("must be a mapping with name, command and env, got %s", show(e)))
-			continue
-		}
-		r, ok := l.runtime(at, m)
-		if !ok {
-			continue
-		}
-		if first, dup := names[strings.ToLower(r.Name)]; dup {
-			l.problem(at+".name", fmt.Sprintf("%q is already the name of %s[%d]: names must be unique", r.Name, l.key(key), first))
-			continue
-		}
-		names[strings.ToLower(r.Name)] = i
-		out = append(out, r)
-	}
-	return out
+	return namedList(l, "segwi.runtimes", "runtimes", "name, command and env", l.runtime, func(r Runtime) string { return r.Name })
 }
 
 // runtime reads one entry of segwi.runtimes.

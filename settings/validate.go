@@ -218,37 +218,45 @@ func show(v any) string {
 }
 
 func (l *loader) repositories() []Repository {
-	const key = "segwi.repositories"
+	return namedList(l, "segwi.repositories", "repositories", "name, path and remote", l.repository, func(r Repository) string { return r.Name })
+}
+
+// namedList reads the list at key, of entries that are mappings with fields (for the
+// messages: "name, path and remote"), each read by entry, whose names (name of an
+// entry) are unique whatever their case. An entry with a problem is left out, and so is
+// the list when it is not a list; what, plural, names its entries in the message.
+func namedList[T any](l *loader, key, what, fields string, entry func(at string, m map[string]any) (T, bool), name func(T) string) []T {
 	raw := l.get(key)
 	if raw == nil {
 		return nil
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		l.problem(key, fmt.Sprintf("must be a list of repositories (each with name, path and remote), got %s", show(raw)))
+		l.problem(key, fmt.Sprintf("must be a list of %s (each with %s), got %s", what, fields, show(raw)))
 		return nil
 	}
-	var repos []Repository
+	var out []T
 	names := map[string]int{}
 	for i, e := range list {
 		at := fmt.Sprintf("%s[%d]", key, i)
 		m, ok := e.(map[string]any)
 		if !ok {
-			l.problem(at, fmt.Sprintf("must be a mapping with name, path and remote, got %s", show(e)))
+			l.problem(at, fmt.Sprintf("must be a mapping with %s, got %s", fields, show(e)))
 			continue
 		}
-		r, ok := l.repository(at, m)
+		v, ok := entry(at, m)
 		if !ok {
 			continue
 		}
-		if first, dup := names[strings.ToLower(r.Name)]; dup {
-			l.problem(at+".name", fmt.Sprintf("%q is already the name of %s[%d]: names must be unique", r.Name, l.key(key), first))
+		n := strings.ToLower(name(v))
+		if first, dup := names[n]; dup {
+			l.problem(at+".name", fmt.Sprintf("%q is already the name of %s[%d]: names must be unique", name(v), l.key(key), first))
 			continue
 		}
-		names[strings.ToLower(r.Name)] = i
-		repos = append(repos, r)
+		names[n] = i
+		out = append(out, v)
 	}
-	return repos
+	return out
 }
 
 // repository reads one entry.
