@@ -22,19 +22,20 @@ import (
 // reads as what it is and leaves nothing running. Runs of a live segwi are left alone. It
 // returns the records it could not read or update; the others are marked.
 func MarkInterrupted(stateDir string) []Damaged {
-	_, err := markInterrupted(stateDir)
+	_, _, err := markInterrupted(stateDir)
 	return damagedIn(stateDir, err)
 }
 
 // markInterrupted is MarkInterrupted, its problems joined. It sweeps /proc for the
 // processes of dead runs only where a run may have some outside a cgroup (see
-// procSweepNeeded), and says so: sweep.
-func markInterrupted(stateDir string) (sweep bool, err error) {
-	sweep, err = markInterruptedRuns(stateDir)
+// procSweepNeeded), and says so: sweep. It returns the ids of the runs the index listed:
+// those whose records it read.
+func markInterrupted(stateDir string) (sweep bool, ids []string, err error) {
+	sweep, ids, err = markInterruptedRuns(stateDir)
 	if sweep {
 		err = errors.Join(err, sweepDeadRuns(stateDir))
 	}
-	return sweep, err
+	return sweep, ids, err
 }
 
 // markInterruptedRuns marks the runs interrupted, as MarkInterrupted says. It finds the
@@ -43,8 +44,12 @@ func markInterrupted(stateDir string) (sweep bool, err error) {
 // lock: its segwi may have ended it meanwhile, and let go of the lock. It says whether a
 // sweep of /proc is needed for what dead runs left (procSweepNeeded; also when the runs
 // cannot be listed, to be safe).
-func markInterruptedRuns(stateDir string) (sweep bool, err error) {
+func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) {
 	entries, damaged, listErr := loadIndex(stateDir)
+	ids = make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.id
+	}
 	errs := []error{listErr}
 	for _, d := range damaged {
 		errs = append(errs, d)
@@ -67,7 +72,7 @@ func markInterruptedRuns(stateDir string) (sweep bool, err error) {
 		errs = append(errs, markInterruptedLocked(dir))
 		lock.Close()
 	}
-	return sweep, errors.Join(errs...)
+	return sweep, ids, errors.Join(errs...)
 }
 
 // markInterruptedLocked marks interrupted the run in dir, whose folder lock the caller

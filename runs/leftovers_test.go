@@ -294,3 +294,60 @@ func TestOnlyARunWithoutACgroupSinceBootCallsForASweep(t *testing.T) {
 		}
 	}
 }
+
+// Before each run, a manager that makes cgroups looks for runs another segwi recorded
+// without one: it lists the runs folder only when the folder changed since a listing that
+// saw every run there (a listing of 10,000 runs costs about 6 ms at every start), and
+// still finds a run recorded without a cgroup after that listing, or one whose record was
+// not written yet when it listed.
+func TestNewRunsWithoutACgroupAreFoundWithoutListingEveryStart(t *testing.T) {
+	state := t.TempDir()
+	now := time.Now()
+	record := func(in Info) { t.Helper(); indexRun(t, state, in, now) } // written since the system started
+	record(Info{ID: "in-cgroup", Kind: KindBuild, Checkout: "/src", State: StateSucceeded, Created: now, Cgroup: "/sys/fs/cgroup/segwi-run-in-cgroup"})
+	m, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runsDir := RunsDir(state)
+	settle := func() { // as if the folder last changed a minute ago
+		t.Helper()
+		if err := os.Chtimes(runsDir, time.Time{}, time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle()
+	if m.newRunsWithoutCgroup(state) {
+		t.Fatal("a run in a cgroup calls for a sweep")
+	}
+	if m.sweep.listed.IsZero() {
+		t.Fatal("a listing that saw every run does not serve until the folder changes")
+	}
+
+	// Another segwi makes a run's folder and has not written its record yet.
+	if err := os.Mkdir(filepath.Join(runsDir, "unwritten"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if m.newRunsWithoutCgroup(state) || !m.sweep.listed.IsZero() {
+		t.Fatalf("a run folder without a record: needed, listed = true, %v; want false and a listing that does not serve", m.sweep.listed)
+	}
+	// It writes the record, naming no cgroup: the folder itself does not change.
+	record(Info{ID: "unwritten", Kind: KindBuild, Checkout: "/src", State: StateRunning, Created: now})
+	settle()
+	if !m.newRunsWithoutCgroup(state) {
+		t.Error("a run whose record was written after the listing, naming no cgroup, calls for no sweep")
+	}
+
+	// A new run's folder changes the runs folder: it is listed again.
+	m2, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	m2.newRunsWithoutCgroup(state)
+	record(Info{ID: "later", Kind: KindBuild, Checkout: "/src", State: StateRunning, Created: now})
+	if !m2.newRunsWithoutCgroup(state) {
+		t.Error("a run recorded without a cgroup after a listing that served calls for no sweep")
+	}
+}

@@ -28,6 +28,10 @@ type Manager struct {
 		needed bool       // a run recorded named no cgroup: a sweep before each run
 		at     time.Time  // when the last sweep ended
 		known  []uint64   // the runs seen (their idHash), sorted: newRunsWithoutCgroup
+		// listed is the runs folder's modification time when newRunsWithoutCgroup last
+		// listed it and found every run there seen; zero when not, or when that time was
+		// too recent to tell a folder made in the same tick of the file system's clock.
+		listed time.Time
 	}
 
 	mu         sync.Mutex
@@ -80,8 +84,8 @@ func NewManager(cfg Config) (*Manager, error) {
 		slots:     map[*Run]struct{}{},
 		checkouts: map[string]*Run{},
 	}
-	m.knowRuns(cfg.StateDir) // first: a run recorded during markInterrupted is looked at again
-	swept, err := markInterrupted(cfg.StateDir)
+	swept, ids, err := markInterrupted(cfg.StateDir)
+	m.knowRuns(ids) // a run recorded meanwhile is not among them: it is looked at later
 	m.damaged = damagedIn(cfg.StateDir, err)
 	if swept {
 		m.sweep.needed, m.sweep.at = true, time.Now()
