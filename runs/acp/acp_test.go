@@ -82,26 +82,36 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return harnessFor(t, acp.Runtime{RuntimeName: "fake", Command: []string{bin}, Env: env}, 30*time.Second, nil)
+}
+
+// harnessFor is a harness whose runs run rt, with an approvals server that waits at most
+// timeout for d's answer; change, when not nil, changes the Manager's settings.
+func harnessFor(t *testing.T, rt runs.Runtime, timeout time.Duration, change func(*runs.Config)) *harness {
+	t.Helper()
 	d := &decider{}
-	srv, err := mcpserver.New(mcpserver.Config{Decider: d, Timeout: 30 * time.Second})
+	srv, err := mcpserver.New(mcpserver.Config{Decider: d, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	h := &harness{d: d, srv: srv, state: t.TempDir()}
-	h.m, err = runs.NewManager(runs.Config{
-		Runtime:   acp.Runtime{RuntimeName: "fake", Command: []string{bin}, Env: env},
+	cfg := runs.Config{
+		Runtime:   rt,
 		StateDir:  h.state,
 		Approvals: srv,
 		StopGrace: 2 * time.Second,
 		Secrets:   func() []string { return []string{secret} },
 		Env:       []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
-	})
-	if err != nil {
+	}
+	if change != nil {
+		change(&cfg)
+	}
+	if h.m, err = runs.NewManager(cfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		h.m.StopAll(ctx)
 	})

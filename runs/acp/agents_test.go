@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
@@ -41,32 +40,10 @@ func agent(t *testing.T, name string) string {
 // that d answers.
 func realAgent(t *testing.T, name string, env map[string]string) *harness {
 	t.Helper()
-	bin := agent(t, name)
-	d := &decider{}
-	srv, err := mcpserver.New(mcpserver.Config{Decider: d, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	h := &harness{d: d, state: t.TempDir()}
-	h.m, err = runs.NewManager(runs.Config{
-		Runtime:     acp.Runtime{RuntimeName: name, Command: []string{bin}, Env: env},
-		StateDir:    h.state,
-		Approvals:   srv,
-		StopGrace:   3 * time.Second,
-		IdleTimeout: 5 * time.Minute,
-		Secrets:     func() []string { return []string{secret} },
-		Env:         []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"},
+	return harnessFor(t, acp.Runtime{RuntimeName: name, Command: []string{agent(t, name)}, Env: env}, time.Minute, func(c *runs.Config) {
+		c.StopGrace, c.IdleTimeout = 3*time.Second, 5*time.Minute
+		c.Env = append(c.Env, "LANG=C.UTF-8")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		h.m.StopAll(ctx)
-	})
-	return h
 }
 
 // claudeACPEnv is what claude-agent-acp needs to run offline against srv: the fake API,

@@ -32,15 +32,7 @@ func TestABubblewrapRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, nil)
-	h.m.SetConfig(runs.Config{
-		Runtime:   acp.Runtime{RuntimeName: "sandboxed", Command: []string{filepath.Join(root, "scripts", "acp-bwrap"), bin}},
-		StateDir:  h.state,
-		StopGrace: 2 * time.Second,
-		Secrets:   func() []string { return []string{secret} },
-		Env:       []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
-		Approvals: h.srv,
-	})
+	h := harnessFor(t, acp.Runtime{RuntimeName: "sandboxed", Command: []string{filepath.Join(root, "scripts", "acp-bwrap"), bin}}, 30*time.Second, nil)
 	// Outside the checkout, in a folder the sandbox shows read-only: the agent program's,
 	// which acp-bwrap binds back over its private /tmp. (Not the module's folder: a clone
 	// under /tmp is hidden in the sandbox, and the write would fail for another reason.)
