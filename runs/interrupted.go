@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -55,9 +56,10 @@ func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) 
 		errs = append(errs, d)
 	}
 	sweep = listErr != nil || procSweepNeeded(entries)
+	left := leftCgroups{}
 	for _, e := range entries {
 		if e.state.Final() {
-			errs = append(errs, endLeftCgroupOf(stateDir, e))
+			errs = append(errs, left.endOf(stateDir, e))
 			continue
 		}
 		dir := filepath.Join(RunsDir(stateDir), e.id)
@@ -102,15 +104,17 @@ func markInterruptedLocked(dir string) error {
 	return errors.Join(errs...)
 }
 
-// endLeftCgroupOf ends what the ended run of entry e left in its cgroup, when its summary
-// names a cgroup that is still there (one segwi could not remove at the run's end): only
-// then is its record read.
-func endLeftCgroupOf(stateDir string, e indexEntry) error {
-	if !bytes.Contains(e.summary, []byte(`"cgroup":`)) {
-		return nil
-	}
-	var s Summary
-	if err := fastjson.Unmarshal(e.summary, &s); err != nil || s.Cgroup == "" || !cgroupLeft(s.Cgroup) {
+// leftCgroups finds the cgroups ended runs left behind (ones a segwi that was killed, or
+// could not remove them, left): it lists each folder the records' cgroups were made in
+// once, rather than looking for every ended run's cgroup, since ten thousand runs leave
+// ten thousand records and, nearly always, no cgroup.
+type leftCgroups map[string]map[string]bool // folder -> names of the cgroups in it
+
+// endOf ends what the ended run of entry e left in its cgroup, when its summary names a
+// cgroup that is still there: only then is its record read.
+func (left leftCgroups) endOf(stateDir string, e indexEntry) error {
+	cgroup := summaryCgroup(e.summary)
+	if cgroup == "" || !left.has(cgroup) || !cgroupLeft(cgroup) {
 		return nil
 	}
 	info, err := readInfo(filepath.Join(RunsDir(stateDir), e.id))
@@ -118,6 +122,49 @@ func endLeftCgroupOf(stateDir string, e indexEntry) error {
 		return nil // the list names a damaged record
 	}
 	return endLeftCgroup(info)
+}
+
+// summaryCgroup returns the cgroup a run's summary (as the index keeps it) names, or ""
+// for none. It reads that one string, not the whole summary: the start of every segwi
+// asks it of every ended run.
+func summaryCgroup(summary []byte) string {
+	key := []byte(`"cgroup":"`)
+	i := bytes.Index(summary, key)
+	if i < 0 {
+		return ""
+	}
+	start := i + len(key) - 1 // the string's opening quote
+	for j := start + 1; j < len(summary); j++ {
+		switch summary[j] {
+		case '\\':
+			j++ // an escaped character, maybe a quote
+		case '"':
+			var s string
+			if fastjson.Unmarshal(summary[start:j+1], &s) != nil {
+				return ""
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+// has says whether the folder of cgroup dir holds a folder of its name, listing that
+// folder the first time it is asked about it.
+func (left leftCgroups) has(dir string) bool {
+	parent, name := filepath.Split(filepath.Clean(dir))
+	names, ok := left[parent]
+	if !ok {
+		names = map[string]bool{}
+		entries, _ := os.ReadDir(parent) // no such folder: no cgroup left in it
+		for _, de := range entries {
+			if de.IsDir() && strings.HasPrefix(de.Name(), cgroupPrefix) {
+				names[de.Name()] = true
+			}
+		}
+		left[parent] = names
+	}
+	return names[name]
 }
 
 // lastWrite returns when the run's record was last written: its end, for an interrupted run.

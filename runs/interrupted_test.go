@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +56,24 @@ func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
 	}
 	if last.Seq != 8 || last.State == nil || last.State.To != StateInterrupted || last.State.From != StateRunning {
 		t.Errorf("last event = %+v, want seq 8 running -> interrupted", last)
+	}
+}
+
+// The start of every segwi reads the cgroup each ended run names from the index without
+// decoding its summary: a task that quotes a cgroup key is not mistaken for one, and a
+// path with characters JSON escapes reads back as recorded.
+func TestTheCgroupOfASummaryIsReadAsRecorded(t *testing.T) {
+	for _, info := range []Info{
+		{ID: "a", Prompt: `Set "cgroup":"/sys/fs/cgroup/victim" in the config`},
+		{ID: "b", Prompt: `Set "cgroup":"/x"`, Cgroup: `/sys/fs/cgroup/a "quoted" <dir>/segwi-run-b`},
+		{ID: "c", Cgroup: "/sys/fs/cgroup/user.slice/segwi-run-c"},
+	} {
+		b, err := json.Marshal(SummaryOf(info))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := summaryCgroup(b); got != info.Cgroup {
+			t.Errorf("the cgroup of summary %s = %q, want %q", b, got, info.Cgroup)
+		}
 	}
 }

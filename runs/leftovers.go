@@ -245,7 +245,7 @@ func sweepDeadRuns(stateDir string) error {
 
 // procSweepNeeded says whether the runs of entries (the runs index) call for a sweep of
 // /proc to find what dead runs left: whether one of them names no cgroup and was recorded
-// since the system started. A run in a cgroup is ended by its cgroup (endLeftCgroupOf,
+// since the system started. A run in a cgroup is ended by its cgroup (leftCgroups.endOf,
 // endCgroupsLeftBeside), as its own segwi ends it without a sweep (endLeftovers); a run
 // recorded before the system started has no process left. A run recorded but not yet
 // started names no cgroup either: that costs a sweep, never a process missed. (A clock set

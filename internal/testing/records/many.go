@@ -24,7 +24,7 @@ type Many struct {
 // WriteMany writes n ended runs under stateDir (as settings.StateDir names it), the way a
 // person's state folder holds them after months of use: build, ready and ask runs in a few
 // checkouts over the year before 2026-01-01, a run every hour or so, each with the command
-// line, base, cost, turns and usage segwi records (one in ten without usage, as an older
+// line, base, cost, turns, usage and cgroup segwi records (one in ten without usage, as an older
 // segwi recorded it), some continued by a later run, some with a
 // pull request; tasks of one line to a few paragraphs. Each run.json is dated (its
 // modification time) when its run ended, as segwi left it. It writes run.json only: what
@@ -65,6 +65,9 @@ func WriteMany(t testing.TB, stateDir string, n int) Many {
 		}
 		if state != runs.StateSucceeded {
 			info.Reason = "Claude Code exited with status 1"
+		}
+		if i >= n/5 { // the later runs ran in a cgroup of their own, which segwi removed at their end
+			info.Cgroup = "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/segwi.scope/" + "segwi-run-" + id
 		}
 		if i%10 != 0 { // one run in ten recorded before segwi kept usage: its cost alone
 			info.Runtime = "claude"
