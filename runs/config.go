@@ -42,6 +42,9 @@ type Config struct {
 	// Repositories are the configured repositories: where their runs work by default, and
 	// how a new worktree of one is set up.
 	Repositories []Repository
+	// Budget is what a run may use before it waits for the person (budget.go), unless its
+	// Spec says otherwise; the zero Budget bounds nothing.
+	Budget Budget
 }
 
 // Repository is what runs need of a configured repository (segwi.repositories).

@@ -32,6 +32,7 @@ const (
 	EventExit            EventType = "exit"             // the process ended
 	EventApprovalRequest EventType = "approval-request" // Claude Code asked for approval
 	EventApprovalAnswer  EventType = "approval-answer"  // and got this answer
+	EventBudget          EventType = "budget"           // the run reached its budget, or the person raised it
 	EventDropped         EventType = "dropped"          // a slow subscriber missed events (never recorded)
 )
 
@@ -58,7 +59,8 @@ type Event struct {
 
 	Init     *InitInfo     `json:"init,omitempty"`
 	Result   *ResultInfo   `json:"result,omitempty"`
-	Usage    *UsageInfo    `json:"usage,omitempty"` // usage: what the turn that ended used
+	Usage    *UsageInfo    `json:"usage,omitempty"`  // usage: what the turn that ended used
+	Budget   *BudgetInfo   `json:"budget,omitempty"` // budget: the run's budget, and a raise
 	State    *StateChange  `json:"state,omitempty"`
 	Exit     *ExitInfo     `json:"exit,omitempty"`
 	Approval *ApprovalInfo `json:"approval,omitempty"`

@@ -114,6 +114,8 @@ func (n *Narrator) Words(e Event) Words {
 		if e.Usage != nil {
 			return Words{"usage", UsageText(e.Usage.Usage) + modelsText(e.Usage.Models)}
 		}
+	case EventBudget:
+		return Words{"budget", e.Text}
 	case EventStatus:
 		return statusWords(e)
 	case EventOutput:

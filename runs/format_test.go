@@ -133,6 +133,8 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 			Usage:  Usage{InputTokens: 10, OutputTokens: 2, CostUSD: 0.5},
 			Models: []ModelUsage{{Model: "haiku", Usage: Usage{InputTokens: 4, CostUSD: 0.1}}, {Model: "opus", Usage: Usage{InputTokens: 6, OutputTokens: 2, CostUSD: 0.4}}}}},
 			"usage     $0.5000, 12 tokens (10 in, 2 out, 0 cache read, 0 cache write) by haiku $0.1000, opus $0.4000"},
+		{"a budget reached says how far", nil, Event{Type: EventBudget, Subtype: "reached", Text: "budget reached: $2.04 of $2.00"}, "budget    budget reached: $2.04 of $2.00"},
+		{"a raise says by whom", nil, Event{Type: EventBudget, Subtype: "raised", Text: "budget raised by $1.00 to $3.00 by you"}, "budget    budget raised by $1.00 to $3.00 by you"},
 		{"a continuation names the later run", nil, Event{Type: EventContinued, Text: "20260102-150405-abcdef"}, "continued by run 20260102-150405-abcdef"},
 		{"a worktree says where, on which branch, from what", nil, Event{Type: EventWorktree, Text: "made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},
 			"worktree  made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},

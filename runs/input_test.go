@@ -64,6 +64,54 @@ func TestInputMoves(t *testing.T) {
 			input{state: inputClosed, results: 1}, inputKeep},
 		{"the idle timeout of a closed input is a limit's", move{inputClosed, idleOver}, input{results: 1},
 			input{state: inputClosed, results: 1}, inputKeep},
+
+		{"a result over budget before the start is counted and changes nothing", move{inputUnsent, gotResultOver}, input{hold: true},
+			input{hold: true, results: 1}, inputKeep},
+		{"a raise before the start changes nothing", move{inputUnsent, budgetRaised}, input{hold: true},
+			input{hold: true}, inputKeep},
+		{"a follow-up during a turn of a run with a budget is held", move{inputBusy, sendFollowUp}, input{hold: true, out: 1},
+			input{state: inputBusy, hold: true, out: 1, held: 1}, inputHold},
+		{"a result under the budget writes the oldest follow-up held", move{inputBusy, gotResult}, input{hold: true, out: 1, held: 2},
+			input{state: inputBusy, hold: true, out: 1, held: 1, results: 1}, inputWriteHeld},
+		{"a result over the budget holds the run", move{inputBusy, gotResultOver}, input{hold: true, out: 1},
+			input{state: inputOver, hold: true, results: 1}, inputKeep},
+		{"a result over the budget holds the run and its follow-ups", move{inputBusy, gotResultOver}, input{hold: true, last: true, out: 1, held: 3},
+			input{state: inputOver, hold: true, last: true, held: 3, results: 1}, inputKeep},
+		{"the last result of a run not kept open closes it, over the budget or not", move{inputBusy, gotResultOver}, input{hold: true, last: true, out: 1},
+			input{state: inputClosed, hold: true, last: true, results: 1}, inputShut},
+		{"a result over the budget with more messages out keeps the run busy", move{inputBusy, gotResultOver}, input{out: 2},
+			input{state: inputBusy, out: 1, results: 1}, inputKeep},
+		{"a raise during a turn changes nothing", move{inputBusy, budgetRaised}, input{hold: true, out: 1},
+			input{state: inputBusy, hold: true, out: 1}, inputKeep},
+		{"a close during a turn drops the follow-ups held", move{inputBusy, closeAsked}, input{hold: true, out: 1, held: 2},
+			input{state: inputClosed, hold: true, out: 1}, inputShut},
+		{"a stray result over the budget keeps an idle run idle", move{inputIdle, gotResultOver}, input{hold: true, results: 1},
+			input{state: inputIdle, hold: true, results: 2}, inputKeep},
+		{"a raise while idle changes nothing", move{inputIdle, budgetRaised}, input{hold: true, results: 1},
+			input{state: inputIdle, hold: true, results: 1}, inputKeep},
+		{"the result over the budget of the turn a close let finish is counted", move{inputClosed, gotResultOver}, input{hold: true, out: 1},
+			input{state: inputClosed, hold: true, results: 1}, inputKeep},
+		{"a raise of a closed input changes nothing", move{inputClosed, budgetRaised}, input{hold: true, results: 1},
+			input{state: inputClosed, hold: true, results: 1}, inputKeep},
+
+		{"no prompt goes in over the budget", move{inputOver, sendPrompt}, input{hold: true, results: 2},
+			input{state: inputOver, hold: true, results: 2}, inputKeep},
+		{"a follow-up over the budget is held", move{inputOver, sendFollowUp}, input{hold: true, results: 2},
+			input{state: inputOver, hold: true, held: 1, results: 2}, inputHold},
+		{"a stray result over the budget is counted", move{inputOver, gotResult}, input{hold: true, results: 2},
+			input{state: inputOver, hold: true, results: 3}, inputKeep},
+		{"a stray result still over the budget is counted", move{inputOver, gotResultOver}, input{hold: true, results: 2},
+			input{state: inputOver, hold: true, results: 3}, inputKeep},
+		{"a close over the budget closes the input, dropping what was held", move{inputOver, closeAsked}, input{hold: true, held: 2, results: 2},
+			input{state: inputClosed, hold: true, results: 2}, inputShut},
+		{"the idle timeout over the budget closes the input, dropping what was held", move{inputOver, idleOver}, input{hold: true, held: 1, results: 2},
+			input{state: inputClosed, hold: true, results: 2}, inputShut},
+		{"a raise writes the oldest follow-up held", move{inputOver, budgetRaised}, input{hold: true, held: 2, results: 2},
+			input{state: inputBusy, hold: true, out: 1, held: 1, results: 2}, inputWriteHeld},
+		{"a raise with nothing held waits for the person's reply", move{inputOver, budgetRaised}, input{hold: true, results: 2},
+			input{state: inputIdle, hold: true, results: 2}, inputKeep},
+		{"a raise of a run not kept open with nothing held closes it", move{inputOver, budgetRaised}, input{hold: true, last: true, results: 2},
+			input{state: inputClosed, hold: true, last: true, results: 2}, inputShut},
 	}
 	listed := map[move]bool{}
 	for _, tt := range tests {
@@ -77,8 +125,8 @@ func TestInputMoves(t *testing.T) {
 			}
 		})
 	}
-	for s := inputUnsent; s <= inputClosed; s++ {
-		for e := sendPrompt; e <= idleOver; e++ {
+	for s := inputUnsent; s <= inputOver; s++ {
+		for e := sendPrompt; e <= budgetRaised; e++ {
 			if !listed[move{s, e}] {
 				t.Errorf("the table does not say what %s does to an input %s", e, s)
 			}
@@ -123,5 +171,33 @@ func TestInputConversations(t *testing.T) {
 				t.Errorf("after %v: %s (finished %v), want %s (finished %v)", tt.events, in.state, in.finished(), tt.want, tt.finished)
 			}
 		})
+	}
+}
+
+// A run with a budget of two turns whose person sent four follow-ups during its first
+// turn: the agent gets one message a turn, none after the second turn until the raise.
+func TestInputBudgetConversation(t *testing.T) {
+	in := newInput(true)
+	in.hold = true
+	var wrote []inputAction
+	step := func(e inputEvent) {
+		var act inputAction
+		in, act = in.next(e)
+		if act == inputWrite || act == inputWriteHeld {
+			wrote = append(wrote, act)
+		}
+	}
+	step(sendPrompt)
+	for range 4 {
+		step(sendFollowUp)
+	}
+	step(gotResult)     // the first turn: under the budget, the first follow-up goes
+	step(gotResultOver) // the second: at the budget
+	if in.state != inputOver || in.held != 3 || len(wrote) != 2 {
+		t.Fatalf("at the budget: %+v after %d writes, want over budget with 3 held after 2", in, len(wrote))
+	}
+	step(budgetRaised)
+	if in.state != inputBusy || in.held != 2 || len(wrote) != 3 {
+		t.Fatalf("after the raise: %+v after %d writes, want busy with 2 held after 3", in, len(wrote))
 	}
 }

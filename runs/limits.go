@@ -69,9 +69,14 @@ func (r *Run) check(cfg Config, now time.Time) {
 	}
 	idle := now.Sub(time.Unix(0, r.lastActivity.Load()))
 	if idle >= cfg.IdleTimeout {
-		if r.input.state == inputIdle {
-			// The turn is over and nobody followed up: end the run as CloseInput would.
-			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("no follow-up for %s (runs.idleTimeout): closing the input", cfg.IdleTimeout)}, false)
+		if r.input.state == inputIdle || r.input.state == inputOver {
+			// The turn is over and nobody followed up (or raised the budget): end the run as
+			// CloseInput would.
+			what := "no follow-up"
+			if r.input.state == inputOver {
+				what = "the budget was not raised"
+			}
+			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("%s for %s (runs.idleTimeout): closing the input", what, cfg.IdleTimeout)}, false)
 			r.moveInputLocked(idleOver, "")
 			return
 		}

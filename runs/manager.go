@@ -190,6 +190,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,
 		Runtime: spec.Runtime,
 	}
+	r.setBudget(cfg.Budget, spec.Budget)
 	if err := place(cfg, r, spec, checkout, again); err != nil {
 		r.cancel(err)
 		rec.close()

@@ -155,10 +155,16 @@ func (r *Run) handleLine(parse parseFunc, line []byte) {
 
 // turnEnded takes a turn's result, on the run's owner: the input closes with the last
 // result of a run not kept open; a kept-open run whose turn is over waits for the
-// person's reply.
+// person's reply; one whose turn ended at or over its budget waits for the person to
+// raise it (budget.go).
 func (r *Run) turnEnded(failed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lastFailed = failed
-	r.moveInputLocked(gotResult, "")
+	e := gotResult
+	if reached := r.budgetReachedLocked(); reached != "" {
+		e = gotResultOver
+		r.emitLocked(Event{Type: EventBudget, Subtype: "reached", Text: reached, Budget: &BudgetInfo{Budget: r.budget}}, true)
+	}
+	r.moveInputLocked(e, "")
 }

@@ -24,6 +24,7 @@ type owner struct {
 	readerDone   chan struct{} // closed once the reader has read the output to its end
 	stopped      stopRequest   // the first stop, asked before the process exited
 	input        input         // where the conversation stands: what may be sent, when the input closes
+	heldBack     []string      // the follow-ups the input holds (input.held), oldest first
 	pending      int           // approval requests waiting for a person
 	lastFailed   bool          // the last turn's result was an error
 	over         bool          // the run has ended: own returns

@@ -44,7 +44,11 @@ type Info struct {
 	// Usage is what the run's agent used, the sum of its usage events (usage.go); nil
 	// before its first turn ended, and for a run recorded by an older segwi.
 	Usage *RunUsage `json:"usage,omitempty"`
-	PID   int       `json:"pid,omitempty"` // the process (and process group) id while it runs
+	// Budget is what the run may use before it waits for the person, as last raised; nil
+	// for none. BudgetRaises are its raises, oldest first.
+	Budget       *Budget       `json:"budget,omitempty"`
+	BudgetRaises []BudgetRaise `json:"budgetRaises,omitempty"`
+	PID          int           `json:"pid,omitempty"` // the process (and process group) id while it runs
 	// Cgroup is the cgroup (its folder) that held the run's processes, made for the run
 	// alone; NoCgroup says why it had none, and segwi found its processes at its end by
 	// reading /proc instead (see cgroup.go). A run recorded by an older segwi has neither.

@@ -35,6 +35,9 @@ type Spec struct {
 	// Runtime names the runtime the run's agent runs on, one of Config.Runtimes; "" for
 	// Config.Runtime, segwi's default (Claude Code).
 	Runtime string
+	// Budget is the run's own budget over Config.Budget (Budget.Over): a field of 0 turns
+	// that bound off, a negative one keeps the setting's; nil keeps them all.
+	Budget *Budget
 }
 
 // Errors a caller may branch on.
@@ -101,6 +104,7 @@ type Run struct {
 	backlog     []Event
 	backlogSize int
 	held        []Event // the last events, recorded while ending, for the subscribers once ended
+	budget      Budget  // what the run may use before it waits for the person (budget.go)
 	// cancelPrepare ends the making and setup of the run's worktree, for a stop (prepare).
 	cancelPrepare context.CancelFunc
 }
@@ -198,7 +202,10 @@ func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, 
 	case inputWrite:
 		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
 		return r.in.message(text), nil
+	case inputHold, inputWriteHeld:
+		return r.holdLocked(act, text), nil
 	case inputShut:
+		r.dropHeldLocked()
 		r.in.close()
 	}
 	r.endLingeringLocked()

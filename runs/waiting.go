@@ -11,23 +11,30 @@ const (
 	// WaitReply: Claude Code finished its turn and the run, kept open (Spec.KeepOpen),
 	// waits for the person's next message, until the idle timeout ends it.
 	WaitReply WaitReason = "reply"
+	// WaitBudget: a turn ended at or over the run's budget, and the run waits for the
+	// person to raise it (Run.RaiseBudget) or stop it; no further turn starts meanwhile.
+	WaitBudget WaitReason = "budget"
 )
 
 // The reasons a waiting run's state gives, for a person.
 const (
 	waitingForApproval = "an approval request waits for a person"
 	waitingForReply    = "waiting for your reply"
+	waitingAtBudget    = "budget reached"
 )
 
 // waitFor says what a started run that nobody stopped waits for, from what it knows: an
 // approval while one is pending; the person's reply while its input is idle (kept open,
-// every message sent has its result); nothing (it is running) otherwise.
+// every message sent has its result); a raise of its budget while its input is over it;
+// nothing (it is running) otherwise.
 func waitFor(pending int, in input) WaitReason {
 	switch {
 	case pending > 0:
 		return WaitApproval
 	case in.state == inputIdle:
 		return WaitReply
+	case in.state == inputOver:
+		return WaitBudget
 	}
 	return ""
 }
@@ -49,6 +56,8 @@ func (r *Run) settleLocked() {
 		r.changeStateLocked(StateWaiting, w, waitingForApproval)
 	case WaitReply:
 		r.changeStateLocked(StateWaiting, w, waitingForReply)
+	case WaitBudget:
+		r.changeStateLocked(StateWaiting, w, r.budget.reached(r.usageLocked(), r.input.results))
 	default:
 		r.changeStateLocked(StateRunning, "", "")
 	}
@@ -65,6 +74,8 @@ func stateText(s State, w WaitReason) string {
 		return string(s)
 	case w == WaitReply:
 		return waitingForReply
+	case w == WaitBudget:
+		return waitingAtBudget
 	}
 	return "waiting for approval"
 }

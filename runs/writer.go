@@ -39,6 +39,10 @@ func (w *writer) message(text string) <-chan error {
 	return written
 }
 
+// later queues text for nobody waiting on its write: what goes wrong is told in a
+// status event.
+func (w *writer) later(text string) { w.add(writeOp{text: text}) }
+
 // close queues the close of the input, after every message queued before it.
 func (w *writer) close() { w.add(writeOp{close: true}) }
 
