@@ -28,6 +28,7 @@ var schema = section{
 		"runs": section{
 			"maxconcurrent": nil, "maxduration": nil, "idletimeout": nil,
 			"stopgrace": nil, "passforgetokens": nil, "ports": nil,
+			"budget": section{"cost": nil, "tokens": nil, "turns": nil},
 		},
 		"approvals":  section{"timeout": nil, "trusted": nil},
 		"canary":     section{"guarddeny": nil},

@@ -79,7 +79,25 @@ type Runs struct {
 	PassForgeTokens bool
 	// Ports is how many TCP ports each run gets (SEGWI_PORT, SEGWI_PORT_COUNT).
 	Ports int
+	// Budget is what a run may use before it waits for the person (segwi.runs.budget);
+	// a run started from the new-run dialog or segwi run may set its own.
+	Budget Budget
 }
+
+// Budget bounds what each run may use, checked where each of its turns ends; a zero field
+// is no bound (the default).
+type Budget struct {
+	Cost   float64 // in US dollars, as the runtime reckons it
+	Tokens int64   // tokens of every kind
+	Turns  int     // the results of the messages the run was sent
+}
+
+// Limits of a budget's values.
+const (
+	MaxBudgetCost   = 1_000_000         // dollars
+	MaxBudgetTokens = 1_000_000_000_000 // tokens
+	MaxBudgetTurns  = 1_000_000
+)
 
 // Approvals configures the approval broker (segwi.approvals).
 type Approvals struct {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -46,6 +47,11 @@ func (l *loader) settings() Settings {
 	s.Runs.StopGrace = l.duration("segwi.runs.stopGrace", d.Runs.StopGrace, time.Second, 5*time.Minute)
 	s.Runs.PassForgeTokens = l.boolean("segwi.runs.passForgeTokens", d.Runs.PassForgeTokens)
 	s.Runs.Ports = l.integer("segwi.runs.ports", d.Runs.Ports, 1, ports.MaxCount)
+	s.Runs.Budget = Budget{
+		Cost:   l.cost("segwi.runs.budget.cost", d.Runs.Budget.Cost, MaxBudgetCost),
+		Tokens: int64(l.integer("segwi.runs.budget.tokens", int(d.Runs.Budget.Tokens), 0, MaxBudgetTokens)),
+		Turns:  l.integer("segwi.runs.budget.turns", d.Runs.Budget.Turns, 0, MaxBudgetTurns),
+	}
 	s.Approvals.Timeout = l.duration("segwi.approvals.timeout", d.Approvals.Timeout, 10*time.Second, 24*time.Hour)
 	s.Approvals.Trusted = l.trusted()
 	s.Canary.GuardDeny = l.guardDeny()
@@ -144,6 +150,31 @@ func (l *loader) integer(key string, def, lo, hi int) int {
 		return def
 	}
 	return int(n)
+}
+
+// cost reads a sum of US dollars between 0 (no bound) and hi: a number, as 2.50.
+func (l *loader) cost(key string, def, hi float64) float64 {
+	raw := l.get(key)
+	if raw == nil {
+		return def
+	}
+	var v float64
+	switch x := raw.(type) {
+	case float64:
+		v = x
+	default:
+		n, ok := wholeNumber(raw)
+		if !ok {
+			l.problem(key, fmt.Sprintf("must be a sum of US dollars like 2.50 (0 for no bound), got %s", show(raw)))
+			return def
+		}
+		v = float64(n)
+	}
+	if math.IsNaN(v) || v < 0 || v > hi {
+		l.problem(key, fmt.Sprintf("must be between 0 (no bound) and %s dollars, got %s", strconv.FormatFloat(hi, 'f', -1, 64), show(raw)))
+		return def
+	}
+	return v
 }
 
 func wholeNumber(v any) (int64, bool) {

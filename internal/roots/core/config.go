@@ -37,7 +37,13 @@ func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Appro
 		Log:             cfg.Log,
 		Ports:           s.Runs.Ports,
 		Repositories:    RunRepositories(s.Repositories),
+		Budget:          RunBudget(s.Runs.Budget),
 	}
+}
+
+// RunBudget returns the runs' budget of the settings' (segwi.runs.budget).
+func RunBudget(b settings.Budget) runs.Budget {
+	return runs.Budget{CostUSD: b.Cost, Tokens: b.Tokens, Turns: b.Turns}
 }
 
 // RunRepositories returns what runs need of the configured repositories.
