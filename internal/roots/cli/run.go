@@ -39,12 +39,15 @@ type runOptions struct {
 	// worktree and inCheckout are --worktree and --in-checkout: where a build or ready run
 	// works, against its repository's default (segwi.repositories[].worktree).
 	worktree, inCheckout bool
+	// budgetCost, budgetTokens and budgetTurns are --budget-cost, --budget-tokens and
+	// --budget-turns as written; "" for a flag not given (the setting holds).
+	budgetCost, budgetTokens, budgetTurns string
 }
 
 func newRunCmd(env *Env) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--worktree|--in-checkout] [--model M] [--runtime NAME] [--continue ID] [--json] PROMPT...",
+		Use:   "run [--kind build|ready|ask] [--checkout DIR] [--worktree|--in-checkout] [--model M] [--runtime NAME] [--budget-cost USD] [--budget-tokens N] [--budget-turns N] [--continue ID] [--json] PROMPT...",
 		Short: "Run Claude Code in a checkout and print what it does",
 		Long: "Run Claude Code in a checkout, as the session you would start by hand, and print its events\n" +
 			"as readable lines (JSON lines with --json). Approvals are asked on the controlling terminal,\n" +
@@ -63,7 +66,10 @@ func newRunCmd(env *Env) *cobra.Command {
 			"first. --in-checkout works in the checkout when the repository makes the worktree its\n" +
 			"default. segwi worktrees lists and removes them.\n\n" +
 			"With --runtime NAME, the run's agent is the ACP agent of segwi.runtimes called NAME instead of\n" +
-			"Claude Code (a continued run keeps its runtime).",
+			"Claude Code (a continued run keeps its runtime).\n\n" +
+			"--budget-cost, --budget-tokens and --budget-turns set the run's budget over the settings'\n" +
+			"(segwi.runs.budget); 0 or none turns a bound off. It is checked where each turn ends: a turn\n" +
+			"that ends at or over it is the run's last until the budget is raised.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(a, " "))
@@ -79,6 +85,9 @@ func newRunCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.continues, "continue", "", "continue the finished run `ID`, resuming its Claude Code session")
 	f.BoolVar(&o.worktree, "worktree", false, "work in a new git worktree of the checkout, on a branch of the run's own")
 	f.BoolVar(&o.inCheckout, "in-checkout", false, "work in the checkout itself, whatever the repository's default")
+	f.StringVar(&o.budgetCost, "budget-cost", "", "the run's cost budget in US dollars, e.g. 2.00 (0 or none: no bound; default segwi.runs.budget.cost)")
+	f.StringVar(&o.budgetTokens, "budget-tokens", "", "the run's token budget (0 or none: no bound; default segwi.runs.budget.tokens)")
+	f.StringVar(&o.budgetTurns, "budget-turns", "", "the run's budget of turns (0 or none: no bound; default segwi.runs.budget.turns)")
 	cmd.MarkFlagsMutuallyExclusive("worktree", "in-checkout")
 	return cmd
 }
@@ -267,6 +276,9 @@ func runSpec(o runOptions) (runs.Spec, error) {
 		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" || o.worktree || o.inCheckout || o.runtime != "" {
 			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout (or worktree) model and runtime of the run it continues: leave out --kind, --checkout, --worktree, --in-checkout, --model and --runtime")
 		}
+		if o.budgetCost != "" || o.budgetTokens != "" || o.budgetTurns != "" {
+			return runs.Spec{}, usageErrorf("a continued run has the budget of the settings (segwi.runs.budget): leave out --budget-cost, --budget-tokens and --budget-turns")
+		}
 		if o.prompt == "" {
 			return runs.Spec{}, usageErrorf("no prompt given: write what the continued run should do next after the flags")
 		}
@@ -306,7 +318,42 @@ func runSpec(o runOptions) (runs.Spec, error) {
 	if runtime == settings.BuiltinRuntime {
 		runtime = "" // Claude Code, the default
 	}
-	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model, Where: where, Runtime: runtime}, nil
+	budget, err := runBudget(o)
+	if err != nil {
+		return runs.Spec{}, err
+	}
+	return runs.Spec{Kind: kind, Checkout: checkout, Prompt: o.prompt, Model: o.model, Where: where, Runtime: runtime, Budget: budget}, nil
+}
+
+// runBudget is the run's own budget from the --budget-* flags (runs.Spec.Budget): nil
+// when none is given; its errors are usage errors.
+func runBudget(o runOptions) (*runs.Budget, error) {
+	if o.budgetCost == "" && o.budgetTokens == "" && o.budgetTurns == "" {
+		return nil, nil
+	}
+	b := runs.KeepAll
+	var err error
+	if o.budgetCost != "" {
+		if b.CostUSD, err = runs.ParseBudgetCost(o.budgetCost); err != nil {
+			return nil, usageErrorf("--budget-cost: %v", err)
+		}
+	}
+	if o.budgetTokens != "" {
+		if b.Tokens, err = runs.ParseBudgetCount(o.budgetTokens); err != nil {
+			return nil, usageErrorf("--budget-tokens: %v", err)
+		}
+	}
+	if o.budgetTurns != "" {
+		n, err := runs.ParseBudgetCount(o.budgetTurns)
+		if err != nil || n > settings.MaxBudgetTurns {
+			if err == nil {
+				err = fmt.Errorf("%d is more than %d", n, settings.MaxBudgetTurns)
+			}
+			return nil, usageErrorf("--budget-turns: %v", err)
+		}
+		b.Turns = int(n)
+	}
+	return &b, nil
 }
 
 // printer prints a run's events, readable or as JSON lines, and remembers what the end
