@@ -274,3 +274,24 @@ func (r *Run) dropHeldLocked() {
 	r.emitLocked(Event{Type: EventStatus, Subtype: "held", Text: fmt.Sprintf("not sent: the run's input closed with %s held back for its budget", plural(len(r.heldBack), "message"))}, false)
 	r.heldBack = nil
 }
+
+// BudgetText says a run's budget and its raises, for a person: "$3.00, 5 turns (raised
+// by $1.00 by you)"; "none".
+func BudgetText(in Info) string {
+	if in.Budget == nil {
+		return "none"
+	}
+	s := in.Budget.String()
+	var raises []string
+	for _, r := range in.BudgetRaises {
+		t := "raised by " + r.By.String()
+		if r.Who != "" {
+			t += " by " + r.Who
+		}
+		raises = append(raises, t)
+	}
+	if len(raises) > 0 {
+		s += " (" + strings.Join(raises, ", ") + ")"
+	}
+	return s
+}

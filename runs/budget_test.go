@@ -69,3 +69,13 @@ func TestParseBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestBudgetText(t *testing.T) {
+	in := Info{Budget: &Budget{CostUSD: 3, Turns: 5}, BudgetRaises: []BudgetRaise{{By: Budget{CostUSD: 1}, Who: "you"}, {By: Budget{Turns: 2}}}}
+	if got, want := BudgetText(in), "$3.00, 5 turns (raised by $1.00 by you, raised by 2 turns)"; got != want {
+		t.Errorf("BudgetText = %q, want %q", got, want)
+	}
+	if got := BudgetText(Info{}); got != "none" {
+		t.Errorf("BudgetText of no budget = %q, want none", got)
+	}
+}

@@ -193,6 +193,9 @@ func writeInfo(w io.Writer, in runs.Info, conv runs.Conversation) {
 	if in.Usage != nil {
 		line("usage", in.Usage.String())
 	}
+	if in.Budget != nil {
+		line("budget", runs.BudgetText(in))
+	}
 	line("session", in.SessionID)
 	if in.PID != 0 && !in.State.Final() {
 		line("process", fmt.Sprintf("%d (its process group)", in.PID))
