@@ -29,6 +29,8 @@ type liveRun interface {
 	// CloseInput ends the run once its current turn is done: no more follow-ups.
 	CloseInput()
 	Stop()
+	// RaiseBudget raises the run's budget by by, who asking (runs.Run.RaiseBudget).
+	RaiseBudget(by runs.Budget, who string) error
 }
 
 // pusher pushes an ended run's branch: the tray does (remotePusher), with the keyring's
@@ -80,6 +82,7 @@ type runWindow struct {
 	inReview   bool             // the Changes tab shows: the diff has the window's height and the keyboard
 	approvals  *approvalPanel   // nil for a past run's record
 	reply      *replyBanner     // nil for a past run's record
+	budget     *budgetBar       // shown while the run waits at its budget; nil for a past run's record
 	replyRow   *fyne.Container  // the reply box and Send: under the timeline, or in the reply banner
 	replyHome  *fyne.Container  // where the reply box is while the banner is not shown
 
@@ -249,6 +252,7 @@ func (w *runWindow) build() {
 	w.replyRow = container.NewBorder(nil, nil, nil, w.send, w.followUp)
 	w.replyHome = container.NewStack(w.replyRow)
 	bottom := container.NewVBox(
+		w.budgetHome(),
 		w.replyHome,
 		buttons,
 		w.pushWhy,
@@ -507,6 +511,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 	}
 	w.showHeader()
 	w.showReply(waitsForReply(info) && !w.ended && !w.finished)
+	w.showBudget(waitsAtBudget(info) && !w.ended && !w.finished)
 	w.list.Refresh()
 	w.rawList.Refresh()
 	if follow {

@@ -40,7 +40,8 @@ type fakeRun struct {
 	sent      []string
 	allowStop bool
 	stops     int
-	closes    int // CloseInput calls
+	closes    int           // CloseInput calls
+	raises    []runs.Budget // RaiseBudget calls
 	subs      int
 }
 
@@ -89,6 +90,13 @@ func (r *fakeRun) Stop() {
 		r.t.Error("unexpected Stop")
 	}
 	r.stops++
+}
+
+func (r *fakeRun) RaiseBudget(by runs.Budget, who string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.raises = append(r.raises, by)
+	return nil
 }
 
 func (r *fakeRun) CloseInput() {

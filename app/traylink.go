@@ -292,6 +292,14 @@ func (r *linkedRun) Send(text string) error {
 	return r.tray.client.FollowUp(ctx, r.id, text)
 }
 
+// RaiseBudget raises the run's budget by by; the tray records the window's person as who
+// asked. It returns once the tray has done it, or refused.
+func (r *linkedRun) RaiseBudget(by runs.Budget, _ string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	return r.tray.client.RaiseBudget(ctx, r.id, by)
+}
+
 // CloseInput ends the run once its current turn is done. It does not wait for the tray.
 func (r *linkedRun) CloseInput() {
 	r.tray.command(func(ctx context.Context) error { return r.tray.client.Finish(ctx, r.id) })

@@ -20,6 +20,9 @@ type Start struct {
 	// Runtime names the runtime of segwi.runtimes the run's agent runs on; "" for Claude
 	// Code. It names one of the person's settings, never a command.
 	Runtime string `json:"runtime,omitempty"`
+	// Budget is the run's own budget over the settings' (runs.Spec.Budget); nil keeps
+	// theirs.
+	Budget *runs.Budget `json:"budget,omitempty"`
 }
 
 // MessageType returns TypeStart.
@@ -40,12 +43,12 @@ func (s Start) check() error {
 
 // Spec is the run to start.
 func (s Start) Spec() runs.Spec {
-	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where, Runtime: s.Runtime}
+	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where, Runtime: s.Runtime, Budget: s.Budget}
 }
 
 // StartOf is the Start command of spec.
 func StartOf(spec runs.Spec) Start {
-	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where, Runtime: spec.Runtime}
+	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where, Runtime: spec.Runtime, Budget: spec.Budget}
 }
 
 // FollowUp sends the person's message to a run that is going.

@@ -69,6 +69,7 @@ const (
 	TypeChanges         Type = "changes"           // Changes: what a run changed, and a diff
 	TypeRunWindows      Type = "run-windows"       // RunWindows: the run windows open now
 	TypeRemoveWorktree  Type = "remove-worktree"   // RemoveWorktree: an ended run's worktree
+	TypeRaiseBudget     Type = "raise-budget"      // RaiseBudget: let a run at its budget go on
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -167,6 +168,7 @@ var kinds = map[Type]kind{
 	TypeChanges:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Changes]()},
 	TypeRunWindows:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunWindows]()},
 	TypeRemoveWorktree:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveWorktree]()},
+	TypeRaiseBudget:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RaiseBudget]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -105,6 +105,8 @@ func examples() []Body {
 		Changes{Run: info.ID, Path: "web/login.go"},
 		RunWindows{Runs: []string{info.ID, "20250314-101010-beef"}},
 		RemoveWorktree{Run: info.ID, DeleteBranch: true, Force: true},
+		RaiseBudget{Run: info.ID, By: runs.Budget{CostUSD: 1.5, Turns: 2}},
+		Start{Kind: runs.KindBuild, Checkout: "/src/web", Prompt: "Fix it", Budget: &runs.Budget{CostUSD: 2, Tokens: -1, Turns: 0}},
 	}
 }
 

@@ -41,6 +41,8 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { r.CloseInput(); return nil }))
 	case control.Stop:
 		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { r.Stop(); return nil }))
+	case control.RaiseBudget:
+		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { return r.RaiseBudget(cmd.By, "you, in the run window") }))
 	case control.CheckPush:
 		return failed(h.checkPush(ctx, cmd.Run))
 	case control.Push:
