@@ -135,6 +135,7 @@ const (
 	LabelNoRuns    = "No runs going"
 	WaitingForYou  = "⚠ waiting for you"        // a run waits for an approval
 	WaitingReply   = "⚠ waiting for your reply" // a run's turn is over: it waits for your next message
+	WaitingBudget  = "⚠ budget reached"         // a run's turn ended at its budget: it waits for a raise
 	ProblemMark    = "⚠ "                       // before Snapshot.Problem
 	LabelApprovals = "Waiting approvals (%d)"
 	LabelPageOn    = "Approval page on the tailnet…" // opens the settings, which say where it is
@@ -205,8 +206,11 @@ func runLabel(r Run, now time.Time) string {
 	switch r.State {
 	case runs.StateWaiting:
 		mark := WaitingForYou
-		if r.Waiting == runs.WaitReply {
+		switch r.Waiting {
+		case runs.WaitReply:
 			mark = WaitingReply
+		case runs.WaitBudget:
+			mark = WaitingBudget
 		}
 		return head + mark + " " + shortElapsed(now.Sub(r.Since))
 	case runs.StateRunning:

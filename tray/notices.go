@@ -27,7 +27,7 @@ func RunTitle(name string, info runs.Info) string {
 
 // Notice returns the notification of one of the events the runs manager publishes
 // (runs.Manager.Subscribe) for the run info, known to the person as name: a run that waits
-// for the person's reply, a run that ended, an approval request that timed out or that
+// for the person's reply, a run that reached its budget, a run that ended, an approval request that timed out or that
 // Claude Code stopped waiting for. ok is false for an event that is no notification (a
 // run going from queued to running).
 func Notice(e runs.Event, info runs.Info, name string) (note Note, ok bool) {
@@ -37,6 +37,10 @@ func Notice(e runs.Event, info runs.Info, name string) (note Note, ok bool) {
 	case e.Type == runs.EventState && e.State != nil && e.State.To == runs.StateWaiting && e.State.Waiting == runs.WaitReply:
 		note.Body = "Claude Code finished its turn and waits for your reply. Reply in the run window, or Finish the run."
 		note.Lasting = true // until the person replies or the run ends
+		return note, true
+	case e.Type == runs.EventState && e.State != nil && e.State.To == runs.StateWaiting && e.State.Waiting == runs.WaitBudget:
+		note.Body = run + " stopped at its budget (" + visible.Escape(strings.TrimPrefix(e.State.Reason, "budget reached: ")) +
+			"): no further turn starts until you raise it. Raise it or Stop the run in the run window."
 		return note, true
 	case e.Type == runs.EventState && e.State != nil && e.State.To.Final():
 		note.Body = run + " " + endText(e.State.To)

@@ -70,7 +70,7 @@ func (h *Hub) replied(id string) {
 func noticeable(e runs.Event) bool {
 	switch {
 	case e.Type == runs.EventState && e.State != nil:
-		return e.State.To.Final() || e.State.Waiting == runs.WaitReply
+		return e.State.To.Final() || e.State.Waiting == runs.WaitReply || e.State.Waiting == runs.WaitBudget
 	case e.Type == runs.EventApprovalAnswer:
 		return e.Approval != nil && (e.Approval.By == string(approvals.ByTimeout) || e.Approval.By == string(approvals.ByCancelled))
 	}
