@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -58,12 +59,16 @@ type newRunDialog struct {
 	prompt   *formEntry
 	model    *formEntry
 	runtime  *widget.Select // the runtime, shown only when segwi.runtimes lists any; nil otherwise
-	problem  *widget.Label
-	start    *widget.Button
-	starting bool
-	closed   bool
-	discard  dialog.Dialog // the question Esc asks with a task typed; nil when not shown
-	answered atomic.Int64  // Start calls answered, for tests
+	// cost, tokens and turns are the run's budget, the settings' to start with
+	// (segwi.runs.budget); empty is no bound.
+	cost, tokens, turns *formEntry
+	settingsBudget      runs.Budget // the settings' budget, which the fields start with
+	problem             *widget.Label
+	start               *widget.Button
+	starting            bool
+	closed              bool
+	discard             dialog.Dialog // the question Esc asks with a task typed; nil when not shown
+	answered            atomic.Int64  // Start calls answered, for tests
 }
 
 // newNewRunDialog builds the dialog for kind with the settings in force. On Fyne's goroutine.
@@ -94,6 +99,21 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	d.model.SetText(s.Claude.Model)
 	d.model.SetPlaceHolder("Claude Code's default model")
 
+	d.cost, d.tokens, d.turns = newFormEntry(false, d.keys()), newFormEntry(false, d.keys()), newFormEntry(false, d.keys())
+	d.cost.SetPlaceHolder("$ cost")
+	d.tokens.SetPlaceHolder("tokens")
+	d.turns.SetPlaceHolder("turns")
+	d.settingsBudget = runs.Budget{CostUSD: s.Runs.Budget.Cost, Tokens: s.Runs.Budget.Tokens, Turns: s.Runs.Budget.Turns}
+	if b := s.Runs.Budget; b.Cost > 0 {
+		d.cost.SetText(strings.TrimPrefix(runs.CostText(b.Cost), "$"))
+	}
+	if b := s.Runs.Budget; b.Tokens > 0 {
+		d.tokens.SetText(fmt.Sprint(b.Tokens))
+	}
+	if b := s.Runs.Budget; b.Turns > 0 {
+		d.turns.SetText(fmt.Sprint(b.Turns))
+	}
+
 	d.problem = widget.NewLabel("")
 	d.problem.Wrapping = fyne.TextWrapWord
 	d.problem.Importance = widget.DangerImportance
@@ -108,7 +128,11 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 		d.where,
 		d.promptL,
 	)
-	bottomObjs := []fyne.CanvasObject{widget.NewLabel("Model"), d.model}
+	// The budget beside the model, on the same lines: the task box keeps its height.
+	bottomObjs := []fyne.CanvasObject{
+		container.NewGridWithColumns(2, widget.NewLabel("Model"), widget.NewLabel(budgetLabel)),
+		container.NewGridWithColumns(2, d.model, container.NewGridWithColumns(3, d.cost, d.tokens, d.turns)),
+	}
 	if len(s.Runtimes) > 0 {
 		names := []string{claudeRuntimeLabel}
 		for _, r := range s.Runtimes {
@@ -371,6 +395,14 @@ func (d *newRunDialog) startRun() {
 		d.say(msg)
 		return
 	}
+	budget, err := d.budget()
+	if err != nil {
+		d.say("The budget: " + err.Error())
+		return
+	}
+	if budget != d.settingsBudget {
+		spec.Budget = &budget // else the settings' budget, as the run's start finds them
+	}
 	if d.starting {
 		return
 	}
@@ -395,4 +427,35 @@ func (d *newRunDialog) startRun() {
 			}
 		})
 	}()
+}
+
+// budgetLabel heads the budget's fields in the new-run dialog.
+const budgetLabel = "Budget (empty: no bound)"
+
+// budget is the run's budget the dialog's fields say: each field the whole bound, empty
+// or 0 for none.
+func (d *newRunDialog) budget() (runs.Budget, error) {
+	var b runs.Budget
+	var err error
+	if t := strings.TrimSpace(d.cost.Text); t != "" {
+		if b.CostUSD, err = runs.ParseBudgetCost(t); err != nil {
+			return b, err
+		}
+	}
+	if t := strings.TrimSpace(d.tokens.Text); t != "" {
+		if b.Tokens, err = runs.ParseBudgetCount(t); err != nil {
+			return b, err
+		}
+	}
+	if t := strings.TrimSpace(d.turns.Text); t != "" {
+		n, err := runs.ParseBudgetCount(t)
+		if err != nil {
+			return b, err
+		}
+		if n > settings.MaxBudgetTurns {
+			return b, fmt.Errorf("%d turns is more than %d", n, settings.MaxBudgetTurns)
+		}
+		b.Turns = int(n)
+	}
+	return b, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,5 +397,38 @@ func TestNewRunDialogStartsARunOnTheChosenRuntime(t *testing.T) {
 	}
 	if got := control.StartOf(want[0]).Spec(); got.Runtime != "codex" {
 		t.Errorf("the Start command carries runtime %q, want codex", got.Runtime)
+	}
+}
+
+// The new-run dialog starts with the settings' budget, and a run whose budget the person
+// changed gets it whole, a field emptied turning that bound off; a wrong one is refused.
+func TestNewRunDialogSetsTheRunsBudget(t *testing.T) {
+	a := test.NewTempApp(t)
+	web := gitCheckout(t)
+	s := settings.Settings{
+		Repositories: []settings.Repository{{Name: "web", Path: web}},
+		Runs:         settings.Runs{Budget: settings.Budget{Cost: 2, Turns: 10}},
+	}
+	run := newFakeRun(t, runs.Info{ID: "r1"}, 1)
+	starter := &fakeStarter{t: t, allow: true, run: run}
+	d := newNewRunDialog(a, starter, s, runs.KindBuild, nil)
+	t.Cleanup(func() { closeDialog(d) })
+	if d.cost.Text != "2.00" || d.tokens.Text != "" || d.turns.Text != "10" {
+		t.Fatalf("the budget starts as $%q, %q tokens, %q turns; want the settings'", d.cost.Text, d.tokens.Text, d.turns.Text)
+	}
+	test.Type(d.prompt, "fix the login")
+	d.turns.SetText("x")
+	test.Tap(d.start)
+	if !strings.HasPrefix(d.problem.Text, `The budget: "x" is not a whole number`) {
+		t.Errorf("a budget of x turns: the dialog says %q", d.problem.Text)
+	}
+	d.cost.SetText("0.50")
+	d.turns.SetText("")
+	d.tokens.SetText("200,000")
+	test.Tap(d.start)
+	await.For(t, 10*time.Second, "the run to start", func() bool { return d.answered.Load() == 1 })
+	got := starter.started()
+	if len(got) != 1 || got[0].Budget == nil || *got[0].Budget != (runs.Budget{CostUSD: 0.5, Tokens: 200000}) {
+		t.Errorf("started %+v, want the budget $0.50 and 200,000 tokens, no bound on turns", got)
 	}
 }
