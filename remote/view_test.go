@@ -127,6 +127,13 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a run at its budget says how far it went", func(t *testing.T) {
+		r := pageRunOf(control.Run{Name: "web", Info: runs.Info{ID: "r1", Kind: runs.KindBuild, State: runs.StateWaiting,
+			Waiting: runs.WaitBudget, Reason: "budget reached: $2.04 of $2.00"}})
+		if r.State != "waiting" || r.Reason != "budget reached: $2.04 of $2.00" {
+			t.Errorf("the page shows the run %s: %q", r.State, r.Reason)
+		}
+	})
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from what the tests render")
