@@ -20,6 +20,8 @@ func TestTheStatusLineSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 			"State: ⚠ waiting for you: answer the approval here or in its popup · 1m 30s"},
 		{"its turn is over", runs.Info{State: runs.StateWaiting, Waiting: runs.WaitReply, Start: runT0},
 			"State: ⚠ waiting for your reply: its turn is over; send a follow-up, or Finish · 1m 30s"},
+		{"it reached its budget", runs.Info{State: runs.StateWaiting, Waiting: runs.WaitBudget, Reason: "budget reached: $2.04 of $2.00", Start: runT0},
+			"State: ⚠ budget reached: $2.04 of $2.00: raise the budget below, or Stop · 1m 30s"},
 		{"it works", runs.Info{State: runs.StateRunning, Start: runT0}, "State: running · 1m 30s"},
 		{"its turns' usage shows", runs.Info{State: runs.StateRunning, Start: runT0, CostUSD: 0.0123,
 			Usage: &runs.RunUsage{Turns: 2, Usage: runs.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 11000, CostUSD: 0.0123}}},

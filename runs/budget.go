@@ -90,7 +90,7 @@ func (b Budget) reached(u Usage, turns int) string {
 		parts = append(parts, Thousands(u.Tokens())+" tokens of "+Thousands(b.Tokens))
 	}
 	if b.Turns > 0 && turns >= b.Turns {
-		parts = append(parts, fmt.Sprintf("%d turns of %d", turns, b.Turns))
+		parts = append(parts, fmt.Sprintf("%s of %d", plural(turns, "turn"), b.Turns))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -17,6 +17,7 @@ func TestBudgetReached(t *testing.T) {
 		{"tokens of every kind count", Budget{Tokens: 1000}, Usage{InputTokens: 400, OutputTokens: 100, CacheReadTokens: 500}, 1,
 			"budget reached: 1,000 tokens of 1,000"},
 		{"turns at the bound", Budget{Turns: 2}, Usage{}, 2, "budget reached: 2 turns of 2"},
+		{"one turn", Budget{Turns: 1}, Usage{}, 1, "budget reached: 1 turn of 1"},
 		{"two bounds", Budget{CostUSD: 1, Turns: 2}, Usage{CostUSD: 1}, 3, "budget reached: $1.00 of $1.00, 3 turns of 2"},
 	}
 	for _, tt := range tests {
