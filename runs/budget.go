@@ -192,6 +192,9 @@ func (r *Run) raiseBudgetLocked(by Budget, who string) error {
 			return fmt.Errorf("raising the budget of run %s: %w: it has no %s budget to raise (its budget is %s)", r.id, ErrBudget, f.name, b)
 		}
 	}
+	if by.CostUSD > 0 && r.agentCost > 0 {
+		return fmt.Errorf("raising the budget of run %s: %w: its %s keeps to the cost budget it started with (%s) itself, and takes no more messages past it; continue the run instead", r.id, ErrBudget, r.agent, CostText(r.agentCost))
+	}
 	b.CostUSD += by.CostUSD
 	b.Tokens += by.Tokens
 	b.Turns += by.Turns
@@ -242,6 +245,19 @@ func (r *Run) setBudget(settings Budget, own *Budget) {
 	if !b.IsZero() {
 		r.info.Budget = &b
 	}
+	if tb, ok := r.runtime.(TurnCostBounder); ok && tb.BoundsTurnCost() && !r.spec.KeepOpen {
+		r.agentCost = b.CostUSD // one message: nothing is lost if the agent takes no more past it
+	}
+}
+
+// TurnCostBounder is a Runtime whose agent can bound its own cost mid-turn
+// (Launch.MaxCostUSD), as Claude Code's --max-budget-usd does: checked after each request
+// to the model, so over by at most about one request, and for its whole process, which
+// then answers every later message with an error and never asks the model again. segwi
+// gives it a run's cost budget only when the run sends one message (not kept open), where
+// no later message is lost; a kept-open run's budget is checked where its turns end.
+type TurnCostBounder interface {
+	BoundsTurnCost() bool
 }
 
 // holdLocked carries out a move of the input that holds a follow-up (text) or writes the

@@ -53,7 +53,7 @@ func (r *Run) startSteps() (st startResult) {
 		}
 	}()
 	l := Launch{
-		RunID: r.id, Kind: r.spec.Kind, Checkout: r.checkout, Model: r.spec.Model, Resume: r.spec.Resume,
+		RunID: r.id, Kind: r.spec.Kind, Checkout: r.checkout, Model: r.spec.Model, Resume: r.spec.Resume, MaxCostUSD: r.agentCost,
 		Env: envFor(cfg.Env, cfg.PassForgeTokens, r.id, r.spec.Kind), Dir: r.dir,
 		Start: r.startAgent(&st),
 	}
@@ -220,6 +220,8 @@ func (r *Run) outcomeLocked(exit ExitInfo, killedBy string) (State, string) {
 		return StateFailed, killedBy
 	case exit.Code != 0 && exit.Signal != "":
 		return StateFailed, fmt.Sprintf("%s was killed by a signal (%s)", r.agent, exit.Signal)
+	case exit.Code != 0 && r.agentCost > 0 && r.reached != "":
+		return StateFailed, fmt.Sprintf("%s: %s stopped at the run's cost budget itself and exited with code %d", r.reached, r.agent, exit.Code)
 	case exit.Code != 0:
 		return StateFailed, fmt.Sprintf("%s exited with code %d", r.agent, exit.Code)
 	case r.input.results == 0:

@@ -162,7 +162,8 @@ func (r *Run) turnEnded(failed bool) {
 	defer r.mu.Unlock()
 	r.lastFailed = failed
 	e := gotResult
-	if reached := r.budgetReachedLocked(); reached != "" {
+	r.reached = r.budgetReachedLocked()
+	if reached := r.reached; reached != "" {
 		e = gotResultOver
 		r.emitLocked(Event{Type: EventBudget, Subtype: "reached", Text: reached, Budget: &BudgetInfo{Budget: r.budget}}, true)
 	}

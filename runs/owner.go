@@ -25,6 +25,7 @@ type owner struct {
 	stopped      stopRequest   // the first stop, asked before the process exited
 	input        input         // where the conversation stands: what may be sent, when the input closes
 	heldBack     []string      // the follow-ups the input holds (input.held), oldest first
+	reached      string        // the budget the last turn reached, for a person; "" when it did not
 	pending      int           // approval requests waiting for a person
 	lastFailed   bool          // the last turn's result was an error
 	over         bool          // the run has ended: own returns

@@ -105,6 +105,9 @@ type Run struct {
 	backlogSize int
 	held        []Event // the last events, recorded while ending, for the subscribers once ended
 	budget      Budget  // what the run may use before it waits for the person (budget.go)
+	// agentCost is the cost bound its agent keeps to itself (Launch.MaxCostUSD), set
+	// before the owner starts; 0 for none.
+	agentCost float64
 	// cancelPrepare ends the making and setup of the run's worktree, for a stop (prepare).
 	cancelPrepare context.CancelFunc
 }

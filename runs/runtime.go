@@ -30,6 +30,10 @@ type Launch struct {
 	Checkout string // the folder the agent works in
 	Model    string // the model it is to use; "" for its default
 	Resume   string // the agent's session to resume (a continued run); "" for a new one
+	// MaxCostUSD bounds the cost of the agent's whole process, for a runtime that keeps
+	// to it itself, mid-turn (TurnCostBounder): the cost budget of a run that sends its
+	// agent one message (not kept open); 0 for none.
+	MaxCostUSD float64
 	// Env is the run's environment: the person's, less what no run gets (forge tokens,
 	// unless the settings pass them; retired variables), plus SEGWI_RUN_ID and
 	// SEGWI_RUN_KIND, which every process of the run inherits.

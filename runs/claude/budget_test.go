@@ -153,3 +153,86 @@ func lastUserTexts(srv *fakeapi.Server) []string {
 	}
 	return out
 }
+
+// A run that sends Claude Code one message (not kept open) gives it its cost budget as
+// --max-budget-usd, so that a runaway turn is bounded too: with each request costing
+// $0.0201, a $0.05 budget ends a turn of seven requests after the third, Claude Code's
+// own check coming after each request.
+func TestACostBudgetBoundsTheOneTurnOfARunNotKeptOpen(t *testing.T) {
+	bin := claudetest.Binary(t)
+	perRequest := fakeapi.Usage{InputTokens: 10_000, OutputTokens: 10}
+	srv := fakeapi.New(t, func(req *fakeapi.Request) fakeapi.Reply {
+		if n := req.Turn(); n < 6 {
+			return fakeapi.Say(fakeapi.ToolUse("Bash", fakeapi.Input{"command": fmt.Sprintf("echo step %d", n), "description": "A step"})).WithUsage(perRequest)
+		}
+		return fakeapi.Say(fakeapi.Text("Done.")).WithUsage(perRequest)
+	})
+	env := claudetest.Env(t, srv.URL)
+	stateDir := t.TempDir()
+	m, err := runs.NewManager(runs.Config{
+		Runtime: claude.Runtime{Path: bin}, StateDir: stateDir, Env: env.Vars(),
+		Model: "sonnet", StopGrace: 2 * time.Second, Budget: runs.Budget{CostUSD: 0.05, Turns: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		m.StopAll(ctx)
+	})
+	r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "Take seven steps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	info, err := r.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Scripted()); n != 3 {
+		t.Errorf("the model was asked %d times, want 3: Claude Code stops the turn after the request that reached $0.05", n)
+	}
+	if !slices.Contains(info.Argv, "--max-budget-usd") || info.Argv[slices.Index(info.Argv, "--max-budget-usd")+1] != "0.05" {
+		t.Errorf("claude ran as %q, want --max-budget-usd 0.05", info.Argv)
+	}
+	if want := "budget reached: $0.0603 of $0.05: claude stopped at the run's cost budget itself and exited with code 1"; info.State != runs.StateFailed || info.Reason != want {
+		t.Errorf("the run ended %s: %q; want failed: %q", info.State, info.Reason, want)
+	}
+	if err := r.RaiseBudget(runs.Budget{CostUSD: 1}, "the test"); err == nil {
+		t.Error("an ended run's budget was raised")
+	}
+}
+
+// A kept-open run's budget is checked where its turns end only: Claude Code gets no
+// --max-budget-usd, since it would take no more messages past it.
+func TestAKeptOpenRunGivesClaudeCodeNoCostBound(t *testing.T) {
+	bin := claudetest.Binary(t)
+	srv := fakeapi.New(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("Hello."))))
+	env := claudetest.Env(t, srv.URL)
+	m, err := runs.NewManager(runs.Config{Runtime: claude.Runtime{Path: bin}, StateDir: t.TempDir(), Env: env.Vars(),
+		StopGrace: 2 * time.Second, Budget: runs.Budget{CostUSD: 0.05}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		m.StopAll(ctx)
+	})
+	r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindAsk, Checkout: claudetest.Checkout(t), Prompt: "Hi", KeepOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	await.For(t, 60*time.Second, "the first turn's end", func() bool { return r.Info().Usage != nil })
+	if argv := r.Info().Argv; slices.Contains(argv, "--max-budget-usd") {
+		t.Errorf("a kept-open run's claude ran as %q, want no --max-budget-usd", argv)
+	}
+	r.CloseInput()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/runs"
@@ -36,6 +37,10 @@ type Runtime struct {
 
 // Name is how a run's reasons call Claude Code: "claude exited with code 1".
 func (Runtime) Name() string { return "claude" }
+
+// BoundsTurnCost says Claude Code keeps to a cost bound itself (--max-budget-usd,
+// runs.TurnCostBounder).
+func (Runtime) BoundsTurnCost() bool { return true }
 
 // Check says whether Path finds Claude Code; its error wraps ErrNotFound and says what to
 // do.
@@ -67,7 +72,11 @@ func (rt Runtime) Start(l runs.Launch) (runs.Session, error) {
 			return nil, fmt.Errorf("writing %s: %w", mcpConfig, err)
 		}
 	}
-	s, err := startInPTY(l, claude, argvFor(claude, l.Kind, l.Model, mcpConfig, l.Resume))
+	argv := argvFor(claude, l.Kind, l.Model, mcpConfig, l.Resume)
+	if l.MaxCostUSD > 0 {
+		argv = append(argv, "--max-budget-usd", strconv.FormatFloat(l.MaxCostUSD, 'f', -1, 64))
+	}
+	s, err := startInPTY(l, claude, argv)
 	if err != nil {
 		if mcpConfig != "" {
 			os.Remove(mcpConfig)
