@@ -133,6 +133,7 @@ func TestAListSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 		{Info{State: StateRunning}, "running"},
 		{Info{State: StateWaiting, Waiting: WaitReply}, "waiting for your reply"},
 		{Info{State: StateWaiting, Waiting: WaitApproval}, "waiting for approval"},
+		{Info{State: StateWaiting, Waiting: WaitBudget}, "budget reached"},
 		{Info{State: StateWaiting}, "waiting for approval"}, // recorded by an older segwi
 		{Info{State: StateTimedOut}, "timed-out"},
 	} {
