@@ -204,6 +204,10 @@ func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, 
 	switch act {
 	case inputWrite:
 		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
+		if e == sendPrompt { // nobody waits on the task's write: what goes wrong is recorded
+			r.in.later(text)
+			return nil, nil
+		}
 		return r.in.message(text), nil
 	case inputHold, inputWriteHeld:
 		return r.holdLocked(act, text), nil

@@ -23,11 +23,16 @@ type catRuntime struct {
 	// linger makes the agent stay once its input is closed, as an ACP agent does: cat,
 	// then a long sleep. Its session says so (runs.Lingering).
 	linger bool
+	// deaf makes every message the run sends fail to reach the agent.
+	deaf bool
 }
 
 func (rt catRuntime) Name() string {
-	if rt.linger {
+	switch {
+	case rt.linger:
 		return "lingering-cat"
+	case rt.deaf:
+		return "deaf-cat"
 	}
 	return "cat"
 }
@@ -67,7 +72,7 @@ func (rt catRuntime) Start(l Launch) (Session, error) {
 	if rt.linger {
 		return lingeringSession{&catSession{in: inW, out: outR}}, nil
 	}
-	return &catSession{in: inW, out: outR}, nil
+	return &catSession{in: inW, out: outR, deaf: rt.deaf}, nil
 }
 
 // lingeringSession is a catSession whose agent does not exit once its input closes.
@@ -78,6 +83,7 @@ func (lingeringSession) Lingers() bool { return true }
 // catSession is catRuntime's session; it counts what the run tells it.
 type catSession struct {
 	in, out *os.File
+	deaf    bool // see catRuntime
 
 	mu        sync.Mutex
 	connected int
@@ -85,6 +91,9 @@ type catSession struct {
 }
 
 func (s *catSession) Send(text string) error {
+	if s.deaf {
+		return errors.New("the agent's input is gone")
+	}
 	_, err := s.in.WriteString(strings.ReplaceAll(text, "\n", " ") + "\n")
 	return err
 }
@@ -117,7 +126,7 @@ func (s *catSession) Close() error {
 // catManager returns a Manager whose runs run cat (catRuntime), stopped at the test's end.
 func catManager(t *testing.T) *Manager {
 	t.Helper()
-	m, err := NewManager(Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
+	m, err := NewManager(Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}, catRuntime{deaf: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +200,21 @@ func TestARunDrivesAnyRuntime(t *testing.T) {
 			t.Errorf("ended %s (%s), want failed by its last turn", info.State, info.Reason)
 		}
 	})
+}
+
+// A task that cannot be written to the agent is said in the run's record, as a follow-up's
+// failed write is: the person sees why the agent does nothing.
+func TestATaskThatCannotReachTheAgentIsRecorded(t *testing.T) {
+	m := catManager(t)
+	r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "hello", KeepOpen: true, Runtime: "deaf-cat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, m, r.ID(), func(e Event) bool {
+		return e.Type == EventStatus && e.Subtype == "input" && strings.Contains(e.Text, "the agent's input is gone")
+	})
+	r.Stop()
+	wait(t, r)
 }
 
 // TestARunEndsAnAgentThatLingers: an agent that stays once its input is closed (an ACP
