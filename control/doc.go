@@ -18,7 +18,7 @@
 // Start, FollowUp, Finish, Stop, CheckPush, Push, Answer, SaveSettings, RemoveRetired,
 // CreateSettings, ConfirmEdit, KeepEdit, TokenStatus, SetToken, DeleteToken, CheckToken,
 // RunCanary, StopCanary, PlanGuard, SetUpGuard, Quit, Subscribe, Unsubscribe, Changes,
-// Commit, OpenPullRequest, Continue, RunWindows, RemoveWorktree (Client has a typed method
+// Commit, OpenPullRequest, Continue, RunWindows, RemoveWorktree, InspectWorktree (Client has a typed method
 // for each).
 // Every request carries an id of its sender's and gets one Reply with the same id: ok, or
 // an error a person can read, whose Code keeps the sentinel errors callers branch on

@@ -8,6 +8,7 @@ import (
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/push"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -61,6 +62,8 @@ type Reply struct {
 	Changes *ChangeSet `json:"changes,omitempty"`
 	// Guard is what setting up the guard hook would write (PlanGuard).
 	Guard *GuardPlan `json:"guard,omitempty"`
+	// Worktree is what removing a run's worktree would lose (InspectWorktree).
+	Worktree *worktree.Loss `json:"worktree,omitempty"`
 }
 
 // MessageType returns TypeReply.

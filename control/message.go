@@ -70,6 +70,7 @@ const (
 	TypeRunWindows      Type = "run-windows"       // RunWindows: the run windows open now
 	TypeRemoveWorktree  Type = "remove-worktree"   // RemoveWorktree: an ended run's worktree
 	TypeRaiseBudget     Type = "raise-budget"      // RaiseBudget: let a run at its budget go on
+	TypeInspectWorktree Type = "inspect-worktree"  // InspectWorktree: what removing a run's worktree would lose
 )
 
 // A Body is what a message carries: one of this package's message structs.
@@ -169,6 +170,7 @@ var kinds = map[Type]kind{
 	TypeRunWindows:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunWindows]()},
 	TypeRemoveWorktree:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveWorktree]()},
 	TypeRaiseBudget:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RaiseBudget]()},
+	TypeInspectWorktree: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[InspectWorktree]()},
 }
 
 // IsCommand reports whether t is a command: a request a client sends to the tray.

@@ -15,6 +15,7 @@ import (
 	"github.com/segwi/segwi/migrate"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -107,6 +108,8 @@ func examples() []Body {
 		RemoveWorktree{Run: info.ID, DeleteBranch: true, Force: true},
 		RaiseBudget{Run: info.ID, By: runs.Budget{CostUSD: 1.5, Turns: 2}},
 		Start{Kind: runs.KindBuild, Checkout: "/src/web", Prompt: "Fix it", Budget: &runs.Budget{CostUSD: 2, Tokens: -1, Turns: 0}},
+		InspectWorktree{Run: info.ID},
+		Reply{Worktree: &worktree.Loss{Changed: []string{" M a.txt"}, Unpushed: 2, BranchHead: "1a2b"}},
 	}
 }
 

@@ -1,6 +1,11 @@
 package control
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/segwi/segwi/runs/worktree"
+)
 
 // RemoveWorktree removes the git worktree an ended run worked in (runs.Manager.RemoveWorktree):
 // its folder, and its branch when DeleteBranch and it was never pushed. Without Force it
@@ -26,4 +31,28 @@ func (c *Client) RemoveWorktree(ctx context.Context, cmd RemoveWorktree) (string
 		return "", err
 	}
 	return r.Text, nil
+}
+
+// InspectWorktree asks what removing the worktree the run worked in would lose
+// (runs.Manager.InspectWorktree): its reply's Worktree says, and nothing is removed. The
+// run window asks it before it offers to remove the worktree.
+type InspectWorktree struct {
+	Run string `json:"run"`
+}
+
+// MessageType returns TypeInspectWorktree.
+func (InspectWorktree) MessageType() Type { return TypeInspectWorktree }
+
+func (r InspectWorktree) check() error { return needRun(r.Run) }
+
+// InspectWorktree says what removing the worktree the run id worked in would lose.
+func (c *Client) InspectWorktree(ctx context.Context, id string) (worktree.Loss, error) {
+	r, err := c.do(ctx, InspectWorktree{Run: id})
+	if err != nil {
+		return worktree.Loss{}, err
+	}
+	if r.Worktree == nil {
+		return worktree.Loss{}, errors.New("inspecting the worktree: the tray's reply says nothing of it")
+	}
+	return *r.Worktree, nil
 }

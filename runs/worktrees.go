@@ -177,3 +177,24 @@ func (m *Manager) RemoveWorktree(ctx context.Context, id string, o worktree.Remo
 	}
 	return RemoveWorktree(ctx, gitcmd.New("", "", cfg.Env), cfg.StateDir, root, in.ID, o)
 }
+
+// InspectWorktree says what removing the worktree the run id worked in would lose
+// (worktree.Inspect), with the Manager's settings as RemoveWorktree has them: the run
+// window asks before it removes. It refuses a run that worked in its checkout. It returns
+// when git has answered or ctx is done.
+func (m *Manager) InspectWorktree(ctx context.Context, id string) (worktree.Loss, error) {
+	cfg := m.config()
+	in, err := Load(cfg.StateDir, id)
+	if err != nil {
+		return worktree.Loss{}, fmt.Errorf("reading the worktree of run %s: %w", id, err)
+	}
+	if in.Worktree == nil {
+		return worktree.Loss{}, fmt.Errorf("reading the worktree of run %s: it worked in the checkout %s, not in a worktree of its own", in.ID, in.Checkout)
+	}
+	remote := RemoteOf(cfg.Repositories, in.Worktree.Repository)
+	loss, err := worktree.Inspect(ctx, gitcmd.New("", "", cfg.Env), *in.Worktree, remote)
+	if err != nil {
+		return worktree.Loss{}, fmt.Errorf("reading the worktree of run %s: %w", in.ID, err)
+	}
+	return loss, nil
+}

@@ -22,3 +22,9 @@ func (c *Core) RemoveWorktree(ctx context.Context, id string, deleteBranch, forc
 	}
 	return done.Words(in.Worktree.Path, in.Worktree.Branch, deleteBranch), nil
 }
+
+// InspectWorktree says what removing the worktree the run id worked in would lose
+// (runs.Manager.InspectWorktree).
+func (c *Core) InspectWorktree(ctx context.Context, id string) (worktree.Loss, error) {
+	return c.mgr.InspectWorktree(ctx, id)
+}

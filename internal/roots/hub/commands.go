@@ -57,6 +57,12 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 			return control.Failed(err)
 		}
 		return control.Reply{Text: words}
+	case control.InspectWorktree:
+		loss, err := h.core.InspectWorktree(ctx, cmd.Run)
+		if err != nil {
+			return control.Failed(err)
+		}
+		return control.Reply{Worktree: &loss}
 	case control.Commit:
 		c, err := h.commit(ctx, cmd.Run, changes.CommitOptions{Message: cmd.Message, Include: cmd.Include})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,7 +38,17 @@ func TestAWindowRemovesAnEndedRunsWorktree(t *testing.T) {
 		t.Fatalf("the run's record: %+v, %v", made, err)
 	}
 	wt := made.Worktree
+	if loss, err := w.client.InspectWorktree(ctx, id); err != nil || len(loss.Changed) != 0 || loss.Pushed || loss.BranchHead == "" {
+		t.Errorf("InspectWorktree of a clean worktree = %+v, %v", loss, err)
+	}
 	os.WriteFile(filepath.Join(wt.Path, "hello.txt"), []byte("changed\n"), 0o644)
+	// The window asks before it removes: the tray says what would be lost, and removes nothing.
+	if loss, err := w.client.InspectWorktree(ctx, id); err != nil || !slices.Equal(loss.Changed, []string{" M hello.txt"}) {
+		t.Errorf("InspectWorktree of a worktree with a changed file = %+v, %v", loss, err)
+	}
+	if _, err := os.Stat(wt.Path); err != nil {
+		t.Errorf("the worktree is gone after it was only inspected: %v", err)
+	}
 	if _, err := w.client.RemoveWorktree(ctx, control.RemoveWorktree{Run: id, DeleteBranch: true}); err == nil || !strings.Contains(err.Error(), "hello.txt") {
 		t.Errorf("removing a worktree with a changed file = %v", err)
 	}
