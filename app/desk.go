@@ -270,6 +270,7 @@ func (d *desk) runDeps() runWindowDeps {
 		pusher:      d.tray,
 		changes:     d.tray,
 		shipper:     d.tray,
+		remover:     d.tray,
 		showRun:     d.showRun,
 		openRun:     d.openRun,
 		queuedAhead: d.tray.queuedAhead,

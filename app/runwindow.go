@@ -54,6 +54,7 @@ type runWindowDeps struct {
 	pusher      pusher                               // nil: no Push button
 	changes     changesReader                        // nil: no Changes tab
 	shipper     shipper                              // nil: no commit, pull request or Continue
+	remover     worktreeRemover                      // nil: no Remove worktree…
 	showRun     func(liveRun)                        // opens the window of a run started from this one
 	openRun     func(id string)                      // opens the window of another run of the conversation; nil: its line opens nothing
 	queuedAhead func(id string) int                  // queued runs before this one
@@ -104,7 +105,8 @@ type runWindow struct {
 	pushWhy                           *widget.Label     // why Push is off; hidden while it is on
 	keeps                             *widget.Label     // closing the window leaves the run going; while it is live
 
-	commitForm, prForm, continueForm *shipForm // the dialogs last opened, for tests
+	commitForm, prForm, continueForm *shipForm      // the dialogs last opened, for tests
+	wt                               *worktreePanel // Remove worktree…
 
 	stopPressed bool
 	untilEnd    bool // the note says what Finish or Stop does to the run: it is stale once the run has ended
@@ -240,6 +242,7 @@ func (w *runWindow) build() {
 		right.Add(w.pr)
 		right.Add(w.cont)
 	}
+	removeWhy := w.buildWorktree(right)
 	// Closing the window leaves a live run going: the window says so, and where it opens
 	// again, while the run is live.
 	w.keeps = widget.NewLabel(keepsGoingHint)
@@ -256,6 +259,7 @@ func (w *runWindow) build() {
 		w.replyHome,
 		buttons,
 		w.pushWhy,
+		removeWhy,
 		w.prLink,
 		container.New(emptyLabelLayout{w.note}, w.note), // no blank line at the bottom while it says nothing
 	)
@@ -523,6 +527,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 			w.sayPushOff(pushChecking)
 		}
 		go w.checkPush()
+		go w.checkWorktree()
 	}
 	w.refreshes.Add(1) // last: a test that saw it sees the widgets updated
 }

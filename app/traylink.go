@@ -11,6 +11,7 @@ import (
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -363,6 +364,18 @@ func (t *trayLink) Continue(ctx context.Context, runID, prompt string) (liveRun,
 	earlier := t.info(runID)
 	t.expect(id, runs.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model, ContinuedFrom: runID})
 	return t.run(id), nil
+}
+
+// InspectWorktree says what removing the run's worktree would lose, from the tray
+// (worktreeRemover).
+func (t *trayLink) InspectWorktree(ctx context.Context, runID string) (worktree.Loss, error) {
+	return t.client.InspectWorktree(ctx, runID)
+}
+
+// RemoveWorktree removes the ended run's worktree, in the tray, which records it on the
+// run (worktreeRemover).
+func (t *trayLink) RemoveWorktree(ctx context.Context, runID string, deleteBranch, force bool) (string, error) {
+	return t.client.RemoveWorktree(ctx, control.RemoveWorktree{Run: runID, DeleteBranch: deleteBranch, Force: force})
 }
 
 // trayToken is the settings window's tokenStore: the tray's keyring, which hands the
