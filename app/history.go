@@ -1,9 +1,13 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -34,7 +39,22 @@ type historyWindow struct {
 	list   *widget.List
 	note   *widget.Label
 	search *widget.Entry
+	disk   map[string]*worktreeDisk // the worktrees of the rows shown, by folder, once looked at
+
+	measured atomic.Int64 // worktrees measured, for tests
 }
+
+// worktreeDisk is what the history knows of a worktree's folder: whether it is still
+// there and how much disk it holds, once measured.
+type worktreeDisk struct {
+	done   bool // measured; until then the line says it is being measured
+	exists bool
+	bytes  int64
+}
+
+// diskTurn lets one worktree be measured at a time, in every history window: each reads
+// every file of its folder.
+var diskTurn = make(chan struct{}, 1)
 
 // historyRow is a line of the history: a run, and whether it continues the run above.
 type historyRow struct {
@@ -54,7 +74,7 @@ func newHistoryWindow(a fyne.App, stateDir string, repos func() []settings.Repos
 		return l
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if i < len(h.rows) {
-			o.(*widget.Label).SetText(historyLine(h.rows[i], h.repos()))
+			o.(*widget.Label).SetText(historyLine(h.rows[i], h.repos(), h.worktreeNote(h.rows[i].sum, true)))
 		}
 	})
 	h.list.OnSelected = func(i widget.ListItemID) {
@@ -73,6 +93,54 @@ func newHistoryWindow(a fyne.App, stateDir string, repos func() []settings.Repos
 	h.win.Resize(fyne.NewSize(760, 480))
 	h.reload()
 	return h
+}
+
+// worktreeNote says which worktree and branch the run worked in, whether its folder is
+// still there and how much disk it holds: "worktree segwi/fix-login-ab12, 48 MB", or
+// ", its folder removed"; "" for a run in its checkout. A folder not
+// looked at yet is measured off Fyne's goroutine when measure is set (for the rows drawn
+// only), and kept: a history of 10,000 runs measures those shown. On Fyne's goroutine.
+func (h *historyWindow) worktreeNote(s runs.Summary, measure bool) string {
+	if s.Worktree == "" {
+		return ""
+	}
+	note := "worktree " + visible.Escape(s.Branch)
+	d := h.disk[s.Worktree]
+	switch {
+	case d == nil && !measure:
+		return note
+	case d == nil:
+		if h.disk == nil {
+			h.disk = map[string]*worktreeDisk{}
+		}
+		h.disk[s.Worktree] = &worktreeDisk{}
+		go h.measure(s.Worktree)
+		return note + ", measuring…"
+	case !d.done:
+		return note + ", measuring…"
+	case !d.exists:
+		return note + ", its folder removed"
+	}
+	return note + ", " + worktree.Size(d.bytes)
+}
+
+// measure looks at the worktree's folder path and measures the disk it holds, one folder
+// at a time, then redraws the lines. On a goroutine of its own.
+func (h *historyWindow) measure(path string) {
+	diskTurn <- struct{}{}
+	defer func() { <-diskTurn }()
+	d := &worktreeDisk{done: true}
+	if st, err := os.Lstat(path); err == nil && st.IsDir() {
+		d.exists = true
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		d.bytes, _ = worktree.DiskUse(ctx, path) //nolint:errcheck // what was counted is shown
+		cancel()
+	}
+	onUI(func() {
+		h.disk[path] = d
+		h.measured.Add(1)
+		h.list.Refresh()
+	})
 }
 
 // reload reads the runs again, on a goroutine of its own, and shows them once read. On
@@ -142,10 +210,10 @@ func (h *historyWindow) filter() {
 	h.list.Refresh()
 }
 
-// historyMatches reports whether every word is in the run's task or its repository's name
-// or folder (words are lower case).
+// historyMatches reports whether every word is in the run's task, its repository's name
+// or folder, or its worktree's folder or branch (words are lower case).
 func historyMatches(s runs.Summary, words []string, repos []settings.Repository) bool {
-	hay := strings.ToLower(s.Task + "\n" + settings.CheckoutName(s.Checkout, repos) + "\n" + s.Checkout)
+	hay := strings.ToLower(s.Task + "\n" + settings.CheckoutName(summaryRepository(s), repos) + "\n" + s.Checkout + "\n" + s.Repository + "\n" + s.Branch)
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
 			return false
@@ -154,12 +222,21 @@ func historyMatches(s runs.Summary, words []string, repos []settings.Repository)
 	return true
 }
 
+// summaryRepository is the checkout the run was started in: the repository its worktree
+// was made from, else its checkout (Info.Repository).
+func summaryRepository(s runs.Summary) string {
+	if s.Repository != "" {
+		return s.Repository
+	}
+	return s.Checkout
+}
+
 // historyLine is a run's line in the history: "2025-03-14 09:26 · web · build · succeeded
-// · pushed · PR #12 · $0.1200 · fix the login" ("build on codex" for a run on an ACP
+// · pushed · PR #12 · $0.1200 · worktree segwi/fix-login-ab12, 48 MB · fix the login" ("build on codex" for a run on an ACP
 // runtime); a run that continues the one above is
 // indented under it, "    ↳ 2025-03-14 09:40 · continued · succeeded · $0.0300 · mention it in the
 // README". The task is shown with what would hide or reorder it escaped (visible.Escape).
-func historyLine(r historyRow, repos []settings.Repository) string {
+func historyLine(r historyRow, repos []settings.Repository, wt string) string {
 	s := r.sum
 	var line string
 	if r.continues {
@@ -170,7 +247,7 @@ func historyLine(r historyRow, repos []settings.Repository) string {
 			kind += " on " + visible.Escape(s.Runtime) // an ACP runtime of segwi.runtimes
 		}
 		line = fmt.Sprintf("%s · %s · %s · %s", s.Created.Local().Format("2006-01-02 15:04"),
-			visible.Escape(settings.CheckoutName(s.Checkout, repos)), kind, s.StateText())
+			visible.Escape(settings.CheckoutName(summaryRepository(s), repos)), kind, s.StateText())
 	}
 	if s.Pushed != "" {
 		line += " · pushed"
@@ -180,6 +257,9 @@ func historyLine(r historyRow, repos []settings.Repository) string {
 	}
 	if s.CostUSD > 0 {
 		line += fmt.Sprintf(" · $%.4f", s.CostUSD)
+	}
+	if wt != "" {
+		line += " · " + wt
 	}
 	if p := visible.FirstLine(s.Task, 80); p != "" {
 		line += " · " + visible.Escape(p)

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/measure"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -53,7 +57,7 @@ func historyTexts(h *historyWindow) (note string, lines []string) {
 	ui(func() {
 		note = h.note.Text
 		for _, r := range h.rows {
-			lines = append(lines, historyLine(r, h.repos()))
+			lines = append(lines, historyLine(r, h.repos(), h.worktreeNote(r.sum, false)))
 		}
 	})
 	return note, lines
@@ -223,8 +227,75 @@ func TestHistoryGroupsAConversationAndSearchesIt(t *testing.T) {
 func TestHistoryLineNamesAnACPRuntime(t *testing.T) {
 	s := runs.Summary{Kind: runs.KindBuild, Checkout: "/src/web", Task: "fix it", State: runs.StateSucceeded,
 		Created: time.Date(2026, 3, 14, 9, 26, 0, 0, time.Local), Runtime: "codex"}
-	got := historyLine(historyRow{sum: s}, []settings.Repository{{Name: "web", Path: "/src/web"}})
+	got := historyLine(historyRow{sum: s}, []settings.Repository{{Name: "web", Path: "/src/web"}}, "")
 	if want := "2026-03-14 09:26 · web · build on codex · succeeded · fix it"; got != want {
 		t.Errorf("historyLine = %q, want %q", got, want)
 	}
+}
+
+// The history says of each worktree run which branch it worked on, whether its worktree's
+// folder is still there and how much disk it holds, measured for the lines shown only: of
+// 400 worktree runs, those in view.
+func TestHistoryShowsWorktreesAndTheirDisk(t *testing.T) {
+	a := test.NewTempApp(t)
+	state := t.TempDir()
+	web := "/home/ada/src/web"
+	repos := func() []settings.Repository { return []settings.Repository{{Name: "web", Path: web}} }
+	kept := filepath.Join(t.TempDir(), "kept")
+	if err := os.MkdirAll(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kept, "big.bin"), make([]byte, 300_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone")
+	day := time.Date(2026, 3, 14, 9, 0, 0, 0, time.Local)
+	const older = 400
+	for i := range older {
+		dir := filepath.Join(t.TempDir(), "w")
+		os.Mkdir(dir, 0o755)
+		records.WriteRun(t, state, runs.Info{ID: fmt.Sprintf("o%03d", i), Kind: runs.KindBuild, Checkout: dir, Prompt: "old",
+			State: runs.StateSucceeded, Created: day.Add(time.Duration(i) * time.Second), Worktree: &worktree.Worktree{Path: dir, Branch: fmt.Sprintf("segwi/old-%03d", i), Repository: web}})
+	}
+	later := day.Add(time.Hour)
+	records.WriteRun(t, state, runs.Info{ID: "r1", Kind: runs.KindBuild, Checkout: web, Prompt: "in the checkout",
+		State: runs.StateSucceeded, Created: later})
+	records.WriteRun(t, state, runs.Info{ID: "r2", Kind: runs.KindBuild, Checkout: gone, Prompt: "removed since",
+		State: runs.StateSucceeded, Created: later.Add(time.Minute), Worktree: &worktree.Worktree{Path: gone, Branch: "segwi/removed-r2", Repository: web}})
+	records.WriteRun(t, state, runs.Info{ID: "r3", Kind: runs.KindBuild, Checkout: kept, Prompt: "still there",
+		State: runs.StateSucceeded, Created: later.Add(2 * time.Minute), Worktree: &worktree.Worktree{Path: kept, Branch: "segwi/kept-r3", Repository: web}})
+
+	h := openHistory(t, a, state, repos, func(string) {})
+	await.For(t, 30*time.Second, "the worktrees shown to be measured", func() bool {
+		var done bool
+		ui(func() { done = h.disk[kept] != nil && h.disk[kept].done && h.disk[gone] != nil && h.disk[gone].done })
+		return done
+	})
+	disk, err := worktree.DiskUse(context.Background(), kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var looked int
+	ui(func() {
+		for _, r := range h.rows[:3] {
+			lines = append(lines, historyLine(r, h.repos(), h.worktreeNote(r.sum, false)))
+		}
+		looked = len(h.disk)
+	})
+	want := []string{
+		"2026-03-14 10:02 · web · build · succeeded · worktree segwi/kept-r3, " + worktree.Size(disk) + " · still there",
+		"2026-03-14 10:01 · web · build · succeeded · worktree segwi/removed-r2, its folder removed · removed since",
+		"2026-03-14 10:00 · web · build · succeeded · in the checkout",
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("the history's first lines (-want +got):\n%s", diff)
+	}
+	if disk < 300_000 {
+		t.Errorf("the worktree holds %d bytes on disk, want at least the 300,000 of its file", disk)
+	}
+	if looked > 60 {
+		t.Errorf("the history looked at %d worktrees of %d, more than the lines it shows", looked, older+2)
+	}
+	t.Logf("worktrees looked at on opening: %d of %d", looked, older+2)
 }

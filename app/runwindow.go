@@ -342,12 +342,13 @@ func (w *runWindow) windowTitle() string { return runTitle(w.info, w.repoName())
 // repository's name.
 func (w *runWindow) runName() string { return runKindIn(w.info, w.repoName()) }
 
-// repoName is the name of the run's repository in the settings, else its folder's.
+// repoName is the name of the run's repository in the settings, else its folder's: the
+// repository a worktree was made from, not the worktree's folder.
 func (w *runWindow) repoName() string {
 	if w.deps.name != nil {
-		return w.deps.name(w.info.Checkout)
+		return w.deps.name(w.info.Repository())
 	}
-	return filepath.Base(w.info.Checkout)
+	return filepath.Base(w.info.Repository())
 }
 
 // follow reads the run's record, then its live events, and applies them in batches. On
