@@ -82,7 +82,8 @@ func (h *Hub) ask(req approvals.Request, note *notice) {
 func (h *Hub) approvalOf(req approvals.Request) control.Approval {
 	name, prompt := settings.CheckoutName(req.Run.Checkout, h.core.Settings().Repositories), ""
 	if r := h.core.Get(req.Run.ID); r != nil {
-		prompt = r.Info().Prompt
+		info := r.Info()
+		name, prompt = h.runName(info), info.Prompt // a worktree run by its repository's name
 	}
 	return control.ApprovalOf(req, name, prompt)
 }

@@ -281,9 +281,10 @@ func (h *Hub) publish(b control.Body) {
 	}
 }
 
-// runName is what a person calls the run's checkout.
+// runName is what a person calls the run's repository: the one its worktree was made
+// from, not the worktree's folder (a run id).
 func (h *Hub) runName(info runs.Info) string {
-	return settings.CheckoutName(info.Checkout, h.core.Settings().Repositories)
+	return settings.CheckoutName(info.Repository(), h.core.Settings().Repositories)
 }
 
 // runsSnapshot is the runs that have not ended.

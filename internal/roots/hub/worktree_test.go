@@ -32,6 +32,23 @@ func TestAWindowRemovesAnEndedRunsWorktree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+	// The window (and the remote page, sent the same runs) names the run by its
+	// repository, not by its worktree's folder.
+	await.For(t, within, "the run as the window is told it", func() bool {
+		for {
+			select {
+			case b := <-w.events:
+				if r, ok := b.(control.Run); ok && r.ID == id {
+					if r.Name != "web" {
+						t.Errorf("the window is told of the worktree run as %q, want web", r.Name)
+					}
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
 	await.For(t, within, "the run to end", func() bool { return h.core.Get(id) == nil })
 	made, err := runs.Load(h.core.StateDir(), id)
 	if err != nil || made.Worktree == nil {
