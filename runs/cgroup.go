@@ -28,7 +28,10 @@ const subtypeProcesses = "processes"
 // leaves it named for the next one), or why there is none; then a status event.
 func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 	again := retryable(cmd) // before the cgroup is attached to cmd
-	cg, err := newRunCgroup(r.id)
+	cg, err := r.takeSetupCgroup(), error(nil)
+	if cg == nil {
+		cg, err = newRunCgroup(r.id)
+	}
 	if err == nil {
 		r.noteCgroup(cg.dir, "")
 		proc, startErr := startAgent(cmd, cg)
@@ -37,8 +40,7 @@ func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 				"kept in cgroup %s: every one ends with the run, however it forks or detaches", cg.dir)}, false)
 			return proc, nil
 		}
-		cg.remove()
-		cg.closeFD()
+		cg.end() //nolint:errcheck // what the setup left there goes; a cgroup left is ended at the next start
 		err = fmt.Errorf("starting %s inside cgroup %s: %w", r.agent, cg.dir, startErr)
 	}
 	r.noteCgroup("", err.Error())
@@ -48,6 +50,46 @@ func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 			"no cgroup (%v): at the run's end %s", err, sweepReach)}, false)
 	}
 	return proc, err2
+}
+
+// containSetup makes the run's cgroup before its setup's command runs, and returns what
+// starts the command in it, so that whatever the command leaves behind, even out of its
+// process group (a dev server, a daemon that called setsid), ends with the run as the
+// agent's processes do; the agent starts in it too (startContained). Where no cgroup can
+// be made it returns nil: the command's process group is all there is, and the agent's
+// start says why.
+func (r *Run) containSetup() func(*exec.Cmd) {
+	cg, err := newRunCgroup(r.id)
+	if err != nil {
+		return nil
+	}
+	r.noteCgroup(cg.dir, "")
+	r.mu.Lock()
+	r.setupCgroup = cg
+	r.mu.Unlock()
+	return func(cmd *exec.Cmd) { cg.attach(cmd.SysProcAttr) }
+}
+
+// takeSetupCgroup returns the cgroup made for the run's setup, once: nil when there is
+// none, or it was taken.
+func (r *Run) takeSetupCgroup() *cgroup {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cg := r.setupCgroup
+	r.setupCgroup = nil
+	return cg
+}
+
+// endSetupCgroup ends what the run's setup left in its cgroup, and removes it, for a run
+// whose agent never started (its setup failed, or it was stopped): the leftovers are
+// recorded as those of an agent are.
+func (r *Run) endSetupCgroup() {
+	if cg := r.takeSetupCgroup(); cg != nil {
+		_, events := r.endCgroup(cg)
+		for _, e := range events {
+			r.emit(e, false)
+		}
+	}
 }
 
 // retryable returns a copy of cmd, not started, to start again when its start inside a

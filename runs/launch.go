@@ -50,6 +50,7 @@ func (r *Run) startSteps() (st startResult) {
 	defer func() {
 		if st.proc == nil {
 			r.withdraw(cfg, st.token) // nothing started: nothing can ask any more
+			r.endSetupCgroup()        // what the setup left goes with the run
 		}
 	}()
 	l := Launch{

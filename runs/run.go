@@ -79,6 +79,9 @@ type Run struct {
 	// before the owner starts, read by the start.
 	plan  *worktree.Plan
 	setup worktree.Setup
+	// setupCgroup is the run's cgroup, made for its setup's command (containSetup); its
+	// agent starts in it. Nil until then, and once taken.
+	setupCgroup *cgroup
 
 	// The owner's channels: what others ask of it, the slot the Manager gives a queued run,
 	// and a nudge that its limits changed. Only own receives from them.

@@ -199,7 +199,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 	if cmd := strings.TrimSpace(r.setup.Run); cmd != "" {
 		r.emit(Event{Type: EventSetup, Subtype: "run", Text: r.m.red.String(cmd)}, false)
 		out := &setupOutput{r: r}
-		err := worktree.RunCommand(setupCtx, made.Path, cmd, env, out)
+		err := worktree.RunCommand(setupCtx, made.Path, cmd, env, out, r.containSetup())
 		out.flush()
 		if err != nil {
 			return r.setupFailed(setupCtx, timeout, fmt.Sprintf("%s: %v", cmd, err), out.last, left)

@@ -209,13 +209,18 @@ var ErrSetupTimeout = errors.New("the setup did not finish in time")
 // RunCommand runs command with sh -c in the folder dir, with the environment env, its
 // output and errors written to out, in a process group of its own, which is killed once
 // the command exits (nothing it started in the background stays) or when ctx is done.
+// contain, unless nil, is called on the command before it starts: the run puts it in its
+// cgroup, so that what left the process group ends with the run.
 // Its error says how the command ended when it failed: its exit code, or that ctx ended it
 // (wrapping ErrSetupTimeout when ctx's deadline passed). It returns when the command has
 // exited and its output is read, or a few seconds after ctx is done.
-func RunCommand(ctx context.Context, dir, command string, env []string, out io.Writer) error {
+func RunCommand(ctx context.Context, dir, command string, env []string, out io.Writer, contain func(*exec.Cmd)) error {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, out, out
 	ownGroup(cmd)
+	if contain != nil {
+		contain(cmd)
+	}
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	if cmd.Process != nil {

@@ -157,7 +157,7 @@ func TestCopyTakesOnlyWhatIsInTheCheckout(t *testing.T) {
 func TestTheSetupCommandRunsInTheWorktreeWithTheRunsEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	err := RunCommand(context.Background(), dir, `pwd; echo "port $SEGWI_PORT"; echo oops >&2`, []string{"SEGWI_PORT=20000", "PATH=" + os.Getenv("PATH")}, &out)
+	err := RunCommand(context.Background(), dir, `pwd; echo "port $SEGWI_PORT"; echo oops >&2`, []string{"SEGWI_PORT=20000", "PATH=" + os.Getenv("PATH")}, &out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +167,13 @@ func TestTheSetupCommandRunsInTheWorktreeWithTheRunsEnvironment(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if err := RunCommand(context.Background(), dir, "echo failing; exit 3", nil, &out); err == nil || !strings.Contains(err.Error(), "code 3") {
+	if err := RunCommand(context.Background(), dir, "echo failing; exit 3", nil, &out, nil); err == nil || !strings.Contains(err.Error(), "code 3") {
 		t.Errorf("a failing command = %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = RunCommand(ctx, dir, "echo a && sleep 30 && echo b", []string{"PATH=" + os.Getenv("PATH")}, &out)
+	err = RunCommand(ctx, dir, "echo a && sleep 30 && echo b", []string{"PATH=" + os.Getenv("PATH")}, &out, nil)
 	if !errors.Is(err, ErrSetupTimeout) || time.Since(start) > 10*time.Second {
 		t.Errorf("a command past its timeout = %v after %s", err, time.Since(start))
 	}
