@@ -264,3 +264,33 @@ func TestTheSnapshotIsOfTheCheckoutWhateverGitDirSays(t *testing.T) {
 		t.Errorf("the snapshots before and after README.md changed are the same (%+v): the canary looked at another repository", after)
 	}
 }
+
+// Given a worktree of a repository (segwi canary --checkout at a run's worktree), the
+// canary compares the worktree: a change there shows, a change in the repository's own
+// checkout does not.
+func TestTheSnapshotOfAWorktreeIsOfTheWorktree(t *testing.T) {
+	checkout := claudetest.Checkout(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	claudetest.Git(t, checkout, "worktree", "add", "-q", "-b", "segwi/canary-test", wt)
+	ctx := context.Background()
+	before, err := takeSnapshot(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "README.md"), []byte("changed in the checkout\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := takeSnapshot(ctx, wt); err != nil || same != before {
+		t.Errorf("the worktree's snapshot changed when the checkout did: %+v, was %+v (%v)", same, before, err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "README.md"), []byte("changed in the worktree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := takeSnapshot(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before || !strings.Contains(after.Status, "README.md") {
+		t.Errorf("the worktree's snapshot after README.md changed there = %+v, was %+v", after, before)
+	}
+}
