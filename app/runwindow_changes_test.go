@@ -81,8 +81,14 @@ func fixedCheckout(t *testing.T) string {
 // it does in segwi, from the tray.
 func trayOver(t *testing.T, stateDir string) *trayLink {
 	t.Helper()
+	return trayOverEnv(t, stateDir, nil)
+}
+
+// trayOverEnv is trayOver with env the runs' environment, and the tray's (nil: coretest's).
+func trayOverEnv(t *testing.T, stateDir string, env []string) *trayLink {
+	t.Helper()
 	h := hub.New(hub.Options{Program: "test tray", Log: t.Logf})
-	c, _ := coretest.New(t, "", coretest.Options{StateDir: stateDir, Decider: h})
+	c, _ := coretest.New(t, "", coretest.Options{StateDir: stateDir, Decider: h, Env: env})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() {

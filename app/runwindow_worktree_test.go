@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +12,10 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/worktree"
 )
@@ -145,5 +150,76 @@ func TestRunWindowRefusesToRemoveALiveRunsWorktree(t *testing.T) {
 	})
 	if got := rm.asked(); len(got) != 0 {
 		t.Errorf("a press while the run was live removed: %q", got)
+	}
+}
+
+// madeWorktreeRun records an ended build run that worked in a worktree made for it, for
+// real, from a checkout, in the worktrees folder of a tray whose environment env names;
+// it returns the tray's link, over a real hub and socket pair, and the run.
+func madeWorktreeRun(t *testing.T) (*trayLink, runs.Info) {
+	t.Helper()
+	data := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_DATA_HOME=" + data}
+	root, err := worktree.Root(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout := claudetest.Checkout(t)
+	id := "20250314-092653-d0e5f1"
+	made, err := worktree.Make(context.Background(), gitcmd.New("", "", env), worktree.Plan{Root: root, Repository: checkout, Name: "web",
+		Remote: "origin", RunID: id, Task: "Greet the reader", Kind: string(runs.KindBuild)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	info := runs.Info{ID: id, Kind: runs.KindBuild, Checkout: made.Path, Prompt: "Greet the reader", Worktree: &made,
+		State: runs.StateSucceeded, Created: runT0, Start: runT0, End: runT0.Add(time.Minute)}
+	records.WriteRun(t, state, info)
+	return trayOverEnv(t, state, env), info
+}
+
+// Through the tray, for real: the run window removes a clean worktree and its branch,
+// never pushed, once asked; of a worktree with a file changed it names the file, and
+// Cancel leaves it as it is.
+func TestRunWindowRemovesAWorktreeThroughTheTray(t *testing.T) {
+	link, info := madeWorktreeRun(t)
+	wt := info.Worktree
+	if err := os.WriteFile(filepath.Join(wt.Path, "hello.txt"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := recordWindow(t, info, func(d *runWindowDeps) { d.remover = link })
+	f := openRemoveDialog(t, w)
+	var text, ok string
+	ui(func() { text, ok = f.text.Text, f.ok.Text })
+	if !strings.Contains(text, " M hello.txt") || ok != "Remove anyway" || f.deleteBranch == nil {
+		t.Errorf("of a worktree with hello.txt changed the dialog says %q, its button %q, offers to delete the branch %v", text, ok, f.deleteBranch != nil)
+	}
+	ui(func() { test.Tap(f.cancel) })
+	if _, err := os.Stat(filepath.Join(wt.Path, "hello.txt")); err != nil {
+		t.Fatalf("Cancel removed the worktree: %v", err)
+	}
+
+	claudetest.Git(t, wt.Path, "checkout", "--", "hello.txt")
+	ui(func() { w.wt.form = nil })
+	f = openRemoveDialog(t, w)
+	ui(func() { text, ok = f.text.Text, f.ok.Text })
+	if !strings.Contains(text, "Nothing in it is uncommitted") || ok != "Remove" || f.deleteBranch == nil {
+		t.Fatalf("of a clean worktree the dialog says %q, its button %q, offers to delete the branch %v", text, ok, f.deleteBranch != nil)
+	}
+	ui(func() {
+		f.deleteBranch.SetChecked(true)
+		test.Tap(f.ok)
+	})
+	await.For(t, 30*time.Second, "the removal to be answered", func() bool { return w.wt.done.Load() > 0 })
+	var note string
+	ui(func() { note = w.note.Text })
+	if want := "Removed the worktree " + wt.Path + " and its branch " + wt.Branch + "."; note != want {
+		t.Errorf("after the removal the window says %q, want %q", note, want)
+	}
+	if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
+		t.Errorf("the worktree's folder is still there: %v", err)
+	}
+	if out := claudetest.Git(t, wt.Repository, "branch", "--list", wt.Branch); strings.TrimSpace(out) != "" {
+		t.Errorf("the branch is still there: %q", out)
 	}
 }
