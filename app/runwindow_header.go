@@ -16,11 +16,21 @@ func (w *runWindow) showHeader() {
 	}
 	w.title.SetText(w.runName())
 	w.task.SetText(taskLine(w.info))
-	w.where.SetText(fmt.Sprintf("Checkout: %s   Branch: %s", w.info.Checkout, branchText(w.info)))
+	w.where.SetText(whereLine(w.info))
 	w.status.SetText(statusLine(w.info, w.ahead, w.deps.now()))
 	if w.approvals != nil {
 		w.approvals.showTimeLeft()
 	}
+}
+
+// whereLine is the header's line about where the run works: its checkout and the branch
+// it started on, or, for a run in a worktree of its own, the worktree's branch first (a
+// long folder cuts the line), then its folder.
+func whereLine(info runs.Info) string {
+	if wt := info.Worktree; wt != nil {
+		return fmt.Sprintf("Worktree on branch %s   Folder: %s", wt.Branch, wt.Path)
+	}
+	return fmt.Sprintf("Checkout: %s   Branch: %s", info.Checkout, branchText(info))
 }
 
 // branchText is the branch the run started on, as its record has it (Info.Base): read

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // The header says what a waiting run waits for: an approval, or the person's reply once
@@ -32,5 +34,19 @@ func TestTheStatusLineSaysWhatAWaitingRunWaitsFor(t *testing.T) {
 				t.Errorf("statusLine = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// The header says where the run works: its checkout and branch, or its worktree's branch
+// and folder, the branch first so that a long folder does not hide it.
+func TestTheWhereLineNamesTheWorktree(t *testing.T) {
+	in := runs.Info{Checkout: "/src/web", State: runs.StateSucceeded, Base: &changes.Base{Branch: "main"}}
+	if got, want := whereLine(in), "Checkout: /src/web   Branch: main"; got != want {
+		t.Errorf("whereLine of a run in its checkout = %q, want %q", got, want)
+	}
+	in.Checkout = "/data/segwi/worktrees/web/20250314-092653-d0e5f1"
+	in.Worktree = &worktree.Worktree{Path: in.Checkout, Branch: "segwi/greet-d0e5f1", Repository: "/src/web"}
+	if got, want := whereLine(in), "Worktree on branch segwi/greet-d0e5f1   Folder: /data/segwi/worktrees/web/20250314-092653-d0e5f1"; got != want {
+		t.Errorf("whereLine of a run in a worktree = %q, want %q", got, want)
 	}
 }
