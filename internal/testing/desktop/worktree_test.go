@@ -1,0 +1,137 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"image/color"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/segwi/segwi/internal/lib/gitcmd"
+	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/internal/testing/records"
+	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/worktree"
+)
+
+// TestTheRunWindowRemovesAWorktree removes an ended run's worktree from its run window in
+// the tray app, with the keyboard as a person can: the window's last button is Remove
+// worktree…, its dialog's last is the removal. With a file changed in the worktree the
+// window asks first and Cancel leaves it; once clean, the worktree goes, with its branch
+// left (the branch is deleted only when ticked).
+func TestTheRunWindowRemovesAWorktree(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
+	conn := needDesktop(t)
+	shots := screenshotDir(t)
+	bin := buildSegwi(t)
+
+	srv := fakeapi.New(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.Unexpected("no run is started") })
+	env := claudetest.Env(t, srv.URL)
+	checkout := claudetest.Checkout(t)
+	writeConfig(t, env, checkout)
+	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
+	root, err := worktree.Root(env.Vars())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "20250314-092653-d0e5f1"
+	made, err := worktree.Make(context.Background(), gitcmd.New("", "", env.Vars()), worktree.Plan{Root: root, Repository: checkout, Name: "demo",
+		Remote: "origin", RunID: id, Task: "Greet the reader", Kind: string(runs.KindBuild)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour)
+	records.WriteRun(t, stateDir, runs.Info{ID: id, Kind: runs.KindBuild, Checkout: made.Path, Prompt: "Greet the reader", Worktree: &made,
+		State: runs.StateSucceeded, Created: start, Start: start, End: start.Add(time.Minute)})
+	writeFile(t, filepath.Join(made.Path, "hello.txt"), "changed and not committed\n")
+
+	app := launchTray(t, bin, env.Vars(), filepath.Join(shots, "segwi-worktree.log"))
+	tr, _ := waitForTray(t, conn, app.cmd.Process.Pid, app.launched, 30*time.Second)
+	tr.click(t, "Run history…")
+	history := waitForWindow(t, "segwi: run history", windowWait)
+	const title = "^Greet the reader · build run in demo$"
+	var runWin string
+	y := 90
+	await.For(t, windowWait, "the run's window, opened from its line in the history", func() error {
+		if out, _ := xdotool(t, "search", "--onlyvisible", "--name", title); out != "" {
+			runWin = out
+			return nil
+		}
+		clickAt(t, history, 200, y) // the first line, under the search box and the note
+		y = 90 + (y-90+20)%80
+		return errors.New("clicked the history's first line; no run window yet")
+	})
+	runWin = waitForWindow(t, title, windowWait)
+
+	// press presses keys in the run window.
+	press := func(keys ...string) {
+		t.Helper()
+		if out, err := xdotool(t, "windowfocus", "--sync", runWin); err != nil {
+			t.Fatalf("focusing the run window: %v: %s", err, out)
+		}
+		for _, k := range keys {
+			if out, err := xdotool(t, "key", k); err != nil {
+				t.Fatalf("pressing %s: %v: %s", k, err, out)
+			}
+		}
+	}
+	// corner is the colour of the window's top left corner: a dialog's shade changes it.
+	corner := func() (color.Color, error) {
+		img, err := windowImage(t, runWin)
+		if err != nil {
+			return nil, err
+		}
+		return img.At(img.Bounds().Min.X+4, img.Bounds().Min.Y+4), nil
+	}
+	plain, err := corner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shaded := func() bool {
+		c, err := corner()
+		return err == nil && !near(c, plain, 3)
+	}
+	// askRemove presses Remove worktree…, the window's last button, until its dialog shades
+	// the window: the button is on once the window has looked for the folder.
+	askRemove := func() {
+		t.Helper()
+		var pressed time.Time
+		await.For(t, windowWait, "Remove worktree…'s dialog", func() error {
+			if shaded() {
+				return nil
+			}
+			if time.Since(pressed) < 3*time.Second {
+				return errors.New("pressed Remove worktree…; no dialog yet")
+			}
+			clickAt(t, runWin, 400, 12) // on the title: nothing has the keyboard
+			press("shift+Tab", "space")
+			pressed = time.Now()
+			return errors.New("pressed Remove worktree…")
+		})
+	}
+
+	askRemove()
+	screenshot(t, shots, "remove-worktree-dirty")
+	press("shift+Tab", "shift+Tab", "space") // Cancel, left of Remove anyway
+	await.For(t, 30*time.Second, "the dialog to close", func() bool { return !shaded() })
+	if _, err := os.Stat(filepath.Join(made.Path, "hello.txt")); err != nil {
+		t.Fatalf("the worktree with a file changed was removed without a yes: %v", err)
+	}
+
+	claudetest.Git(t, made.Path, "checkout", "--", "hello.txt")
+	askRemove()
+	screenshot(t, shots, "remove-worktree-clean")
+	press("shift+Tab", "space") // Remove
+	await.For(t, 30*time.Second, "the worktree's folder to go", func() bool {
+		_, err := os.Stat(made.Path)
+		return os.IsNotExist(err)
+	})
+	if out := claudetest.Git(t, checkout, "branch", "--list", made.Branch); out == "" {
+		t.Errorf("the branch %s went, though its deletion was not ticked", made.Branch)
+	}
+	app.terminate(t)
+}
