@@ -40,13 +40,14 @@ type Run struct {
 	Since   time.Time // when its process started, or when it was queued
 }
 
-// RunOf turns a run's summary into its tray entry, named after its repository in repos.
+// RunOf turns a run's summary into its tray entry, named after its repository in repos: for
+// a run in a worktree, the repository the worktree was made from.
 func RunOf(info runs.Info, repos []settings.Repository) Run {
 	since := info.Start
 	if since.IsZero() {
 		since = info.Created
 	}
-	return Run{ID: info.ID, Name: settings.CheckoutName(info.Checkout, repos), Kind: info.Kind, State: info.State, Waiting: info.Waiting, Since: since}
+	return Run{ID: info.ID, Name: settings.CheckoutName(info.Repository(), repos), Kind: info.Kind, State: info.State, Waiting: info.Waiting, Since: since}
 }
 
 // Verb is what a menu item does.

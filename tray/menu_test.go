@@ -11,6 +11,7 @@ import (
 
 	"github.com/segwi/segwi/assets"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/worktree"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -231,6 +232,11 @@ func TestRunNames(t *testing.T) {
 	info.Checkout, info.Start = "/tmp/scratch", time.Time{}
 	if got := RunOf(info, repos); got.Name != "scratch" || !got.Since.Equal(t0) {
 		t.Errorf("RunOf = %+v, want the folder's name and the queue time", got)
+	}
+	info.Checkout = "/home/ada/.local/share/segwi/worktrees/web/20250314-092653-d0e5f1"
+	info.Worktree = &worktree.Worktree{Path: info.Checkout, Branch: "segwi/fix-d0e5f1", Repository: "/home/ada/src/web-app"}
+	if got := RunOf(info, repos); got.Name != "web" {
+		t.Errorf("RunOf of a run in a worktree = %+v, want the repository's name", got)
 	}
 }
 
