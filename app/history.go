@@ -137,16 +137,20 @@ func (h *historyWindow) measure(path string) {
 		cancel()
 	}
 	onUI(func() {
+		if h.disk == nil { // a reload forgot what was measured
+			h.disk = map[string]*worktreeDisk{}
+		}
 		h.disk[path] = d
 		h.measured.Add(1)
 		h.list.Refresh()
 	})
 }
 
-// reload reads the runs again, on a goroutine of its own, and shows them once read. On
-// Fyne's goroutine.
+// reload reads the runs again, on a goroutine of its own, and shows them once read, and
+// measures the worktrees shown again. On Fyne's goroutine.
 func (h *historyWindow) reload() {
 	h.reads++
+	h.disk = nil // worktrees removed or grown since are measured again
 	read := h.reads
 	go func() {
 		sums, damaged, err := runs.Summaries(h.stateDir)

@@ -298,4 +298,17 @@ func TestHistoryShowsWorktreesAndTheirDisk(t *testing.T) {
 		t.Errorf("the history looked at %d worktrees of %d, more than the lines it shows", looked, older+2)
 	}
 	t.Logf("worktrees looked at on opening: %d of %d", looked, older+2)
+
+	// Removed since, it is measured again on Refresh.
+	if err := os.RemoveAll(kept); err != nil {
+		t.Fatal(err)
+	}
+	refresh := settingsButton(t, h.win, "Refresh")
+	ui(func() { test.Tap(refresh) })
+	awaitHistory(t, h)
+	await.For(t, 30*time.Second, "the removed worktree to be said removed", func() bool {
+		var d *worktreeDisk
+		ui(func() { d = h.disk[kept] })
+		return d != nil && d.done && !d.exists
+	})
 }
