@@ -35,6 +35,17 @@ type RunInfo struct {
 	// Prompt is the task or question as the person typed it, when known: two runs in one
 	// checkout are told apart by it.
 	Prompt string
+	// Agent is the run's agent as a person calls it, its runtime's name ("codex"), when
+	// it is not Claude Code: the answers the broker words name it. "" for Claude Code.
+	Agent string
+}
+
+// agentWords is how an answer names info's agent: its runtime, or Claude Code.
+func (info RunInfo) agentWords() string {
+	if info.Agent == "" {
+		return "Claude Code"
+	}
+	return info.Agent
 }
 
 // Run is what the broker and the approvals server need of a run while it is registered.

@@ -194,16 +194,14 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 	switch {
 	case call.Invalid != "":
 		answer = Answer{By: ByInvalid, Message: "denied: segwi could not read this approval request one way only: " +
-			call.Invalid + ". Claude Code does not send such requests."}
+			call.Invalid + ". " + br.info.agentWords() + " does not send such requests."}
 	case !b.callIsRunning(ctx, br, req.ToolUseID):
 		answer = notRunningAnswer(ctx, br)
 	default:
 		answer = b.answer(ctx, br, req, verdict, timeout)
 	}
 	if answer.By == ByCancelled {
-		answer.Message = fmt.Sprintf("Claude Code stopped waiting for an answer after %s, before a person answered: "+
-			"its own tool-call timeout ran out (segwi had told it to wait %s). Nobody declined it.",
-			b.now().Sub(asked).Round(time.Second), br.maxWait+ToolTimeoutSlack)
+		answer.Message = cancelledMessage(br, b.now().Sub(asked))
 	}
 	answer.Waited = b.now().Sub(asked)
 	br.run.RecordApproval(Record{Request: req, Answer: &answer})
@@ -237,9 +235,22 @@ func notRunningAnswer(ctx context.Context, br *brokerRun) Answer {
 	}
 	return Answer{
 		By: ByUnknownCall,
-		Message: "denied: this request names no tool call that the run's Claude Code is making, " +
+		Message: "denied: this request names no tool call that the run's " + br.info.agentWords() + " is making, " +
 			"so segwi did not put it to a person",
 	}
+}
+
+// cancelledMessage says that br's agent stopped waiting after waited, before a person
+// answered. Claude Code does so when the tool-call timeout segwi gave it runs out; an ACP
+// agent has no such timeout (segwi gives it none), so it hung up for a reason of its own.
+func cancelledMessage(br *brokerRun, waited time.Duration) string {
+	if br.info.Agent != "" {
+		return fmt.Sprintf("%s stopped waiting for an answer after %s, before a person answered. Nobody declined it.",
+			br.info.Agent, waited.Round(time.Second))
+	}
+	return fmt.Sprintf("Claude Code stopped waiting for an answer after %s, before a person answered: "+
+		"its own tool-call timeout ran out (segwi had told it to wait %s). Nobody declined it.",
+		waited.Round(time.Second), br.maxWait+ToolTimeoutSlack)
 }
 
 // answer decides req: by rule, by the limit, or by the Decider within the deadline.
@@ -347,7 +358,7 @@ func withdrawnAnswer(cause error, timeout time.Duration) Answer {
 	case errors.Is(cause, ErrRunEnded):
 		return runEndedAnswer()
 	default:
-		return Answer{By: ByCancelled, Message: "Claude Code stopped waiting for an answer before a person answered"}
+		return Answer{By: ByCancelled} // Ask words its message (cancelledMessage)
 	}
 }
 

@@ -3,6 +3,7 @@ package approvals_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +118,40 @@ func TestBrokerWaitForAToolCallIsBounded(t *testing.T) {
 		b.RemoveRun("r1") // returns once the answer is recorded
 		if got := await.Recv(t, 10*time.Second, "the answer", answer); got.By != approvals.ByRunEnded {
 			t.Errorf("answer: got %+v, want a deny by run-ended", got)
+		}
+	})
+}
+
+// The answers the broker words for a run of an ACP agent name that agent, not Claude
+// Code: a request for a call the agent is not making, and one the agent stopped waiting
+// for (with no word of a tool-call timeout segwi gave it: an ACP agent is given none).
+func TestBrokerAnswersNameTheRunsAgent(t *testing.T) {
+	t.Run("a call the agent is not making", func(t *testing.T) {
+		b := newTestBroker(t, approvaltest.Nobody(t), time.Minute)
+		run := approvaltest.NewRun()
+		run.ToolCalls = func(context.Context, string) bool { return false }
+		b.AddRun(approvals.RunInfo{ID: "r1", Agent: "codex"}, run)
+		got := b.Ask(context.Background(), "r1", bashCall("rm -rf build", "call_forged"))
+		want := approvals.Answer{By: approvals.ByUnknownCall,
+			Message: "denied: this request names no tool call that the run's codex is making, so segwi did not put it to a person"}
+		if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+			t.Errorf("answer (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a request the agent stopped waiting for", func(t *testing.T) {
+		p := approvaltest.NewPerson()
+		b := newTestBroker(t, p, 10*time.Minute)
+		run := approvaltest.NewRun()
+		b.AddRun(approvals.RunInfo{ID: "r1", Agent: "codex"}, run)
+		ctx, hangUp := context.WithCancelCause(context.Background())
+		answer := make(chan approvals.Answer, 1)
+		go func() { answer <- b.Ask(ctx, "r1", bashCall("make test", "call_1")) }()
+		p.NextAsked(t)
+		hangUp(approvals.ErrWithdrawn)
+		got := await.Recv(t, 10*time.Second, "the answer", answer)
+		if got.By != approvals.ByCancelled || !strings.HasPrefix(got.Message, "codex stopped waiting for an answer after ") ||
+			strings.Contains(got.Message, "Claude Code") || strings.Contains(got.Message, "timeout") {
+			t.Errorf("answer %+v, want cancelled, saying codex stopped waiting, with no word of Claude Code or a timeout", got)
 		}
 	})
 }

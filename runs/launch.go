@@ -63,7 +63,7 @@ func (r *Run) startSteps() (st startResult) {
 	}
 	st.model = l.Model
 	if cfg.Approvals != nil {
-		reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout}, r)
+		reg, err := cfg.Approvals.Register(approvals.RunInfo{ID: r.id, Kind: string(r.spec.Kind), Checkout: r.checkout, Agent: r.approvalsAgent()}, r)
 		if err != nil {
 			st.failure = fmt.Sprintf("could not register the run with the approvals server: %v", err)
 			return st
@@ -269,4 +269,14 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	r.ports.Release()
 	r.cancel(errRunEnded)
 	r.over = true
+}
+
+// approvalsAgent is the agent the approvals' answers name for the run: its runtime's
+// name when the run asked for one (Spec.Runtime, an ACP agent), "" (Claude Code) when it
+// runs on the Manager's default runtime, Claude Code's.
+func (r *Run) approvalsAgent() string {
+	if r.spec.Runtime == "" {
+		return ""
+	}
+	return r.agent
 }

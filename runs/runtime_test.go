@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
@@ -241,4 +242,50 @@ func TestARunEndsAnAgentThatLingers(t *testing.T) {
 			t.Errorf("Start on an unknown runtime: %v, want ErrUnknownRuntime naming segwi.runtimes", err)
 		}
 	})
+}
+
+// agentsApprovals registers every run and keeps the agent each one was registered with.
+type agentsApprovals struct {
+	mu     sync.Mutex
+	agents map[string]string // by run id
+}
+
+func (a *agentsApprovals) Register(info approvals.RunInfo, _ approvals.Run) (approvals.Registration, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.agents[info.ID] = info.Agent
+	return approvals.Registration{URL: "http://127.0.0.1:1/mcp", Token: "tok-" + info.ID + "-secretsecret"}, nil
+}
+
+func (a *agentsApprovals) Unregister(string) {}
+
+// TestARunTellsTheApprovalsItsAgent: a run on a runtime its Spec names (an ACP agent)
+// registers with the approvals under that runtime's name, so that the answers the
+// approvals word name that agent, not Claude Code; a run on the default runtime
+// (Claude Code's) registers with none, which the approvals call Claude Code.
+func TestARunTellsTheApprovalsItsAgent(t *testing.T) {
+	fa := &agentsApprovals{agents: map[string]string{}}
+	m, err := NewManager(Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, Approvals: fa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m.StopAll(ctx)
+	})
+	for runtime, want := range map[string]string{"": "", "lingering-cat": "lingering-cat"} {
+		r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "hello", Runtime: runtime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(t, r)
+		fa.mu.Lock()
+		got, ok := fa.agents[r.ID()]
+		fa.mu.Unlock()
+		if !ok || got != want {
+			t.Errorf("run on runtime %q registered with agent %q (registered: %v), want %q", runtime, got, ok, want)
+		}
+	}
 }
