@@ -29,7 +29,7 @@ var (
 	ErrRunEnded = errors.New("approvals: the run ended")
 	// ErrWithdrawn: Claude Code hung up before an answer while its run went on: it
 	// stopped waiting, its own tool-call timeout having run out.
-	ErrWithdrawn = errors.New("approvals: Claude Code stopped waiting for the answer")
+	ErrWithdrawn = errors.New("approvals: the run's agent stopped waiting for the answer")
 )
 
 // A Call is one call of the approval tool, as Claude Code sends it.

@@ -118,8 +118,11 @@ func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, er
 	case errors.Is(cause, ErrRunEnded):
 		why = "the run ended"
 	case errors.Is(cause, ErrWithdrawn):
-		why = fmt.Sprintf("Claude Code stopped waiting for it after %s: its own tool-call timeout, not a refusal",
-			d.now().Sub(req.Asked).Round(time.Second))
+		waited := d.now().Sub(req.Asked).Round(time.Second)
+		why = fmt.Sprintf("Claude Code stopped waiting for it after %s: its own tool-call timeout, not a refusal", waited)
+		if req.Run.Agent != "" { // an ACP agent, which segwi gives no tool-call timeout
+			why = fmt.Sprintf("%s stopped waiting for it after %s, not a refusal", req.Run.Agent, waited)
+		}
 	case errors.Is(cause, ErrAnsweredElsewhere):
 		why = "you answered it on the approval page"
 	}

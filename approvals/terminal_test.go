@@ -302,19 +302,23 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 	tests := []struct {
 		name  string
 		cause error
+		agent string // the run's agent (RunInfo.Agent)
 		says  string
 	}{
-		{"a timeout says nobody answered in time", ErrTimedOut, "nobody answered in time"},
-		{"a run that ended says so", ErrRunEnded, "the run ended"},
-		{"an answer on the approval page says so", ErrAnsweredElsewhere, "you answered it on the approval page"},
-		{"Claude Code's own timeout says so, with the time it waited", ErrWithdrawn,
+		{"a timeout says nobody answered in time", ErrTimedOut, "", "nobody answered in time"},
+		{"a run that ended says so", ErrRunEnded, "", "the run ended"},
+		{"an answer on the approval page says so", ErrAnsweredElsewhere, "", "you answered it on the approval page"},
+		{"Claude Code's own timeout says so, with the time it waited", ErrWithdrawn, "",
 			"Claude Code stopped waiting for it after 1m0s: its own tool-call timeout, not a refusal"},
+		{"an ACP agent that stops waiting is named, with no word of a timeout segwi never gave it", ErrWithdrawn, "codex",
+			"codex stopped waiting for it after 1m0s, not a refusal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			terms := &ttys{}
 			d := newTerminalDecider(terms.open)
 			req := terminalRequest("Bash", `{"command":"ls"}`)
+			req.Run.Agent = tt.agent
 			d.now = func() time.Time { return req.Asked.Add(time.Minute) }
 			ctx, cancel := context.WithCancelCause(context.Background())
 			got := decide(d, ctx, req)
