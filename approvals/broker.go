@@ -27,8 +27,8 @@ var (
 	ErrTimedOut = errors.New("approvals: no answer within the approval timeout")
 	// ErrRunEnded: the run ended (or segwi shut down) while the request waited.
 	ErrRunEnded = errors.New("approvals: the run ended")
-	// ErrWithdrawn: Claude Code hung up before an answer while its run went on: it
-	// stopped waiting, its own tool-call timeout having run out.
+	// ErrWithdrawn: the run's agent hung up before an answer while its run went on: it
+	// stopped waiting (Claude Code's own tool-call timeout had run out).
 	ErrWithdrawn = errors.New("approvals: the run's agent stopped waiting for the answer")
 )
 

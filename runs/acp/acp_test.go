@@ -191,9 +191,9 @@ func TestABuildRunTalksACP(t *testing.T) {
 	}
 	evs := h.events(t, r.ID())
 	got := texts(evs)
-	want := []string{"hello [REDACTED]", "allowed: allow-me", "denied"}
+	want := []string{"hello [REDACTED]", "allowed: allow-me", "denied: Denied by the person at segwi: not this one: use ls instead"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("the agent said %q, want %q: whole messages, from chunks, secrets redacted", got, want)
+		t.Errorf("the agent said %q, want %q: whole messages, from chunks, secrets redacted, the deny's reason read from _meta", got, want)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "made.txt")); err != nil || string(b) != "done\n" {
 		t.Errorf("made.txt = %q, %v; want the allowed command to have run in the checkout", b, err)

@@ -5,7 +5,8 @@
 //	say TEXT       answers TEXT, in two chunks, with a usage update
 //	run CMD        announces an execute call of CMD (its input in an update, as
 //	               claude-agent-acp does), asks permission, runs it with sh in its folder
-//	               when allowed, and says "allowed: OUTPUT" or "denied"
+//	               when allowed, and says "allowed: OUTPUT" or "denied: REASON" (the
+//	               reason segwi put in the answer's _meta, segwi.message)
 //	write FILE TEXT  an edit call with a diff creating FILE, asked, written when allowed
 //	other-session  asks permission for a session that is not the client's, and says what
 //	               came back
@@ -165,9 +166,10 @@ func prompt(m msg) {
 		call := fmt.Sprintf("call-run-%d", callN)
 		notify(map[string]any{"sessionUpdate": "tool_call", "toolCallId": call, "title": "Terminal", "kind": "execute", "status": "pending", "rawInput": map[string]any{}})
 		notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call, "rawInput": map[string]any{"command": rest, "description": "runs it"}})
-		if outcome(askPermission("sess-1", call, "execute", map[string]any{"command": rest})) != "allow" {
+		r := askPermission("sess-1", call, "execute", map[string]any{"command": rest})
+		if outcome(r) != "allow" {
 			notify(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "failed"})
-			say("denied")
+			say(strings.TrimSuffix("denied: "+segwiMessage(r), ": "))
 			break
 		}
 		cmd := exec.Command("sh", "-c", rest)
@@ -225,6 +227,20 @@ func askPermission(session, call, kind string, rawInput any) msg {
 		map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
 		map[string]any{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 	}})
+}
+
+// segwiMessage is the reason segwi put in the answer's _meta ("segwi": {"message"}), ""
+// for none. No agent tried reads it (claude-agent-acp 0.23.1 does not); this one does.
+func segwiMessage(r msg) string {
+	var res struct {
+		Meta struct {
+			Segwi struct {
+				Message string `json:"message"`
+			} `json:"segwi"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(r.Result, &res)
+	return res.Meta.Segwi.Message
 }
 
 // outcome is "allow", "reject", "always" or "cancelled", as the client answered.
