@@ -1,31 +1,16 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when it is missing, lints the code (gofmt,
-# go vet and staticcheck; any finding fails the command), then runs every test of segwi
+# go vet and staticcheck; any finding fails the command) beside running every test of segwi
 # (unit, keyring, desktop and the end-to-end tests with the real Claude Code) in a
 # throwaway desktop: its own HOME and XDG folders, a session bus, an Xvfb display, a tray
 # host and a gnome-keyring Secret Service, all stopped afterwards.
-#   scripts/test.sh                 lint, then everything
+#   scripts/test.sh                 the lint beside everything
 #   scripts/test.sh ./runs/ -run X  no lint; arguments go to `go test` (default ./...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" != "--in-session" ]; then
   scripts/setup.sh --test
-  if [ $# -eq 0 ]; then
-    # Before the throwaway HOME, so that staticcheck keeps its cache in yours.
-    unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | xargs gofmt -l)
-    if [ -n "$unformatted" ]; then
-      echo "test: gofmt would change these files (run gofmt -w on them):" >&2
-      echo "$unformatted" >&2
-      exit 1
-    fi
-    go vet ./...
-    staticcheck="$(go env GOBIN)"
-    "${staticcheck:-$(go env GOPATH)/bin}/staticcheck" ./...
-  fi
-  # Go keeps its caches where they are (warm builds); everything else gets a fresh home.
-  GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
-  export GOCACHE GOMODCACHE GOPATH
   work=$(mktemp -d -t segwi-test.XXXXXX)
   # The runtime folder holds sockets (the bus's, the keyring's, Claude Code's), whose paths
   # must fit in 108 bytes: under TMPDIR when it is short, else under /tmp, as the tests'
@@ -33,7 +18,28 @@ if [ "${1:-}" != "--in-session" ]; then
   short=${TMPDIR:-/tmp}
   [ ${#short} -le 40 ] || short=/tmp
   run=$(mktemp -d "$short/segwi-run.XXXXXX")
-  trap 'rm -rf "$work" "$run"' EXIT
+  lint=
+  trap '[ -z "$lint" ] || kill "$lint" 2>/dev/null; rm -rf "$work" "$run"' EXIT
+  if [ $# -eq 0 ]; then
+    # The lint runs beside the tests, which mostly wait (on Claude Code, on the clock), and
+    # its findings are told after theirs: before, it held the tests back by its own time.
+    # It starts before the throwaway HOME, so that staticcheck keeps its cache in yours.
+    (
+      unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | xargs gofmt -l)
+      if [ -n "$unformatted" ]; then
+        echo "test: gofmt would change these files (run gofmt -w on them):"
+        echo "$unformatted"
+        exit 1
+      fi
+      go vet ./...
+      staticcheck="$(go env GOBIN)"
+      "${staticcheck:-$(go env GOPATH)/bin}/staticcheck" ./...
+    ) >"$work/lint.log" 2>&1 &
+    lint=$!
+  fi
+  # Go keeps its caches where they are (warm builds); everything else gets a fresh home.
+  GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
+  export GOCACHE GOMODCACHE GOPATH
   mkdir -p "$work/home" "$work/config" "$work/state" "$work/data" "$work/cache"
   export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" \
     XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache" XDG_RUNTIME_DIR="$run"
@@ -46,8 +52,19 @@ if [ "${1:-}" != "--in-session" ]; then
   # tray host, the keyring, a notification daemon on a bus of its own). With the machine's
   # services, each desktop notification started dunst, which found no display and aborted.
   sed "s|@DIR@|$run|" scripts/session-bus.conf >"$work/bus.conf"
-  dbus-run-session --config-file="$work/bus.conf" -- "$0" --in-session "$@"
-  exit $?
+  status=0
+  dbus-run-session --config-file="$work/bus.conf" -- "$0" --in-session "$@" || status=$?
+  if [ -n "$lint" ]; then
+    linted=0
+    wait "$lint" || linted=$?
+    lint=
+    if [ "$linted" -ne 0 ]; then
+      cat "$work/lint.log" >&2
+      echo "test: the lint failed (gofmt, go vet or staticcheck): see above" >&2
+      [ "$status" -ne 0 ] || status=1
+    fi
+  fi
+  exit "$status"
 fi
 shift
 
@@ -58,7 +75,16 @@ start_tray_host
 start_keyring
 export SEGWI_TEST_SECRET_SERVICE=1
 
-[ $# -eq 0 ] && set -- ./...
+if [ $# -eq 0 ]; then
+  # go test starts the packages' test binaries in the order named and, by default, only as
+  # many at once as there are cores (-p), builds included. The end-to-end and desktop
+  # packages take minutes, mostly waiting on Claude Code and the clock (the 90 s answers):
+  # named last, as ./... names them, they began after three minutes and then held both
+  # places of a two-core machine while runs, remote and the rest queued behind them. So
+  # they start first and four programs run at once, the waits beside the work.
+  set -- -p 4 ./internal/testing/e2e/ ./internal/testing/desktop/ ./runs/ ./remote/ \
+    ./internal/roots/cli/ ./app/ ./...
+fi
 # -count=1: the end-to-end tests depend on programs (Claude Code, git, the built segwi)
 # that Go's test cache does not track, so a cached pass would prove nothing.
 go test -count=1 -timeout 30m "$@"
