@@ -12,7 +12,6 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
-	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -31,21 +30,13 @@ const lateAnswer = 90 * time.Second
 // run on an X display and a session bus of the test's own, with a tray host and a
 // notification daemon (dunst) of its own, so that no other test finds or clicks its popup.
 func TestAnApprovalAnsweredLateInAPopupIsHeard(t *testing.T) {
-	needTools(t, "Xvfb", "dbus-daemon", "dunst", "status-notifier-watcher")
 	needClaudeCode(t) // before the build
 	t.Parallel()      // on a desktop of its own, beside the others: see desktopMu
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
-	ownDisplay(t)
-	addr := sessionbus.Private(t)
-	startTrayHost(t, addr)
+	conn, addr := ownDesktop(t, "dunst")
 	startDunst(t, addr)
 	closed := closedNotifications(t, addr)
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
 
 	touch := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch late.txt", "description": "Create late.txt"})
 	srv := fakeapi.New(t, fakeapi.Turns(fakeapi.Say(touch), fakeapi.Say(fakeapi.Text("Made late.txt."))))

@@ -32,8 +32,8 @@ const (
 // person's reply). The tray's memory settles back once the last window has closed, and
 // SIGTERM leaves no process behind.
 func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
-	t.Parallel() // one at a time on the test desktop: see desktopMu
-	conn := needDesktop(t, "ss")
+	t.Parallel() // on a desktop of its own, beside the others: see desktopMu
+	conn, _ := ownDesktop(t, "ss")
 	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "approvals.txt")

@@ -41,8 +41,8 @@ func ledgerLine(n int) string {
 // shows at least minDiffLines numbered lines, counted in a screenshot of the window; End
 // moves the diff to its end.
 func TestTheChangesTabShowsARealRunsDiff(t *testing.T) {
-	t.Parallel() // one at a time on the test desktop: see desktopMu
-	conn := needDesktop(t)
+	t.Parallel() // on a desktop of its own, beside the others: see desktopMu
+	conn, _ := ownDesktop(t)
 	shots := screenshotDir(t)
 	fig := newFigures(t, shots, "changes.txt")
 	fynetest.NewTempApp(t) // the default theme's colours, which the window process draws in

@@ -41,8 +41,8 @@ const longRunReads = 24
 // one. Then a long run (a Read a turn) shows its latest events as they come. Screenshots
 // of the question waiting and of the long run go to $SEGWI_SCREENSHOTS.
 func TestTheRunWindowFollowsTheConversation(t *testing.T) {
-	t.Parallel() // one at a time on the test desktop: see desktopMu
-	conn := needDesktop(t)
+	t.Parallel() // on a desktop of its own, beside the others: see desktopMu
+	conn, _ := ownDesktop(t)
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
 

@@ -273,7 +273,7 @@ func launchTray(t *testing.T, bin string, vars []string, logPath string) *trayPr
 	p := &trayProcess{cmd: exec.Command(bin), log: logPath, exited: make(chan struct{})}
 	p.cmd.Env = append(vars, "DISPLAY="+displayFor(t), "LANG=en_US.UTF-8")
 	if !slices.ContainsFunc(vars, func(kv string) bool { return strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") }) {
-		p.cmd.Env = append(p.cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+		p.cmd.Env = append(p.cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+busFor(t))
 	}
 	logFile, err := os.Create(logPath)
 	if err != nil {

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 )
 
 // The package's tests run side by side (t.Parallel), but for their use of the test
@@ -14,10 +18,48 @@ import (
 // There they find windows by title (a popup's "Approve Bash…" matches any run's), click
 // at fixed points of the screen, take whole-screen pictures and measure an idle tray, so
 // one test at a time holds it (needDesktop takes desktopMu until the test ends). A test
-// that mostly waits on the clock brings a desktop of its own (its own display, bus and
-// tray host: TestAnApprovalAnsweredLateInAPopupIsHeard, TestIdleCostOfTheTrayProcess)
-// and runs beside them instead.
+// that mostly waits, on the clock or on the real Claude Code, brings a desktop of its own
+// (ownDesktop: its own display, bus and tray host; TestAnApprovalAnsweredLateInAPopupIsHeard,
+// TestIdleCostOfTheTrayProcess, TestApprovalsOutliveTheWindowProcess, ...) and runs beside
+// them instead.
 var desktopMu sync.Mutex
+
+// ownDesktop skips the test (see need) unless the X tools and the other tools named are
+// there, then gives it a desktop of its own until it ends: an Xvfb display (ownDisplay), a
+// session bus (sessionbus.Private) and a tray host on it, as scripts/test.sh starts the
+// shared one, but without a keyring. The package's helpers use them for this test from then
+// on (launchTray its bus, the X helpers its display); it returns a connection to the bus
+// and the bus's address. Call it after t.Parallel: the test runs beside the others.
+func ownDesktop(t *testing.T, tools ...string) (*dbus.Conn, string) {
+	t.Helper()
+	needTools(t, append([]string{"Xvfb", "dbus-daemon", "status-notifier-watcher"}, tools...)...)
+	ownDisplay(t)
+	addr := sessionbus.Private(t)
+	startTrayHost(t, addr)
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connecting to the test's own session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	name := t.Name()
+	ownBuses.Store(name, addr)
+	t.Cleanup(func() { ownBuses.Delete(name) })
+	return conn, addr
+}
+
+// ownBuses maps a top-level test's name to the session bus of its own that ownDesktop
+// started; every other test's tray uses the test desktop's, $DBUS_SESSION_BUS_ADDRESS.
+var ownBuses sync.Map
+
+// busFor returns the session bus address test t's tray uses: the one ownDesktop started for
+// it or its parent test, else the test desktop's.
+func busFor(t testing.TB) string {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if a, ok := ownBuses.Load(top); ok {
+		return a.(string)
+	}
+	return os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+}
 
 // holdDesktop gives the test the shared test desktop until it ends. Call it after
 // t.Parallel: a test paused there must not hold it.

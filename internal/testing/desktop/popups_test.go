@@ -18,8 +18,8 @@ import (
 // each titled by its run and its task, the second placed down and right of the first
 // rather than exactly on top of it (issue 15).
 func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
-	t.Parallel() // one at a time on the test desktop: see desktopMu
-	conn := needDesktop(t)
+	t.Parallel() // on a desktop of its own, beside the others: see desktopMu
+	conn, _ := ownDesktop(t)
 	needClaudeCode(t) // before the build
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)

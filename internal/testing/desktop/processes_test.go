@@ -94,10 +94,11 @@ func (f *figures) add(format string, args ...any) {
 	f.lines = append(f.lines, line)
 }
 
-// closeWindow closes the window id as a window manager's close button does.
+// closeWindow closes the window id, on test t's display, as a window manager's close
+// button does.
 func closeWindow(t *testing.T, id string) {
 	t.Helper()
-	if err := CloseWindow(id); err != nil {
+	if err := CloseWindow(displayFor(t), id); err != nil {
 		t.Fatal(err)
 	}
 }

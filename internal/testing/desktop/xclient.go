@@ -4,12 +4,13 @@ package desktop
 
 /*
 #cgo LDFLAGS: -lX11
+#include <stdlib.h>
 #include <X11/Xlib.h>
 
-// closeWindow asks the client of window w to close it, as a window manager's close
-// button does: a WM_PROTOCOLS client message carrying WM_DELETE_WINDOW.
-static int closeWindow(unsigned long w) {
-	Display *d = XOpenDisplay(NULL);
+// closeWindow asks the client of window w on the display named to close it, as a window
+// manager's close button does: a WM_PROTOCOLS client message carrying WM_DELETE_WINDOW.
+static int closeWindow(const char *display, unsigned long w) {
+	Display *d = XOpenDisplay(display);
 	if (d == NULL) return -1;
 	XEvent ev = {0};
 	ev.xclient.type = ClientMessage;
@@ -37,19 +38,24 @@ import "C"
 import (
 	"fmt"
 	"strconv"
+	"unsafe"
 )
 
-// CloseWindow asks the X client of the window id (decimal, as xdotool prints it) to close
-// it, as a person's click on a window manager's close button does. The test display has
-// no window manager, and xdotool can only destroy a window or kill its client.
-func CloseWindow(id string) error {
+// CloseWindow asks the X client of the window id (decimal, as xdotool prints it) on the
+// display named (":N") to close it, as a person's click on a window manager's close button
+// does. The test display has no window manager, and xdotool can only destroy a window or
+// kill its client. The display must be the window's: Xlib ends the whole test process on
+// the BadWindow error a window id of another display gets.
+func CloseWindow(display, id string) error {
 	w, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
 		return fmt.Errorf("closing window %q: not a window id", id)
 	}
-	switch C.closeWindow(C.ulong(w)) {
+	name := C.CString(display)
+	defer C.free(unsafe.Pointer(name))
+	switch C.closeWindow(name, C.ulong(w)) {
 	case -1:
-		return fmt.Errorf("closing window %s: cannot open the X display", id)
+		return fmt.Errorf("closing window %s: cannot open the X display %s", id, display)
 	case -2:
 		return fmt.Errorf("closing window %s: the X server refused the event", id)
 	}
