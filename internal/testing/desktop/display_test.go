@@ -124,3 +124,16 @@ func onDisplay(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "DISPLAY="+displayFor(t))
 	return cmd
 }
+
+// A window id that names no window on the display is an error CloseWindow returns: Xlib's
+// own handling of the X error ended the whole test process, whose cleanups then left its
+// trays, Claude Code and displays running.
+func TestClosingAWindowThatIsNotThereIsAnError(t *testing.T) {
+	t.Parallel()
+	needTools(t, "Xvfb")
+	display := ownDisplay(t)
+	err := CloseWindow(display, "4194303") // no client of a fresh display has this id
+	if err == nil || !strings.Contains(err.Error(), "reported an error") {
+		t.Fatalf("closing a window that is not there: %v, want the X server's error", err)
+	}
+}

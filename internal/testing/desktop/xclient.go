@@ -7,11 +7,23 @@ package desktop
 #include <stdlib.h>
 #include <X11/Xlib.h>
 
+// xError is the code of the last X error closeWindow's display reported, or 0.
+static int xError;
+
+// keepXError keeps an X error's code rather than ending the process, as Xlib's default
+// handler does: a test that names a wrong window then fails, and its cleanup still runs.
+static int keepXError(Display *d, XErrorEvent *e) {
+	xError = e->error_code;
+	return 0;
+}
+
 // closeWindow asks the client of window w on the display named to close it, as a window
 // manager's close button does: a WM_PROTOCOLS client message carrying WM_DELETE_WINDOW.
 static int closeWindow(const char *display, unsigned long w) {
 	Display *d = XOpenDisplay(display);
 	if (d == NULL) return -1;
+	xError = 0;
+	XErrorHandler was = XSetErrorHandler(keepXError);
 	XEvent ev = {0};
 	ev.xclient.type = ClientMessage;
 	ev.xclient.window = (Window)w;
@@ -22,6 +34,8 @@ static int closeWindow(const char *display, unsigned long w) {
 	Status ok = XSendEvent(d, (Window)w, False, NoEventMask, &ev);
 	XSync(d, False);
 	XCloseDisplay(d);
+	XSetErrorHandler(was);
+	if (xError != 0) return -3;
 	return ok ? 0 : -2;
 }
 
@@ -44,8 +58,8 @@ import (
 // CloseWindow asks the X client of the window id (decimal, as xdotool prints it) on the
 // display named (":N") to close it, as a person's click on a window manager's close button
 // does. The test display has no window manager, and xdotool can only destroy a window or
-// kill its client. The display must be the window's: Xlib ends the whole test process on
-// the BadWindow error a window id of another display gets.
+// kill its client. The display must be the window's: a window id of another display is an
+// X error (BadWindow), returned.
 func CloseWindow(display, id string) error {
 	w, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
@@ -58,6 +72,8 @@ func CloseWindow(display, id string) error {
 		return fmt.Errorf("closing window %s: cannot open the X display %s", id, display)
 	case -2:
 		return fmt.Errorf("closing window %s: the X server refused the event", id)
+	case -3:
+		return fmt.Errorf("closing window %s: the X server on %s reported an error (no such window there?)", id, display)
 	}
 	return nil
 }
