@@ -43,17 +43,9 @@ func TestABudgetStopsTheRunAfterTheTurnThatReachedIt(t *testing.T) {
 			srv := fakeapi.New(t, fakeapi.Turns(replies...))
 			env := claudetest.Env(t, srv.URL)
 			stateDir := t.TempDir()
-			m, err := runs.NewManager(runs.Config{
+			m := newManager(t, runs.Config{
 				Runtime: claude.Runtime{Path: bin}, StateDir: stateDir, Env: env.Vars(),
 				Model: "sonnet", StopGrace: 2 * time.Second, Budget: tt.budget,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				m.StopAll(ctx)
 			})
 			r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindAsk, Checkout: claudetest.Checkout(t), Prompt: "Message 1", KeepOpen: true})
 			if err != nil {
@@ -169,17 +161,9 @@ func TestACostBudgetBoundsTheOneTurnOfARunNotKeptOpen(t *testing.T) {
 	})
 	env := claudetest.Env(t, srv.URL)
 	stateDir := t.TempDir()
-	m, err := runs.NewManager(runs.Config{
+	m := newManager(t, runs.Config{
 		Runtime: claude.Runtime{Path: bin}, StateDir: stateDir, Env: env.Vars(),
 		Model: "sonnet", StopGrace: 2 * time.Second, Budget: runs.Budget{CostUSD: 0.05, Turns: 3},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		m.StopAll(ctx)
 	})
 	r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "Take seven steps"})
 	if err != nil {
@@ -211,16 +195,8 @@ func TestAKeptOpenRunGivesClaudeCodeNoCostBound(t *testing.T) {
 	bin := claudetest.Binary(t)
 	srv := fakeapi.New(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("Hello."))))
 	env := claudetest.Env(t, srv.URL)
-	m, err := runs.NewManager(runs.Config{Runtime: claude.Runtime{Path: bin}, StateDir: t.TempDir(), Env: env.Vars(),
+	m := newManager(t, runs.Config{Runtime: claude.Runtime{Path: bin}, StateDir: t.TempDir(), Env: env.Vars(),
 		StopGrace: 2 * time.Second, Budget: runs.Budget{CostUSD: 0.05}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		m.StopAll(ctx)
-	})
 	r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindAsk, Checkout: claudetest.Checkout(t), Prompt: "Hi", KeepOpen: true})
 	if err != nil {
 		t.Fatal(err)

@@ -32,17 +32,9 @@ func TestUsageIsRecordedPerTurnAndPerRun(t *testing.T) {
 	))
 	env := claudetest.Env(t, srv.URL)
 	stateDir := t.TempDir()
-	m, err := runs.NewManager(runs.Config{
+	m := newManager(t, runs.Config{
 		Runtime: claude.Runtime{Path: bin}, StateDir: stateDir, Env: env.Vars(),
 		Model: "sonnet", StopGrace: 2 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		m.StopAll(ctx)
 	})
 	r, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "Say hi", KeepOpen: true})
 	if err != nil {
