@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,17 +13,7 @@ import (
 // idle, when not zero, as their idle timeout.
 func budgetManager(t *testing.T, budget Budget, idle time.Duration) *Manager {
 	t.Helper()
-	m, err := NewManager(Config{Runtime: catRuntime{}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond, IdleTimeout: idle,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, Budget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		m.StopAll(ctx)
-	})
-	return m
+	return catManager(t, func(c *Config) { c.Budget, c.IdleTimeout = budget, idle })
 }
 
 // A run at its budget holds what the person sends, and a close drops it, saying so in the

@@ -124,11 +124,16 @@ func (s *catSession) Close() error {
 	return s.out.Close()
 }
 
-// catManager returns a Manager whose runs run cat (catRuntime), stopped at the test's end.
-func catManager(t *testing.T) *Manager {
+// catManager returns a Manager whose runs run cat (catRuntime), stopped at the test's end;
+// each of with changes its Config first.
+func catManager(t *testing.T, with ...func(*Config)) *Manager {
 	t.Helper()
-	m, err := NewManager(Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}, catRuntime{deaf: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
+	cfg := Config{Runtime: catRuntime{}, Runtimes: []Runtime{catRuntime{linger: true}, catRuntime{deaf: true}}, StateDir: t.TempDir(), StopGrace: 300 * time.Millisecond,
+		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}}
+	for _, f := range with {
+		f(&cfg)
+	}
+	m, err := NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
