@@ -4,6 +4,7 @@
 package proctest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // Detach starts `setsid -f sh -c 'echo $$ >FILE; exec sleep SECONDS'` with env, as a
@@ -28,26 +31,18 @@ func Detach(t testing.TB, env []string, seconds int) int {
 		t.Fatalf("proctest: setsid -f sh -c 'exec sleep %d': %v", seconds, err)
 	}
 	var pid int
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	await.For(t, 10*time.Second, fmt.Sprintf("the detached sleep %d to start", seconds), func() bool {
 		b, err := os.ReadFile(file)
 		if err == nil && strings.HasSuffix(string(b), "\n") {
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("proctest: the detached sleep %d did not start within 10 s", seconds)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return pid != 0
+	})
 	marker := "sleep " + strconv.Itoa(seconds)
-	deadline = time.Now().Add(10 * time.Second)
-	for !Alive(pid, marker) { // sh has not exec'd sleep yet
-		if time.Now().After(deadline) {
-			t.Fatalf("proctest: process %d did not become %q within 10 s", pid, marker)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// sh's own command line holds the marker too: wait until the process is sleep.
+	await.For(t, 10*time.Second, fmt.Sprintf("process %d to become %q", pid, marker), func() bool {
+		return Alive(pid, marker) && strings.HasPrefix(cmdline(pid), marker)
+	})
 	KillAtEnd(t, pid, marker)
 	return pid
 }
@@ -59,8 +54,13 @@ func Alive(pid int, s string) bool {
 	if err != nil || strings.Contains(string(st), ") Z ") {
 		return false
 	}
+	return strings.Contains(cmdline(pid), s)
+}
+
+// cmdline is process pid's command line, its arguments joined by spaces; "" when gone.
+func cmdline(pid int) string {
 	cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return strings.Contains(strings.ReplaceAll(string(cmd), "\x00", " "), s)
+	return strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))
 }
 
 // KillAtEnd kills pid with SIGKILL at the end of the test if it is still the process
