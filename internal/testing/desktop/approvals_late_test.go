@@ -75,7 +75,7 @@ func TestAnApprovalAnsweredLateInAPopupIsHeard(t *testing.T) {
 		}
 		return time.Since(asked.Time) >= lateAnswer
 	})
-	if out, _ := xdotool(t, "search", "--onlyvisible", "--name", popupTitle); out == "" {
+	if len(shownWindows(t, popupTitle)) == 0 {
 		t.Fatal("the popup is gone, though the request still waits")
 	}
 	screenshot(t, shots, "approval-late")

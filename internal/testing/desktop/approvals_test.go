@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -175,8 +174,7 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		// window process's.
 		var back string
 		await.For(t, 30*time.Second, "the popup back from a new window process", func() bool {
-			out, _ := xdotool(t, "search", "--onlyvisible", "--name", "Approve Bash")
-			for _, id := range strings.Fields(out) {
+			for _, id := range shownWindows(t, "Approve Bash") {
 				if owner, err := xdotool(t, "getwindowpid", id); err == nil && owner != strconv.Itoa(pid) {
 					back = id
 					return true

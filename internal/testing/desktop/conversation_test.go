@@ -159,8 +159,7 @@ func TestTheRunWindowFollowsTheConversation(t *testing.T) {
 		}
 		killed := time.Now()
 		await.For(t, windowWait, "the run window back from a new window process", func() bool {
-			out, _ := xdotool(t, "search", "--onlyvisible", "--name", title)
-			for _, id := range strings.Fields(out) {
+			for _, id := range shownWindows(t, title) {
 				if owner, err := xdotool(t, "getwindowpid", id); err == nil && owner != strconv.Itoa(pid) {
 					win = id
 					return true

@@ -41,8 +41,7 @@ func TestTwoPopupsOfTwoRunsInOneCheckoutCascade(t *testing.T) {
 
 	var popups []string
 	await.For(t, 90*time.Second, "two approval popups on the screen", func() bool {
-		out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^Approve Bash")
-		popups = strings.Fields(out)
+		popups = shownWindows(t, "^Approve Bash")
 		return len(popups) == 2
 	})
 	screenshot(t, shots, "two-popups")

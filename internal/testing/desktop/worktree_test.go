@@ -57,8 +57,8 @@ func TestTheRunWindowRemovesAWorktree(t *testing.T) {
 	var runWin string
 	y := 90
 	await.For(t, windowWait, "the run's window, opened from its line in the history", func() error {
-		if out, _ := xdotool(t, "search", "--onlyvisible", "--name", title); out != "" {
-			runWin = out
+		if ids := shownWindows(t, title); len(ids) > 0 {
+			runWin = ids[0]
 			return nil
 		}
 		clickAt(t, history, 200, y) // the first line, under the search box and the note

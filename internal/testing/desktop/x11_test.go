@@ -25,6 +25,23 @@ func xdotool(t testing.TB, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// shownWindows returns the ids of the visible windows whose title matches name, as xdotool
+// search prints them on stdout: an X error it reports on stderr, as when a window goes
+// while it searches, is no window ("X Error of failed request" once read as id "X").
+func shownWindows(t testing.TB, name string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, _ := onDisplay(t, exec.CommandContext(ctx, "xdotool", "search", "--onlyvisible", "--name", name)).Output()
+	var ids []string
+	for _, f := range strings.Fields(string(out)) {
+		if _, err := strconv.ParseUint(f, 10, 64); err == nil {
+			ids = append(ids, f)
+		}
+	}
+	return ids
+}
+
 // windowWait bounds the wait for a window to appear or go. The first window of a window
 // process starts Fyne and Mesa's software renderer, which takes seconds on a busy machine
 // (go test runs the e2e suite beside this one); the wait ends as soon as the window is there.
@@ -36,14 +53,10 @@ func waitForWindow(t testing.TB, name string, within time.Duration) string {
 	t.Helper()
 	var id string
 	await.For(t, within, fmt.Sprintf("a window titled %q", name), func() error {
-		out, err := xdotool(t, "search", "--onlyvisible", "--name", name)
-		if out == "" { // xdotool search fails with no output when nothing matches
+		ids := shownWindows(t, name)
+		if len(ids) == 0 {
 			return errors.New("no such window is shown")
 		}
-		if err != nil {
-			return fmt.Errorf("xdotool search: %v: %s", err, out)
-		}
-		ids := strings.Fields(out)
 		id = ids[len(ids)-1]
 		return nil
 	})
@@ -56,8 +69,7 @@ func waitForNewWindow(t testing.TB, name string, seen map[string]bool, within ti
 	t.Helper()
 	var id string
 	await.For(t, within, fmt.Sprintf("a new window titled %q", name), func() bool {
-		out, _ := xdotool(t, "search", "--onlyvisible", "--name", name)
-		for _, w := range strings.Fields(out) {
+		for _, w := range shownWindows(t, name) {
 			if !seen[w] {
 				id = w
 				return true
@@ -72,8 +84,7 @@ func waitForNewWindow(t testing.TB, name string, seen map[string]bool, within ti
 func windowGone(t testing.TB, name string, within time.Duration) {
 	t.Helper()
 	await.For(t, within, fmt.Sprintf("the window titled %q to close", name), func() bool {
-		out, _ := xdotool(t, "search", "--onlyvisible", "--name", name)
-		return out == ""
+		return len(shownWindows(t, name)) == 0
 	})
 }
 
