@@ -101,3 +101,21 @@ func TestTwoHundredRunsWaitAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRegister measures what each run costs the server before its first call: the
+// registration (its token and its MCP server with the approval tool) and its removal.
+func BenchmarkRegister(b *testing.B) {
+	s, err := New(Config{Decider: approvaltest.Nobody(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		id := fmt.Sprintf("bench-%d", i)
+		if _, err := s.Register(approvals.RunInfo{ID: id, Kind: "build"}, approvaltest.Discard{}); err != nil {
+			b.Fatal(err)
+		}
+		s.Unregister(id)
+	}
+}

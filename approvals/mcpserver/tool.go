@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/segwi/segwi/approvals"
@@ -18,9 +20,9 @@ type approveInput struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 }
 
-// approveSchema is the tool's input schema. It is written out rather than inferred so that
-// input may be any object and Claude Code may add fields without being refused.
-var approveSchema = json.RawMessage(`{
+// approveSchemaJSON is the tool's input schema. It is written out rather than inferred so
+// that input may be any object and Claude Code may add fields without being refused.
+var approveSchemaJSON = []byte(`{
   "type": "object",
   "properties": {
     "tool_name": {"type": "string", "description": "The tool Claude Code wants to use, e.g. Bash."},
@@ -30,17 +32,32 @@ var approveSchema = json.RawMessage(`{
   "required": ["tool_name", "input"]
 }`)
 
+// approveSchema is approveSchemaJSON parsed, once: every run's server shares it (it is never
+// changed), and schemaCache keeps its resolved form, so that a run's registration neither
+// parses nor resolves the schema again; that was most of a registration's CPU.
+var approveSchema = sync.OnceValue(func() *jsonschema.Schema {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(approveSchemaJSON, &s); err != nil {
+		panic("mcpserver: the approval tool's schema does not parse: " + err.Error())
+	}
+	s.PropertyOrder = []string{"tool_name", "input", "tool_use_id"} // as written
+	return &s
+})
+
+// schemaCache caches the resolved approveSchema for all the servers of runs.
+var schemaCache = mcp.NewSchemaCache()
+
 // newRunServer returns the MCP server that serves the approval tool to run runID.
 func (s *Server) newRunServer(runID string, run approvals.Run) *mcp.Server {
 	server := mcp.NewServer(
 		&mcp.Implementation{Name: approvals.ServerName, Title: "segwi approvals", Version: "1"},
-		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}, SchemaCache: schemaCache},
 	)
 	mcp.AddTool(server, &mcp.Tool{
 		Name: approvals.ToolName,
 		Description: "Asks segwi whether a tool call may run. A person answers, or a trusted " +
 			"command rule they configured, or the approval timeout (which denies).",
-		InputSchema: approveSchema,
+		InputSchema: approveSchema(),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
 		call := approvals.CallOf(req.Params.Arguments, in.ToolName, in.ToolUseID)
 		ctx, stop := whileCallerWaits(ctx, run)
