@@ -67,3 +67,16 @@ func TestACountOutOfBoundsIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTake measures what taking a run's range and letting it go costs, as each run
+// does at its start and end.
+func BenchmarkTake(b *testing.B) {
+	state := b.TempDir()
+	for b.Loop() {
+		h, err := Take(state, DefaultCount)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Release()
+	}
+}
