@@ -62,6 +62,8 @@ type recorder struct {
 	outN     int64 // bytes written to output.log
 	outCut   bool  // output.log reached its cap
 	dirty    bool  // written since the last sync
+	evDirty  bool  // events.jsonl written since its last sync
+	outDirty bool  // output.log written since its last sync
 	lastSync time.Time
 	buf      []byte         // the event being written
 	syncing  sync.WaitGroup // fsyncs running without mu; close waits for them
@@ -119,6 +121,7 @@ func (r *recorder) event(e *Event, sync bool) {
 	if err != nil {
 		r.fail(err)
 	}
+	r.evDirty = true
 	r.written()
 	if sync {
 		r.syncLocked()
@@ -144,6 +147,7 @@ func (r *recorder) output(b []byte) {
 	if r.outCut {
 		r.ow.WriteString(outputCutMarker)
 	}
+	r.outDirty = true
 	r.written()
 }
 
@@ -193,9 +197,8 @@ func (r *recorder) syncIfDirty() {
 			r.fail(err)
 		}
 	}
-	r.dirty = false
+	files := r.dirtyFiles()
 	r.lastSync = time.Now()
-	files := []*os.File{r.events, r.out}
 	r.syncing.Add(1)
 	r.mu.Unlock()
 	defer r.syncing.Done()
@@ -214,13 +217,28 @@ func (r *recorder) syncLocked() {
 			r.fail(err)
 		}
 	}
-	for _, f := range []*os.File{r.events, r.out} {
+	for _, f := range r.dirtyFiles() {
 		if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 			r.fail(err)
 		}
 	}
-	r.dirty = false
 	r.lastSync = time.Now()
+}
+
+// dirtyFiles returns the files written since their last sync, which the caller is about
+// to sync, and marks all clean: a state change syncs events.jsonl, and output.log only
+// when output came since (an fsync of an unchanged file still costs a system call and
+// the file system's check). r.mu is held.
+func (r *recorder) dirtyFiles() []*os.File {
+	files := make([]*os.File, 0, 2)
+	if r.evDirty {
+		files = append(files, r.events)
+	}
+	if r.outDirty {
+		files = append(files, r.out)
+	}
+	r.dirty, r.evDirty, r.outDirty = false, false, false
+	return files
 }
 
 // fail keeps err as the first error met while recording, unless one is kept already.
