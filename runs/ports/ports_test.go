@@ -80,3 +80,19 @@ func BenchmarkTake(b *testing.B) {
 		h.Release()
 	}
 }
+
+// A port some program listens on over IPv6 only is not free, and one nothing listens on is.
+func TestAPortListenedOnOverIPv6OnlyIsNotFree(t *testing.T) {
+	l, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	}
+	p := l.Addr().(*net.TCPAddr).Port
+	if free(p) {
+		t.Errorf("port %d is taken for free while a program listens on [::1]:%d", p, p)
+	}
+	l.Close()
+	if !free(p) {
+		t.Errorf("port %d is not free once its listener closed", p)
+	}
+}
