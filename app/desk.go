@@ -31,6 +31,7 @@ type desk struct {
 
 	runWins map[string]*runWindow
 	history *historyWindow
+	usage   *usageWindow
 	quitWin fyne.Window
 	canary  *canaryWindow
 }
@@ -90,6 +91,8 @@ func (d *desk) open(s control.Show) error {
 		d.openRun(s.Run)
 	case control.ShowHistory:
 		d.openHistory()
+	case control.ShowUsage:
+		d.openUsage()
 	case control.ShowSettings:
 		d.openSettingsAt(s.Section)
 	case control.ShowCanary:
@@ -357,6 +360,17 @@ func (d *desk) openHistory() {
 		d.history.reload()
 	}
 	d.history.Show()
+}
+
+// openUsage opens the Usage window, reading the records again when it is open already.
+func (d *desk) openUsage() {
+	if d.usage == nil {
+		d.usage = newUsageWindow(d.app, d.tray.stateDir(), d.tray.repos, d.openRun, time.Now)
+		d.usage.win.SetOnClosed(func() { d.usage = nil })
+	} else {
+		d.usage.reload()
+	}
+	d.usage.Show()
 }
 
 // openSettings opens the settings window, or raises the one already open.

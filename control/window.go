@@ -109,6 +109,7 @@ const (
 	ShowNewRun    Window = "new-run"   // the new-run dialog for Show.Kind
 	ShowRun       Window = "run"       // the run window of Show.Run
 	ShowHistory   Window = "history"   // the run history
+	ShowUsage     Window = "usage"     // what the runs of the last 30 days cost
 	ShowSettings  Window = "settings"  // the settings window
 	ShowCanary    Window = "canary"    // run the canary and show its report
 	ShowApprovals Window = "approvals" // raise every waiting approval's popup
@@ -207,7 +208,7 @@ func (s Show) check() error {
 			return nil
 		}
 		return fmt.Errorf("unknown settings section %q", s.Section)
-	case ShowHistory, ShowCanary, ShowApprovals, ShowQuit, ShowGuardedEdit:
+	case ShowHistory, ShowUsage, ShowCanary, ShowApprovals, ShowQuit, ShowGuardedEdit:
 		return nil
 	}
 	return fmt.Errorf("unknown window %q", s.Window)

@@ -68,7 +68,7 @@ func SumUsage(sums []Summary, since time.Time, by UsageBy, loc *time.Location) U
 		if s.Created.Before(since) {
 			continue
 		}
-		key := s.usageKey(by, loc)
+		key := s.UsageKey(by, loc)
 		i, ok := index[key]
 		if !ok {
 			i = len(rep.Rows)
@@ -87,8 +87,9 @@ func SumUsage(sums []Summary, since time.Time, by UsageBy, loc *time.Location) U
 	return rep
 }
 
-// usageKey is the group of s in a report by by.
-func (s Summary) usageKey(by UsageBy, loc *time.Location) string {
+// UsageKey is the group of s in a report by by: its local day in loc (2026-12-04), its
+// repository, or its runtime.
+func (s Summary) UsageKey(by UsageBy, loc *time.Location) string {
 	switch by {
 	case UsageByRepository:
 		return cmp.Or(s.Repository, s.Checkout) // a run recorded before Repository: its checkout

@@ -64,6 +64,7 @@ const (
 	Canary                     // run the canary
 	Quit                       // quit segwi
 	ApprovalPage               // open the settings at the approval page: where it is served, or why not
+	Usage                      // open the Usage window
 )
 
 // Action is what clicking an item does: a plain value, so menus compare with ==.
@@ -87,6 +88,7 @@ type Actions struct {
 	OpenRun        func(id string)
 	RaiseApprovals func()
 	History        func()
+	Usage          func()
 	Settings       func()
 	Canary         func()
 	Quit           func()
@@ -113,6 +115,8 @@ func (a Actions) Do(act Action) {
 		call(a.RaiseApprovals)
 	case History:
 		call(a.History)
+	case Usage:
+		call(a.Usage)
 	case Settings:
 		call(a.Settings)
 	case Canary:
@@ -130,6 +134,7 @@ const (
 	LabelNewReady  = "New ready run…"
 	LabelAsk       = "Ask…"
 	LabelHistory   = "Run history…"
+	LabelUsage     = "Usage…"
 	LabelSettings  = "Settings…"
 	LabelCanary    = "Run canary"
 	LabelQuit      = "Quit"
@@ -193,6 +198,7 @@ func Menu(s Snapshot) []Item {
 	}
 	return append(items,
 		Item{Label: LabelHistory, Action: Action{Verb: History}},
+		Item{Label: LabelUsage, Action: Action{Verb: Usage}},
 		Item{Label: LabelSettings, Action: Action{Verb: Settings}},
 		Item{Label: LabelCanary, Disabled: !s.Canary, Action: Action{Verb: Canary}},
 		sep,

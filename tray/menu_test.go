@@ -46,7 +46,7 @@ func TestMenuItems(t *testing.T) {
 			want: []string{
 				"New build run…", "New ready run…", "Ask…", "---",
 				"No runs going (off)", "---",
-				"Waiting approvals (0) (off)", "Run history…", "Settings…", "Run canary (off)", "---",
+				"Waiting approvals (0) (off)", "Run history…", "Usage…", "Settings…", "Run canary (off)", "---",
 				"Quit",
 			},
 		},
@@ -70,7 +70,7 @@ func TestMenuItems(t *testing.T) {
 				"web · ready · queued",
 				"docs · build · ⚠ waiting for your reply 2m",
 				"---",
-				"Waiting approvals (1)", "Run history…", "Settings…", "Run canary", "---",
+				"Waiting approvals (1)", "Run history…", "Usage…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
 		},
@@ -81,7 +81,7 @@ func TestMenuItems(t *testing.T) {
 				"⚠ No window can open: segwi-windows is not installed (off)", "---",
 				"New build run…", "New ready run…", "Ask…", "---",
 				"No runs going (off)", "---",
-				"Waiting approvals (0) (off)", "Run history…", "Settings…", "Run canary", "---",
+				"Waiting approvals (0) (off)", "Run history…", "Usage…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
 		},
@@ -92,7 +92,7 @@ func TestMenuItems(t *testing.T) {
 				"New build run…", "New ready run…", "Ask…", "---",
 				"No runs going (off)", "---",
 				"Waiting approvals (0) (off)", "Approval page on the tailnet…",
-				"Run history…", "Settings…", "Run canary", "---",
+				"Run history…", "Usage…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
 		},
@@ -104,7 +104,7 @@ func TestMenuItems(t *testing.T) {
 				"No runs going (off)", "---",
 				"Waiting approvals (0) (off)",
 				"⚠ Approval page not served…",
-				"Run history…", "Settings…", "Run canary", "---",
+				"Run history…", "Usage…", "Settings…", "Run canary", "---",
 				"Quit",
 			},
 		},
@@ -125,6 +125,7 @@ func TestMenuActions(t *testing.T) {
 		OpenRun:        func(id string) { got = append(got, "open "+id) },
 		RaiseApprovals: func() { got = append(got, "raise") },
 		History:        func() { got = append(got, "history") },
+		Usage:          func() { got = append(got, "usage") },
 		Settings:       func() { got = append(got, "settings") },
 		Canary:         func() { got = append(got, "canary") },
 		Quit:           func() { got = append(got, "quit") },
@@ -137,7 +138,7 @@ func TestMenuActions(t *testing.T) {
 	for _, it := range Menu(snap) {
 		acts.Do(it.Action)
 	}
-	want := []string{"new build", "new ready", "new ask", "open r1", "open r2", "raise", "page", "history", "settings", "canary", "quit"}
+	want := []string{"new build", "new ready", "new ask", "open r1", "open r2", "raise", "page", "history", "usage", "settings", "canary", "quit"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("actions (-want +got):\n%s", diff)
 	}

@@ -120,7 +120,7 @@ func TestAChangeKeepsTheMenuItemsIds(t *testing.T) {
 	waiting.State, waiting.Waiting = runs.StateWaiting, runs.WaitApproval
 	tr.Show(Snapshot{Now: t0.Add(3 * time.Minute), Canary: false, Pending: 1, Runs: []Run{waiting}})
 	after := ids()
-	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelSettings, LabelQuit} {
+	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelUsage, LabelSettings, LabelQuit} {
 		if before[label] == nil || before[label] != after[label] {
 			t.Errorf("%q is item %v before the change and %v after; want the same item", label, before[label], after[label])
 		}
@@ -148,7 +148,7 @@ func TestAChangeKeepsTheMenuItemsIds(t *testing.T) {
 	// A run that is new to the menu takes a free line kept for it: nothing is built anew.
 	tr.Show(Snapshot{Now: t0, Canary: true, Runs: []Run{waiting, api}})
 	again := ids()
-	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelSettings, LabelQuit} {
+	for _, label := range []string{LabelNewBuild, LabelAsk, LabelHistory, LabelUsage, LabelSettings, LabelQuit} {
 		if after[label] != again[label] {
 			t.Errorf("%q is item %v before a new run and %v after; want the same item", label, after[label], again[label])
 		}

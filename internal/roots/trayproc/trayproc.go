@@ -86,6 +86,7 @@ func Run(ctx context.Context, opts Options) error {
 		OpenRun:        func(id string) { show(control.Show{Window: control.ShowRun, Run: id})() },
 		RaiseApprovals: show(control.Show{Window: control.ShowApprovals}),
 		History:        show(control.Show{Window: control.ShowHistory}),
+		Usage:          show(control.Show{Window: control.ShowUsage}),
 		Settings:       show(control.Show{Window: control.ShowSettings}),
 		Canary:         show(control.Show{Window: control.ShowCanary}),
 		ApprovalPage:   show(control.Show{Window: control.ShowSettings, Section: control.SectionRemote}),
