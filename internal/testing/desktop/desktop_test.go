@@ -123,7 +123,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 		os.WriteFile(filepath.Join(shots, "tray-menu.txt"), []byte(strings.Join(labels, "\n")+"\n"), 0o644)
-		for _, want := range []string{"New build run…", "New ready run…", "Ask…", "Run history…", "Settings…", "Quit"} {
+		for _, want := range []string{"New build run…", "New ready run…", "Ask…", "Run history…", "Usage…", "Settings…", "Quit"} {
 			if !slices.Contains(labels, want) {
 				t.Errorf("the tray menu lacks %q; it has %q", want, labels)
 			}
