@@ -118,6 +118,7 @@ func newUsageWindow(a fyne.App, stateDir string, repos func() []settings.Reposit
 	u.note = widget.NewLabel("Reading the runs…")
 	u.note.Wrapping = fyne.TextWrapWord
 	u.chart = newUsageChart()
+	u.chart.failed = func(err error) { u.note.SetText(u.note.Text + " The chart could not be drawn: " + err.Error()) }
 	u.list = widget.NewList(func() int { return len(u.view.Top) }, func() fyne.CanvasObject {
 		l := widget.NewLabel("")
 		l.Truncation = fyne.TextTruncateEllipsis

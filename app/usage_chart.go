@@ -79,16 +79,18 @@ func drawUsageChart(v usageView, w, h, dpi int) (image.Image, error) {
 }
 
 // usageChart shows a usageView's chart at the size it is given: it draws the chart again,
-// off Fyne's goroutine, when its size or its figures change.
+// off Fyne's goroutine, when its size or its figures change, one drawing at a time (a
+// window dragged larger asks for many sizes: the last one asked is drawn next).
 type usageChart struct {
 	widget.BaseWidget
 	// On Fyne's goroutine:
-	img   *canvas.Image
-	view  *usageView
-	drawn fyne.Size // the size of the last drawing asked for
-	draws int       // drawings asked for: only the last one's image is shown
-	shown int       // the drawing shown
-	err   error     // the last drawing's error
+	img     *canvas.Image
+	view    *usageView
+	drawn   fyne.Size   // the size of the last drawing asked for
+	draws   int         // drawings asked for: only the last one's image is shown
+	shown   int         // the drawing shown
+	drawing bool        // a drawing is under way
+	failed  func(error) // told when a drawing fails
 }
 
 func newUsageChart() *usageChart {
@@ -105,14 +107,26 @@ func (c *usageChart) setView(v usageView) {
 	c.redraw(c.Size(), true)
 }
 
-// redraw draws the chart at size, again if again is set. On Fyne's goroutine.
+// redraw asks for the chart at size, again if again is set, and draws it unless a
+// drawing is under way (which draws the last one asked for when it ends). On Fyne's
+// goroutine.
 func (c *usageChart) redraw(size fyne.Size, again bool) {
 	if c.view == nil || size.Width < 1 || size.Height < 1 || (size == c.drawn && !again) {
 		return
 	}
 	c.drawn = size
 	c.draws++
-	n, v := c.draws, *c.view
+	c.draw()
+}
+
+// draw draws the chart of the last drawing asked for, unless one is under way. On Fyne's
+// goroutine.
+func (c *usageChart) draw() {
+	if c.drawing || c.shown == c.draws {
+		return
+	}
+	c.drawing = true
+	n, v, size := c.draws, *c.view, c.drawn
 	scale := float32(1)
 	if cv := fyne.CurrentApp().Driver().CanvasForObject(c); cv != nil {
 		scale = cv.Scale()
@@ -122,14 +136,15 @@ func (c *usageChart) redraw(size fyne.Size, again bool) {
 	go func() {
 		img, err := drawUsageChart(v, w, h, dpi)
 		onUI(func() {
-			if n != c.draws { // a later drawing is under way
-				return
-			}
-			c.shown, c.err = n, err
-			if err == nil {
+			c.drawing = false
+			c.shown = n
+			if err != nil && c.failed != nil {
+				c.failed(err)
+			} else if err == nil {
 				c.img.Image = img
 				c.img.Refresh()
 			}
+			c.draw() // a later one asked for meanwhile
 		})
 	}()
 }

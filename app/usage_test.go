@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -151,6 +152,20 @@ func TestUsageWindowListsTheCostliestRunsAndOpensOne(t *testing.T) {
 	if img == nil || img.Bounds().Dx() != int(drawn.Width+0.5) || drawn.Width < 300 {
 		t.Errorf("the chart shows %v, drawn at %v; want an image at the chart's size", img, drawn)
 	}
+	// Resized, the window draws the chart again at its new size.
+	ui(func() { u.win.Resize(fyne.NewSize(1000, 800)) })
+	await.For(t, 10*time.Second, "the chart drawn again at the window's new size", func() error {
+		var img image.Image
+		var size fyne.Size
+		ui(func() { img, size = u.chart.img.Image, u.chart.Size() })
+		if img == nil {
+			return errors.New("no image")
+		}
+		if img.Bounds().Dx() != int(size.Width+0.5) || size.Width <= drawn.Width {
+			return fmt.Errorf("the chart is %v wide, its image %v", size.Width, img.Bounds())
+		}
+		return nil
+	})
 	ui(func() { u.list.Select(1) })
 	if diff := cmp.Diff([]string{"r04"}, opened); diff != "" {
 		t.Errorf("clicking the second run opened (-want +got):\n%s", diff)
