@@ -35,10 +35,11 @@ type usageView struct {
 	Total  runs.UsageRow // what every run of those days used
 }
 
-// usageSeries is one repository's cost on each day of a usageView.
+// usageSeries is one repository's cost and tokens on each day of a usageView.
 type usageSeries struct {
-	Name string
-	Cost []float64 // US dollars, by day, as usageView.Days
+	Name   string
+	Cost   []float64 // US dollars, by day, as usageView.Days
+	Tokens []float64 // all tokens (input, output, cache), by day; none from runs recorded before usage
 }
 
 // computeUsage is what the runs sums created in the usageDays ending on now's day (in loc)
@@ -63,13 +64,13 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 	for i, r := range byRepo.Rows {
 		if i < apart {
 			series[r.Key] = i
-			v.Series = append(v.Series, usageSeries{Name: settings.CheckoutName(r.Key, repos), Cost: make([]float64, usageDays)})
+			v.Series = append(v.Series, usageSeries{Name: settings.CheckoutName(r.Key, repos), Cost: make([]float64, usageDays), Tokens: make([]float64, usageDays)})
 		} else {
 			series[r.Key] = apart
 		}
 	}
 	if len(byRepo.Rows) > apart {
-		v.Series = append(v.Series, usageSeries{Name: usageOther, Cost: make([]float64, usageDays)})
+		v.Series = append(v.Series, usageSeries{Name: usageOther, Cost: make([]float64, usageDays), Tokens: make([]float64, usageDays)})
 	}
 	for _, s := range sums {
 		if s.Created.Before(since) {
@@ -80,7 +81,9 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 			continue
 		}
 		u, _ := s.Used()
-		v.Series[series[s.UsageKey(runs.UsageByRepository, loc)]].Cost[i] += u.CostUSD
+		ser := &v.Series[series[s.UsageKey(runs.UsageByRepository, loc)]]
+		ser.Cost[i] += u.CostUSD
+		ser.Tokens[i] += float64(u.Tokens())
 		v.Top = append(v.Top, s)
 	}
 	slices.SortFunc(v.Top, func(a, b runs.Summary) int {
@@ -103,12 +106,13 @@ type usageWindow struct {
 	now      func() time.Time
 
 	// On Fyne's goroutine:
-	view  usageView
-	reads int // reloads asked for: only the last one's figures are shown
-	shown int // the reload whose figures show
-	note  *widget.Label
-	chart *usageChart
-	list  *widget.List
+	view   usageView
+	reads  int // reloads asked for: only the last one's figures are shown
+	shown  int // the reload whose figures show
+	note   *widget.Label
+	chart  *usageChart
+	metric *widget.RadioGroup // what the chart shows: cost or tokens
+	list   *widget.List
 }
 
 // newUsageWindow builds the Usage window and starts reading the runs. On Fyne's goroutine.
@@ -138,8 +142,16 @@ func newUsageWindow(a fyne.App, stateDir string, repos func() []settings.Reposit
 	split := container.NewVSplit(u.chart, container.NewBorder(top, nil, nil, nil, u.list))
 	split.Offset = 0.6
 	refresh := widget.NewButton("Refresh", u.reload)
+	u.metric = widget.NewRadioGroup([]string{string(chartCost), string(chartTokens)}, func(m string) {
+		if m != "" {
+			u.chart.setMetric(chartMetric(m))
+		}
+	})
+	u.metric.Horizontal, u.metric.Required = true, true
+	u.metric.SetSelected(string(chartCost))
 	u.win = a.NewWindow("segwi: usage")
-	u.win.SetContent(container.NewBorder(container.NewBorder(nil, nil, nil, refresh, u.note), nil, nil, nil, split))
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(u.metric, refresh), u.note)
+	u.win.SetContent(container.NewBorder(bar, nil, nil, nil, split))
 	u.win.Resize(fyne.NewSize(820, 640))
 	u.reload()
 	return u

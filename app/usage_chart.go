@@ -20,15 +20,39 @@ import (
 // as large as the window's.
 const chartDPI = 96
 
-// drawUsageChart draws v as a chart of cost per day, a bar for each day stacked by
-// repository, on an image w×h pixels at dpi (gonum's plot, with the fonts it embeds: the
-// same figures give the same pixels).
-func drawUsageChart(v usageView, w, h, dpi int) (image.Image, error) {
+// chartMetric is what the chart shows per day.
+type chartMetric string
+
+// The chart's metrics, as its switch names them.
+const (
+	chartCost   chartMetric = "Cost"
+	chartTokens chartMetric = "Tokens"
+)
+
+// drawUsageChart draws v as a chart of cost or tokens (m) per day, a bar for each day
+// stacked by repository, on an image w×h pixels at dpi (gonum's plot, with the fonts it
+// embeds: the same figures give the same pixels).
+func drawUsageChart(v usageView, m chartMetric, w, h, dpi int) (image.Image, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("drawing the usage chart: no room (%d×%d pixels)", w, h)
 	}
 	p := plot.New()
 	p.Y.Label.Text = "US dollars"
+	figures := func(s usageSeries) []float64 { return s.Cost }
+	if m == chartTokens {
+		p.Y.Label.Text = "millions of tokens"
+		figures = func(s usageSeries) []float64 {
+			mt := make([]float64, len(s.Tokens))
+			for i, t := range s.Tokens {
+				mt[i] = t / 1e6
+			}
+			return mt
+		}
+	}
+	series := make([][]float64, len(v.Series))
+	for i, s := range v.Series {
+		series[i] = figures(s)
+	}
 	p.Y.Min = 0
 	p.X.Min, p.X.Max = -0.5, float64(len(v.Days))-0.5
 	var ticks []plot.Tick
@@ -46,7 +70,7 @@ func drawUsageChart(v usageView, w, h, dpi int) (image.Image, error) {
 	highest := 0.0
 	var below *plotter.BarChart
 	for i, s := range v.Series {
-		b, err := plotter.NewBarChart(plotter.Values(s.Cost), bar)
+		b, err := plotter.NewBarChart(plotter.Values(series[i]), bar)
 		if err != nil {
 			return nil, fmt.Errorf("drawing the usage chart of %s: %w", s.Name, err)
 		}
@@ -61,8 +85,8 @@ func drawUsageChart(v usageView, w, h, dpi int) (image.Image, error) {
 	}
 	for d := range v.Days {
 		sum := 0.0
-		for _, s := range v.Series {
-			sum += s.Cost[d]
+		for _, s := range series {
+			sum += s[d]
 		}
 		highest = math.Max(highest, sum)
 	}
@@ -86,6 +110,7 @@ type usageChart struct {
 	// On Fyne's goroutine:
 	img     *canvas.Image
 	view    *usageView
+	metric  chartMetric
 	drawn   fyne.Size   // the size of the last drawing asked for
 	draws   int         // drawings asked for: only the last one's image is shown
 	shown   int         // the drawing shown
@@ -94,7 +119,7 @@ type usageChart struct {
 }
 
 func newUsageChart() *usageChart {
-	c := &usageChart{img: canvas.NewImageFromImage(nil)}
+	c := &usageChart{img: canvas.NewImageFromImage(nil), metric: chartCost}
 	c.img.FillMode = canvas.ImageFillStretch
 	c.img.ScaleMode = canvas.ImageScalePixels
 	c.ExtendBaseWidget(c)
@@ -105,6 +130,14 @@ func newUsageChart() *usageChart {
 func (c *usageChart) setView(v usageView) {
 	c.view = &v
 	c.redraw(c.Size(), true)
+}
+
+// setMetric shows the chart of m. On Fyne's goroutine.
+func (c *usageChart) setMetric(m chartMetric) {
+	if m != c.metric {
+		c.metric = m
+		c.redraw(c.Size(), true)
+	}
 }
 
 // redraw asks for the chart at size, again if again is set, and draws it unless a
@@ -126,7 +159,7 @@ func (c *usageChart) draw() {
 		return
 	}
 	c.drawing = true
-	n, v, size := c.draws, *c.view, c.drawn
+	n, v, m, size := c.draws, *c.view, c.metric, c.drawn
 	scale := float32(1)
 	if cv := fyne.CurrentApp().Driver().CanvasForObject(c); cv != nil {
 		scale = cv.Scale()
@@ -134,7 +167,7 @@ func (c *usageChart) draw() {
 	w, h := int(size.Width*scale+0.5), int(size.Height*scale+0.5)
 	dpi := int(chartDPI*scale + 0.5)
 	go func() {
-		img, err := drawUsageChart(v, w, h, dpi)
+		img, err := drawUsageChart(v, m, w, h, dpi)
 		onUI(func() {
 			c.drawing = false
 			c.shown = n

@@ -104,6 +104,10 @@ func TestUsageSumsTheLast30DaysByRepository(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("costs (-want +got):\n%s", diff)
 	}
+	if web := v.Series[0]; web.Tokens[29] != 1234 || web.Tokens[28] != 10 || v.Series[1].Tokens[28] != 0 {
+		t.Errorf("the tokens of web today and yesterday and of api yesterday (recorded before usage) are %v, %v and %v; want 1234, 10 and 0",
+			web.Tokens[29], web.Tokens[28], v.Series[1].Tokens[28])
+	}
 	if v.Total.Runs != 8 || v.Total.CostOnly != 1 {
 		t.Errorf("the total counts %d runs, %d with their cost alone; want 8 and 1", v.Total.Runs, v.Total.CostOnly)
 	}
@@ -166,6 +170,16 @@ func TestUsageWindowListsTheCostliestRunsAndOpensOne(t *testing.T) {
 		}
 		return nil
 	})
+	// Switched to tokens, the chart is drawn again.
+	var draws int
+	ui(func() { draws = u.chart.draws; u.metric.SetSelected(string(chartTokens)) })
+	await.For(t, 10*time.Second, "the chart of the tokens", func() bool {
+		var done bool
+		ui(func() {
+			done = u.chart.metric == chartTokens && u.chart.draws > draws && u.chart.shown == u.chart.draws
+		})
+		return done
+	})
 	ui(func() { u.list.Select(1) })
 	if diff := cmp.Diff([]string{"r04"}, opened); diff != "" {
 		t.Errorf("clicking the second run opened (-want +got):\n%s", diff)
@@ -178,7 +192,7 @@ func usageGoldenView() usageView {
 	v := usageView{}
 	names := []string{"web", "api", "infra", "other"}
 	for _, n := range names {
-		v.Series = append(v.Series, usageSeries{Name: n, Cost: make([]float64, 30)})
+		v.Series = append(v.Series, usageSeries{Name: n, Cost: make([]float64, 30), Tokens: make([]float64, 30)})
 	}
 	for i := range 30 {
 		v.Days = append(v.Days, time.Date(2026, 11, 5+i, 0, 0, 0, 0, time.UTC))
@@ -187,6 +201,7 @@ func usageGoldenView() usageView {
 		}
 		for s := range v.Series {
 			v.Series[s].Cost[i] = float64((i*7+s*13)%11) * (1.5 - 0.3*float64(s))
+			v.Series[s].Tokens[i] = v.Series[s].Cost[i] * 400_000
 		}
 	}
 	return v
@@ -197,7 +212,7 @@ func usageGoldenView() usageView {
 // TestUsageChartGolden -update` rewrites it; a mismatch writes what was drawn to
 // testdata/failed/usage_chart.png.
 func TestUsageChartGolden(t *testing.T) {
-	img, err := drawUsageChart(usageGoldenView(), 640, 360, chartDPI)
+	img, err := drawUsageChart(usageGoldenView(), chartCost, 640, 360, chartDPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,12 +246,19 @@ func TestUsageChartGolden(t *testing.T) {
 	// The chart draws what it is given: other figures give another image.
 	other := usageGoldenView()
 	other.Series[0].Cost[0] += 5
-	img2, err := drawUsageChart(other, 640, 360, chartDPI)
+	img2, err := drawUsageChart(other, chartCost, 640, 360, chartDPI)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if differentPixels(want, img2) <= 20 {
 		t.Error("a chart of other figures matches the golden: the comparison sees nothing")
+	}
+	tokens, err := drawUsageChart(usageGoldenView(), chartTokens, 640, 360, chartDPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if differentPixels(want, tokens) <= 20 {
+		t.Error("the chart of the tokens matches the chart of the cost")
 	}
 }
 
@@ -287,7 +309,7 @@ func TestUsageOfManyRunsIsComputedWithinASecond(t *testing.T) {
 			t.Fatalf("Summaries = %d runs, %v", len(sums), err)
 		}
 		v = computeUsage(sums, now, time.UTC, nil)
-		if _, err := drawUsageChart(v, 820, 380, chartDPI); err != nil {
+		if _, err := drawUsageChart(v, chartCost, 820, 380, chartDPI); err != nil {
 			t.Fatal(err)
 		}
 	})
