@@ -31,8 +31,10 @@ const usageOther = "other"
 type usageView struct {
 	Days   []time.Time   // the days charted, local midnights, oldest first
 	Series []usageSeries // the repositories, costliest first, "other" last
-	Top    []runs.Summary
-	Total  runs.UsageRow // what every run of those days used
+	// ByRuntime are the runtimes, as Series are the repositories.
+	ByRuntime []usageSeries
+	Top       []runs.Summary
+	Total     runs.UsageRow // what every run of those days used
 }
 
 // usageSeries is one repository's cost and tokens on each day of a usageView.
@@ -43,7 +45,7 @@ type usageSeries struct {
 }
 
 // computeUsage is what the runs sums created in the usageDays ending on now's day (in loc)
-// used: repositories are named as the settings name them (repos).
+// used, by repository (named as the settings name them, repos) and by runtime.
 func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos []settings.Repository) usageView {
 	y, m, d := now.In(loc).Date()
 	since := time.Date(y, m, d-(usageDays-1), 0, 0, 0, 0, loc)
@@ -54,37 +56,13 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 		v.Days = append(v.Days, t)
 		day[t.Format(time.DateOnly)] = i
 	}
-	byRepo := runs.SumUsage(sums, since, runs.UsageByRepository, loc)
-	v.Total = byRepo.Total
-	series := map[string]int{} // the series of each repository's key
-	apart := len(byRepo.Rows)
-	if apart > usageApart+1 { // one "other" repository is charted by its name
-		apart = usageApart
-	}
-	for i, r := range byRepo.Rows {
-		if i < apart {
-			series[r.Key] = i
-			v.Series = append(v.Series, usageSeries{Name: settings.CheckoutName(r.Key, repos), Cost: make([]float64, usageDays), Tokens: make([]float64, usageDays)})
-		} else {
-			series[r.Key] = apart
-		}
-	}
-	if len(byRepo.Rows) > apart {
-		v.Series = append(v.Series, usageSeries{Name: usageOther, Cost: make([]float64, usageDays), Tokens: make([]float64, usageDays)})
-	}
+	v.Total = runs.SumUsage(sums, since, runs.UsageByRepository, loc).Total
+	v.Series = stackUsage(sums, since, day, runs.UsageByRepository, loc, func(k string) string { return settings.CheckoutName(k, repos) })
+	v.ByRuntime = stackUsage(sums, since, day, runs.UsageByRuntime, loc, visible.Escape)
 	for _, s := range sums {
-		if s.Created.Before(since) {
-			continue
+		if _, ok := day[s.UsageKey(runs.UsageByDay, loc)]; ok && !s.Created.Before(since) {
+			v.Top = append(v.Top, s)
 		}
-		i, ok := day[s.UsageKey(runs.UsageByDay, loc)]
-		if !ok { // created after now's day: a clock set back
-			continue
-		}
-		u, _ := s.Used()
-		ser := &v.Series[series[s.UsageKey(runs.UsageByRepository, loc)]]
-		ser.Cost[i] += u.CostUSD
-		ser.Tokens[i] += float64(u.Tokens())
-		v.Top = append(v.Top, s)
 	}
 	slices.SortFunc(v.Top, func(a, b runs.Summary) int {
 		ua, _ := a.Used()
@@ -93,6 +71,41 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 	})
 	v.Top = slices.Clip(v.Top[:min(len(v.Top), usageTopRuns)])
 	return v
+}
+
+// stackUsage is the cost and tokens of each day (day: a local date's index) of the runs
+// of sums created since, a series for each group by by (named by name), the costliest
+// first: usageApart of them, the others one "other" series.
+func stackUsage(sums []runs.Summary, since time.Time, day map[string]int, by runs.UsageBy, loc *time.Location, name func(string) string) []usageSeries {
+	rows := runs.SumUsage(sums, since, by, loc).Rows
+	var out []usageSeries
+	series := map[string]int{} // the series of each group's key
+	apart := len(rows)
+	if apart > usageApart+1 { // one "other" group is charted by its name
+		apart = usageApart
+	}
+	for i, r := range rows {
+		if i < apart {
+			series[r.Key] = i
+			out = append(out, usageSeries{Name: name(r.Key), Cost: make([]float64, len(day)), Tokens: make([]float64, len(day))})
+		} else {
+			series[r.Key] = apart
+		}
+	}
+	if len(rows) > apart {
+		out = append(out, usageSeries{Name: usageOther, Cost: make([]float64, len(day)), Tokens: make([]float64, len(day))})
+	}
+	for _, s := range sums {
+		i, ok := day[s.UsageKey(runs.UsageByDay, loc)]
+		if !ok || s.Created.Before(since) { // before the days, or after them: a clock set back
+			continue
+		}
+		u, _ := s.Used()
+		ser := &out[series[s.UsageKey(by, loc)]]
+		ser.Cost[i] += u.CostUSD
+		ser.Tokens[i] += float64(u.Tokens())
+	}
+	return out
 }
 
 // usageWindow shows the Usage window: a chart of the cost of each of the last 30 days,
@@ -112,6 +125,7 @@ type usageWindow struct {
 	note   *widget.Label
 	chart  *usageChart
 	metric *widget.RadioGroup // what the chart shows: cost or tokens
+	group  *widget.RadioGroup // what the bars are stacked by: repository or runtime, shown once runs ran on several
 	list   *widget.List
 }
 
@@ -149,8 +163,12 @@ func newUsageWindow(a fyne.App, stateDir string, repos func() []settings.Reposit
 	})
 	u.metric.Horizontal, u.metric.Required = true, true
 	u.metric.SetSelected(string(chartCost))
+	u.group = widget.NewRadioGroup([]string{usageByRepository, usageByRuntime}, func(string) { u.showChart() })
+	u.group.Horizontal, u.group.Required = true, true
+	u.group.SetSelected(usageByRepository)
+	u.group.Hide()
 	u.win = a.NewWindow("segwi: usage")
-	bar := container.NewBorder(nil, nil, nil, container.NewHBox(u.metric, refresh), u.note)
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(u.group, u.metric, refresh), u.note)
 	u.win.SetContent(container.NewBorder(bar, nil, nil, nil, split))
 	u.win.Resize(fyne.NewSize(820, 640))
 	u.reload()
@@ -183,8 +201,32 @@ func (u *usageWindow) show(v usageView, damaged int, err error) {
 	} else {
 		u.note.SetText(usageNote(v, damaged))
 	}
-	u.chart.setView(v)
+	if len(v.ByRuntime) > 1 {
+		u.group.Show()
+	} else {
+		u.group.Hide()
+	}
+	u.showChart()
 	u.list.Refresh()
+}
+
+// The groupings of the chart, as its switch names them.
+const (
+	usageByRepository = "By repository"
+	usageByRuntime    = "By runtime"
+)
+
+// showChart shows the chart of the figures shown, stacked as the switch says. On Fyne's
+// goroutine.
+func (u *usageWindow) showChart() {
+	if u.shown == 0 && u.view.Days == nil {
+		return // nothing read yet
+	}
+	v := u.view
+	if u.group.Visible() && u.group.Selected == usageByRuntime {
+		v.Series = v.ByRuntime
+	}
+	u.chart.setView(v)
 }
 
 // usageNote says what the window's figures are: "$12.34 over 56 runs in the last 30 days,

@@ -120,6 +120,52 @@ func TestUsageSumsTheLast30DaysByRepository(t *testing.T) {
 	}
 }
 
+// With runs on two runtimes, the bars stack by runtime too (Claude Code's named "claude",
+// as `segwi usage --by runtime` names it), and the window offers the switch; with one, it
+// does not.
+func TestUsageStacksByRuntimeOnceThereAreSeveral(t *testing.T) {
+	a := test.NewTempApp(t)
+	state := t.TempDir()
+	now := time.Now()
+	web, _ := usageState(t, state, now)
+	repos := func() []settings.Repository { return []settings.Repository{{Name: "web", Path: web}} }
+	u := openUsage(t, a, state, repos, func(string) {}, now)
+	var visible bool
+	ui(func() { visible = u.group.Visible() })
+	if visible {
+		t.Error("with runs on one runtime the window offers to stack the bars by runtime")
+	}
+	ui(u.win.Close)
+
+	records.WriteRun(t, state, runs.Info{ID: "r99", Kind: runs.KindBuild, Checkout: web, Prompt: "on gemini", Runtime: "gemini",
+		State: runs.StateSucceeded, Created: now, Usage: &runs.RunUsage{Usage: runs.Usage{OutputTokens: 7, CostUSD: 0.25}, Turns: 1}, CostUSD: 0.25})
+	u = openUsage(t, a, state, repos, func(string) {}, now)
+	var names []string
+	var today []float64
+	ui(func() {
+		visible = u.group.Visible()
+		for _, s := range u.view.ByRuntime {
+			names = append(names, s.Name)
+			today = append(today, s.Cost[29])
+		}
+	})
+	if !visible {
+		t.Error("with runs on two runtimes the window does not offer to stack the bars by runtime")
+	}
+	if diff := cmp.Diff([]string{"claude", "gemini"}, names); diff != "" || today[0] != 3 || today[1] != 0.25 {
+		t.Errorf("the runtimes (-want +got):\n%s; today's costs %v, want 3 and 0.25", diff, today)
+	}
+	var draws int
+	ui(func() { draws = u.chart.draws; u.group.SetSelected(usageByRuntime) })
+	await.For(t, 10*time.Second, "the chart stacked by runtime", func() bool {
+		var done bool
+		ui(func() {
+			done = u.chart.draws > draws && u.chart.shown == u.chart.draws && len(u.chart.view.Series) == 2 && u.chart.view.Series[1].Name == "gemini"
+		})
+		return done
+	})
+}
+
 // The Usage window says what its figures are, draws their chart, lists the costliest
 // runs with their cost and tokens (a run recorded before usage with its cost alone) and
 // opens the run a click names.
