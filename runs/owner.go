@@ -160,6 +160,41 @@ func (r *Run) started(st startResult) {
 		r.readOutput(st.session)
 	}()
 	go r.waitExit(st.proc)
+	if f, ok := st.session.(Failing); ok {
+		go r.watchFailure(f)
+	}
+}
+
+// watchFailure waits, on a goroutine of its own, for a Failing session to say it cannot
+// go on, and then stops the run as failed, for the session's reason, unless a stop was
+// asked already or the agent exited (cleared takes the reason then).
+func (r *Run) watchFailure(f Failing) {
+	select {
+	case <-f.Failed():
+	case <-r.ctx.Done():
+		return
+	}
+	r.do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.phase == phaseRunning {
+			r.stepLocked(onStop, StateFailed, f.Failure().Error())
+		}
+	})
+}
+
+// sessionFailure is why the run's session could not go on (Failing), "" when it could.
+func (r *Run) sessionFailure() string {
+	f, ok := r.session.(Failing)
+	if !ok {
+		return ""
+	}
+	select {
+	case <-f.Failed():
+		return f.Failure().Error()
+	default:
+		return ""
+	}
 }
 
 // waitExit waits for the agent's process to exit, on a goroutine of its own, and tells
@@ -185,6 +220,14 @@ func (r *Run) exited(p *process, waitErr error) {
 func (r *Run) cleared(c clearance) {
 	r.mu.Lock()
 	state, reason := r.outcomeLocked(c.exit, c.killer)
+	if failure := r.sessionFailure(); failure != "" && r.stopped.as == "" {
+		// The agent exited before its session could go on: that is the news, the exit
+		// only its detail.
+		if c.exit.Code == 0 {
+			reason = ""
+		}
+		state, reason = StateFailed, joinReasons(failure, reason)
+	}
 	r.mu.Unlock()
 	if c.said != "" {
 		reason = joinReasons(reason, c.said)

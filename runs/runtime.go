@@ -98,3 +98,18 @@ type Canceler interface {
 	Session
 	Cancel()
 }
+
+// A Failing session can tell that it cannot go on while its agent's process may live: an
+// ACP agent that did not shake hands (it exited before it answered initialize, did not
+// answer in time, or answered with an error) neither exits nor ends a turn. The run then
+// fails at once, for Failure's reason: its owner stops the agent with the two-step stop
+// (a stop asked before stands), or, when the agent exited first, ends the run as failed
+// for that reason rather than as the exit alone says.
+type Failing interface {
+	Session
+	// Failed is closed once the session cannot go on, before Output ends.
+	Failed() <-chan struct{}
+	// Failure says why, for a person, naming the agent and its command; nil until Failed
+	// is closed.
+	Failure() error
+}

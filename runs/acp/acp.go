@@ -111,7 +111,7 @@ func (rt Runtime) Start(l runs.Launch) (runs.Session, error) {
 		errR.Close()
 		return nil, err
 	}
-	return newSession(l, rt.RuntimeName, inW, outR, errR), nil
+	return newSession(l, rt.RuntimeName, rt.Command[0], inW, outR, errR), nil
 }
 
 // withEnv returns base with each of extra set, over a value base has for it.

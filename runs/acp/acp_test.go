@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,21 +351,58 @@ func TestAnACPAgentThatMisbehaves(t *testing.T) {
 		}
 		assertGone(t, info.PID)
 	})
-	t.Run("an agent that never answers initialize fails the run, saying so", func(t *testing.T) {
-		defer acp.SetHandshakeWait(2 * time.Second)()
-		h := newHarness(t, map[string]string{"FAKEACP_NO_INIT": "1"})
-		info := wait(t, h.start(t, runs.KindBuild, checkout(t), "say hi", false))
-		var said string
-		for _, e := range h.events(t, info.ID) {
-			if e.Type == runs.EventResult {
-				said = e.Text
-			}
+}
+
+// TestAFailedHandshakeFailsTheRun: an agent that exits before it answers initialize, never
+// answers it, or answers it with an error fails its run at once, kept open or not, with a
+// reason naming the runtime and its command, and leaves no process. A kept-open run whose
+// agent never answered stayed running for good before.
+func TestAFailedHandshakeFailsTheRun(t *testing.T) {
+	t.Cleanup(acp.SetHandshakeWait(2 * time.Second)) // once the parallel subtests are over
+	bin, err := fakeACP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := "the ACP agent fake (" + bin + ")"
+	for _, c := range []struct {
+		name, knob, says string
+	}{
+		{"never answers", "FAKEACP_NO_INIT", agent + " did not answer initialize within 2s"},
+		{"exits", "FAKEACP_INIT_EXIT", agent + " exited, or closed its output, before it answered initialize"},
+		{"answers an error", "FAKEACP_INIT_ERROR", agent + " answered initialize with an error: protocol version 1 is not supported"},
+	} {
+		for _, keepOpen := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, kept open %v", c.name, keepOpen), func(t *testing.T) {
+				t.Parallel()
+				h := newHarness(t, map[string]string{c.knob: "1"})
+				r := h.start(t, runs.KindBuild, checkout(t), "say hi", keepOpen)
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				defer cancel()
+				info, err := r.Wait(ctx)
+				if err != nil {
+					t.Fatalf("run still %s after 15s: the failed handshake did not end it", info.State)
+				}
+				if info.State != runs.StateFailed || !strings.HasPrefix(info.Reason, c.says) {
+					t.Errorf("ended %s (%q); want failed, saying %q", info.State, info.Reason, c.says)
+				}
+				var status, stderr bool
+				for _, e := range h.events(t, info.ID) {
+					status = status || e.Type == runs.EventStatus && strings.HasPrefix(e.Text, c.says)
+					stderr = stderr || e.Type == runs.EventOutput && strings.Contains(e.Text, "no such mode")
+					if e.Type == runs.EventResult {
+						t.Errorf("a turn ended (%q), though none was sent", e.Text)
+					}
+				}
+				if !status {
+					t.Errorf("the record has no status saying %q", c.says)
+				}
+				if c.knob == "FAKEACP_INIT_EXIT" && !stderr {
+					t.Error("what the agent wrote on stderr is not in the record")
+				}
+				assertGone(t, info.PID)
+			})
 		}
-		if info.State != runs.StateFailed || !strings.Contains(said, "did not answer initialize") {
-			t.Errorf("ended %s (%s), the turn saying %q; want failed, saying initialize had no answer", info.State, info.Reason, said)
-		}
-		assertGone(t, info.PID)
-	})
+	}
 }
 
 // assertGone fails the test if process group pgid still has a live process.

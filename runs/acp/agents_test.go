@@ -166,19 +166,13 @@ func sleeping(arg string) bool {
 	return false
 }
 
-// codex-acp with no credentials fails the run, saying what it needs.
+// codex-acp with no credentials fails the run at once, its reason saying what it needs.
 func TestCodexACPWithoutCredentials(t *testing.T) {
 	h := realAgent(t, "codex-acp", nil)
-	info := waitLong(t, h.start(t, runs.KindBuild, checkout(t), "hello", false))
-	var said string
-	for _, e := range h.events(t, info.ID) {
-		if e.Type == runs.EventResult {
-			said = e.Text
-		}
-	}
-	t.Logf("codex-acp: %s; %s", info.Reason, said)
-	if info.State != runs.StateFailed || !strings.Contains(said, "CODEX_API_KEY") {
-		t.Errorf("ended %s (%s), its turn saying %q; want failed, naming CODEX_API_KEY", info.State, info.Reason, said)
+	info := waitLong(t, h.start(t, runs.KindBuild, checkout(t), "hello", true))
+	t.Logf("codex-acp: %s", info.Reason)
+	if info.State != runs.StateFailed || !strings.Contains(info.Reason, "refused session/new") || !strings.Contains(info.Reason, "CODEX_API_KEY") {
+		t.Errorf("ended %s (%s); want failed, saying session/new was refused and naming CODEX_API_KEY", info.State, info.Reason)
 	}
 	assertGone(t, info.PID)
 }

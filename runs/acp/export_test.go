@@ -2,9 +2,10 @@ package acp
 
 import "time"
 
-// SetHandshakeWait makes the handshake wait d, until the returned func puts it back.
+// SetHandshakeWait makes the handshake wait d for each answer (initialize, session/new),
+// until the returned func puts it back.
 func SetHandshakeWait(d time.Duration) func() {
-	old := handshakeWait
-	handshakeWait = d
-	return func() { handshakeWait = old }
+	oldInit, old := initWait, handshakeWait
+	initWait, handshakeWait = d, d
+	return func() { initWait, handshakeWait = oldInit, old }
 }

@@ -19,9 +19,14 @@ import (
 	"github.com/segwi/segwi/runs"
 )
 
-// handshakeWait bounds initialize and session/new (or session/load): an agent that does
-// not answer by then fails its run's first turn, saying so.
-var handshakeWait = 2 * time.Minute
+// initWait bounds initialize, which an agent answers at once (claude-agent-acp and
+// codex-acp within a second here); handshakeWait bounds session/new (or session/load),
+// for which claude-agent-acp starts Claude Code. An agent that does not answer by then
+// fails its run, saying so (runs.Failing).
+var (
+	initWait      = 30 * time.Second
+	handshakeWait = 2 * time.Minute
+)
 
 // cancelWait bounds the write of session/cancel to an agent that does not read.
 const cancelWait = 2 * time.Second
@@ -31,9 +36,10 @@ const maxStderrLine = 64 << 10
 
 // session is a started ACP agent: the protocol's connection over its stdin and stdout,
 // its stderr, and the lines of the session's output (see line). It implements
-// runs.Session, runs.Lingering and runs.Canceler.
+// runs.Session, runs.Lingering, runs.Canceler and runs.Failing.
 type session struct {
 	name     string // the runtime's name
+	command  string // its program, as the settings name it
 	kind     runs.Kind
 	checkout string
 	resume   string                  // the agent's session to load, "" for a new one
@@ -48,12 +54,13 @@ type session struct {
 	ctx      context.Context // ends with Close
 	cancel   context.CancelFunc
 	ready    chan struct{} // closed once the handshake is over, whether it failed or not
+	failed   chan struct{} // closed once the handshake has failed (Failed)
 	closed   chan struct{} // closed once the session is closed and the agent's stdin with it
 	canClose bool          // the agent offers session/close
 
 	mu          sync.Mutex
 	sessionID   acpsdk.SessionId // set once the handshake is over
-	handshake   error            // why it failed; nil when it did not
+	handshake   error            // why it failed; nil when it did not (set before failed closes)
 	queue       []string         // messages waiting for their turn
 	more        chan struct{}    // the queue or inputClosed changed
 	inputClosed bool
@@ -81,12 +88,12 @@ type toolCall struct {
 
 // newSession starts the protocol with the agent whose stdin is stdin, stdout stdout and
 // stderr stderr.
-func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *session {
+func newSession(l runs.Launch, name, command string, stdin, stdout, stderr *os.File) *session {
 	pr, pw := io.Pipe()
 	s := &session{
-		name: name, kind: l.Kind, checkout: l.Checkout, resume: l.Resume, model: l.Model, reg: l.Approvals,
+		name: name, command: command, kind: l.Kind, checkout: l.Checkout, resume: l.Resume, model: l.Model, reg: l.Approvals,
 		stdin: stdin, out: &lineWriter{w: pw}, outR: pr,
-		ready: make(chan struct{}), closed: make(chan struct{}), more: make(chan struct{}, 1),
+		ready: make(chan struct{}), failed: make(chan struct{}), closed: make(chan struct{}), more: make(chan struct{}, 1),
 		calls: map[acpsdk.ToolCallId]*toolCall{}, noted: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -102,6 +109,7 @@ func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *ses
 	go func() {
 		<-s.conn.Done()
 		<-stderrDone
+		<-s.ready // a failed handshake is told (Failed) before the output ends
 		stdout.Close()
 		s.flushText()
 		s.out.close()
@@ -114,7 +122,10 @@ func newSession(l runs.Launch, name string, stdin, stdout, stderr *os.File) *ses
 // (session/prompt), in order, until the input is closed and the queue empty: then it
 // closes the agent's stdin.
 func (s *session) run() {
-	s.shakeHands()
+	if !s.shakeHands() {
+		s.drop()
+		return
+	}
 	if s.model != "" {
 		s.out.status(fmt.Sprintf("the model %q was not passed on: ACP has no stable way to choose one, so %s uses its own default (set it in the agent's own settings)", s.model, s.name))
 	}
@@ -132,26 +143,31 @@ func (s *session) run() {
 }
 
 // shakeHands sends initialize, then session/load for a continued run whose agent can
-// load sessions, else session/new, in the run's checkout. What went wrong is kept for
-// the first turn to say.
-func (s *session) shakeHands() {
+// load sessions, else session/new, in the run's checkout, and says whether the session
+// can go on. When it cannot, why is recorded as the session's status and told (Failed):
+// the run fails at once.
+func (s *session) shakeHands() bool {
 	defer close(s.ready)
-	ctx, cancel := context.WithTimeout(s.ctx, handshakeWait)
-	defer cancel()
-	fail := func(err error) {
+	fail := func(err error) bool {
+		s.out.status(err.Error())
 		s.mu.Lock()
 		s.handshake = err
 		s.mu.Unlock()
+		close(s.failed)
+		return false
 	}
-	init, err := s.conn.Initialize(ctx, acpsdk.InitializeRequest{
+	initCtx, cancelInit := context.WithTimeout(s.ctx, initWait)
+	init, err := s.conn.Initialize(initCtx, acpsdk.InitializeRequest{
 		ProtocolVersion:    acpsdk.ProtocolVersionNumber,
 		ClientCapabilities: acpsdk.ClientCapabilities{}, // no file system, no terminal: the agent uses its own
 		ClientInfo:         &acpsdk.Implementation{Name: "segwi", Version: "1"},
 	})
+	cancelInit()
 	if err != nil {
-		fail(fmt.Errorf("%s did not answer initialize: %s", s.name, explain(ctx, err)))
-		return
+		return fail(s.initFailed(initCtx, err))
 	}
+	ctx, cancel := context.WithTimeout(s.ctx, handshakeWait)
+	defer cancel()
 	s.canClose = init.AgentCapabilities.SessionCapabilities.Close != nil
 	var id acpsdk.SessionId
 	loaded := false
@@ -168,14 +184,13 @@ func (s *session) shakeHands() {
 		s.out.status(fmt.Sprintf("%s can neither load nor resume a session: the conversation goes on in a new one, without what was said before", s.name))
 	}
 	if s.resume != "" && err != nil {
-		s.out.status(fmt.Sprintf("%s could not take up session %s again (%s): the conversation goes on in a new one", s.name, s.resume, explain(ctx, err)))
+		s.out.status(fmt.Sprintf("%s could not take up session %s again (%s): the conversation goes on in a new one", s.name, s.resume, explain(ctx, err, handshakeWait)))
 	}
 	if !loaded {
 		var resp acpsdk.NewSessionResponse
 		resp, err = s.conn.NewSession(ctx, acpsdk.NewSessionRequest{Cwd: s.checkout, McpServers: []acpsdk.McpServer{}})
 		if err != nil {
-			fail(fmt.Errorf("%s refused session/new: %s%s", s.name, explain(ctx, err), authHint(init.AuthMethods)))
-			return
+			return fail(fmt.Errorf("%s refused session/new: %s%s", s.agentName(), explain(ctx, err, handshakeWait), authHint(init.AuthMethods)))
 		}
 		id = resp.SessionId
 	}
@@ -187,6 +202,51 @@ func (s *session) shakeHands() {
 		agent = strings.TrimSpace(init.AgentInfo.Name + " " + init.AgentInfo.Version)
 	}
 	s.out.write(line{Init: &initLine{Session: string(id), Agent: agent, CWD: s.checkout, Loaded: loaded}})
+	return true
+}
+
+// agentName is the agent as a failure names it: "the ACP agent codex (codex-acp)".
+func (s *session) agentName() string {
+	return fmt.Sprintf("the ACP agent %s (%s)", s.name, s.command)
+}
+
+// initFailed says why initialize, sent with ctx, failed with err: the agent ended its
+// output (it exited), did not answer in time, or answered with an error.
+func (s *session) initFailed(ctx context.Context, err error) error {
+	select {
+	case <-s.conn.Done():
+		return fmt.Errorf("%s exited, or closed its output, before it answered initialize: is it an ACP agent, with the arguments that make it speak ACP on stdio? What it wrote on stderr is in the run's output", s.agentName())
+	default:
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s did not answer initialize within %s: is it an ACP agent, with the arguments that make it speak ACP on stdio?", s.agentName(), initWait)
+	}
+	return fmt.Errorf("%s answered initialize with an error: %s", s.agentName(), explain(ctx, err, initWait))
+}
+
+// drop takes the messages of a session whose handshake failed, sending none, until the
+// input is closed (or the session is): the run is failing meanwhile (Failed).
+func (s *session) drop() {
+	for {
+		if _, ok := s.next(); !ok {
+			break
+		}
+		s.mu.Lock()
+		s.busy = false
+		s.mu.Unlock()
+	}
+	s.stdin.Close()
+	close(s.closed)
+}
+
+// Failed is closed once the handshake has failed: the session cannot go on.
+func (s *session) Failed() <-chan struct{} { return s.failed }
+
+// Failure is why the handshake failed; nil when it has not.
+func (s *session) Failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handshake
 }
 
 func (s *session) setReplaying(on bool) {
@@ -234,14 +294,14 @@ func (s *session) closeSession() {
 	ctx, cancel := context.WithTimeout(s.ctx, closeWait)
 	defer cancel()
 	if _, err := s.conn.CloseSession(ctx, acpsdk.CloseSessionRequest{SessionId: id}); err != nil {
-		s.out.status(fmt.Sprintf("%s did not close session %s: %s", s.name, id, explain(ctx, err)))
+		s.out.status(fmt.Sprintf("%s did not close session %s: %s", s.name, id, explain(ctx, err, closeWait)))
 	}
 }
 
-// explain is err in words, saying when the wait was what ended it.
-func explain(ctx context.Context, err error) string {
+// explain is err in words, saying when the wait, which ctx bounded, was what ended it.
+func explain(ctx context.Context, err error, wait time.Duration) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", handshakeWait)
+		return fmt.Sprintf("no answer within %s", wait)
 	}
 	var re *acpsdk.RequestError
 	if errors.As(err, &re) {
@@ -322,13 +382,7 @@ func (s *session) turn(text string) {
 		s.mu.Unlock()
 	}()
 	s.mu.Lock()
-	id, failed := s.sessionID, s.handshake
-	s.mu.Unlock()
-	if failed != nil {
-		s.out.write(line{Result: &turnResult{Error: failed.Error(), Turns: s.countTurn()}})
-		return
-	}
-	s.mu.Lock()
+	id := s.sessionID
 	costBefore := s.costUSD // a continued session's cost so far counts no turn of this run
 	s.mu.Unlock()
 	resp, err := s.conn.Prompt(s.ctx, acpsdk.PromptRequest{SessionId: id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
@@ -338,7 +392,7 @@ func (s *session) turn(text string) {
 	res.CostUSD, res.TurnCostUSD = s.costUSD, max(s.costUSD-costBefore, 0)
 	s.mu.Unlock()
 	if err != nil {
-		res.Error = fmt.Sprintf("%s did not finish the turn: %s", s.name, explain(s.ctx, err))
+		res.Error = fmt.Sprintf("%s did not finish the turn: %s", s.name, explain(s.ctx, err, 0))
 	} else {
 		res.StopReason = string(resp.StopReason)
 		res.Usage = resp.Usage

@@ -15,7 +15,9 @@
 //	malformed      writes a line that is not JSON, then answers "still here"
 //	huge           writes a session/update line of 11 MB
 //
-// With FAKEACP_NO_INIT set it never answers initialize. It never exits when its input
+// With FAKEACP_NO_INIT set it never answers initialize; with FAKEACP_INIT_EXIT set it
+// says why on stderr and exits with code 3 instead; with FAKEACP_INIT_ERROR set it answers
+// it with an error. It never exits when its input
 // closes, as claude-agent-acp 0.23.1 does not.
 package main
 
@@ -109,7 +111,14 @@ func main() {
 				ch <- m
 			}
 		case m.Method == "initialize":
-			if os.Getenv("FAKEACP_NO_INIT") != "" {
+			switch {
+			case os.Getenv("FAKEACP_NO_INIT") != "":
+				continue
+			case os.Getenv("FAKEACP_INIT_EXIT") != "":
+				fmt.Fprintln(os.Stderr, "fakeacp: no such mode, try --acp")
+				os.Exit(3)
+			case os.Getenv("FAKEACP_INIT_ERROR") != "":
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "protocol version 1 is not supported"}})
 				continue
 			}
 			respond(m.ID, map[string]any{"protocolVersion": 1, "agentInfo": map[string]any{"name": "fakeacp", "version": "1.0"},
