@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
@@ -256,10 +257,11 @@ func (w *runWindow) showPullRequest(raw string) {
 func (w *runWindow) openContinue() {
 	f := &shipForm{needsText: true}
 	f.entry = newFormEntry(true, formKeys{})
-	f.entry.SetPlaceHolder("What Claude Code should do next, in the same session")
+	agent := approvals.AgentWords(visible.Escape(w.info.Runtime)) // an ACP runtime of segwi.runtimes, or Claude Code
+	f.entry.SetPlaceHolder("What " + agent + " should do next, in the same session")
 	f.entry.SetMinRowsVisible(4)
 	w.continueForm = f
-	content := container.NewVBox(widget.NewLabel(fmt.Sprintf("A new %s run in %s resumes this run's Claude Code session.", w.info.Kind, w.info.Checkout)), f.entry)
+	content := container.NewVBox(widget.NewLabel(fmt.Sprintf("A new %s run in %s resumes this run's %s session.", w.info.Kind, w.info.Checkout, agent)), f.entry)
 	w.newShipForm("Continue the run", "Continue", content, f, func() {
 		prompt := strings.TrimSpace(f.entry.Text)
 		w.cont.Disable()

@@ -294,6 +294,36 @@ func TestContinueStartsTheNextRunAndOpensItsWindow(t *testing.T) {
 	}
 }
 
+// Continue on an ACP run names its agent, not Claude Code, in the dialog's words.
+func TestContinueNamesAnACPRunsAgent(t *testing.T) {
+	for _, c := range []struct{ runtime, agent string }{{"", "Claude Code"}, {"codex", "codex"}} {
+		info := endedBuild
+		info.Runtime = c.runtime
+		w := recordWindow(t, info, func(d *runWindowDeps) { d.shipper = &fakeShipper{order: &[]string{}} })
+		await.For(t, 10*time.Second, "Continue to be offered", func() bool {
+			shown := false
+			onUIWait(func() { shown = w.cont.Visible() })
+			return shown
+		})
+		var hint string
+		var labels []string
+		onUIWait(func() {
+			test.Tap(w.cont)
+			hint = w.continueForm.entry.PlaceHolder
+			labels = settingsLabels(w.win.Canvas().Overlays().Top())
+		})
+		said := hint + "\n" + strings.Join(labels, "\n")
+		wantHint := "What " + c.agent + " should do next, in the same session"
+		wantLabel := "resumes this run's " + c.agent + " session."
+		if hint != wantHint || !strings.Contains(said, wantLabel) {
+			t.Errorf("runtime %q: the dialog says %q; want %q and %q", c.runtime, said, wantHint, wantLabel)
+		}
+		if c.runtime != "" && strings.Contains(said, "Claude") {
+			t.Errorf("runtime %q: the dialog names Claude: %q", c.runtime, said)
+		}
+	}
+}
+
 // A run without a recorded session cannot be continued: no Continue.
 func TestARunWithoutASessionOffersNoContinue(t *testing.T) {
 	info := endedBuild

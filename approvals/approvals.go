@@ -41,11 +41,15 @@ type RunInfo struct {
 }
 
 // agentWords is how an answer names info's agent: its runtime, or Claude Code.
-func (info RunInfo) agentWords() string {
-	if info.Agent == "" {
+func (info RunInfo) agentWords() string { return AgentWords(info.Agent) }
+
+// AgentWords is how a person is told of a run's agent, agent being its runtime's name
+// (RunInfo.Agent, runs.Info.Runtime): that name, or "Claude Code" for "".
+func AgentWords(agent string) string {
+	if agent == "" {
 		return "Claude Code"
 	}
-	return info.Agent
+	return agent
 }
 
 // Run is what the broker and the approvals server need of a run while it is registered.

@@ -91,7 +91,7 @@ const (
 	WhyAnswered  Why = "answered"  // a person answered it (By says who)
 	WhyTimedOut  Why = "timed-out" // nobody answered within approvals.timeout: denied
 	WhyRunEnded  Why = "run-ended" // its run ended: denied
-	WhyWithdrawn Why = "withdrawn" // Claude Code stopped waiting for it (its own timeout), or it could not be asked
+	WhyWithdrawn Why = "withdrawn" // the run's agent stopped waiting for it (its own timeout), or it could not be asked
 	// WhyElsewhere: the person answered it where segwi asked too, outside this channel (the
 	// terminal of a headless segwi run, approvals.ErrAnsweredElsewhere).
 	WhyElsewhere Why = "answered-elsewhere"
@@ -105,8 +105,11 @@ type ApprovalGone struct {
 	Allow   bool   `json:"allow,omitempty"` // the answer, when Why is WhyAnswered
 	By      string `json:"by,omitempty"`    // who answered, when Why is WhyAnswered
 	// WaitedMS is how long it waited, in milliseconds, when it stopped waiting without an
-	// answer (GoneBecause): a person is told after how long Claude Code gave up.
+	// answer (GoneBecause): a person is told after how long the agent gave up.
 	WaitedMS int64 `json:"waitedMS,omitempty"`
+	// Agent is the run's agent, its runtime's name, when it is not Claude Code
+	// (approvals.RunInfo.Agent): a person is told who stopped waiting.
+	Agent string `json:"agent,omitempty"`
 }
 
 // MessageType returns TypeApprovalGone.
@@ -126,7 +129,7 @@ func (g ApprovalGone) check() error {
 // GoneOf is the ApprovalGone of a request answered with a; by is who answered, for a
 // person's answer.
 func GoneOf(req approvals.Request, a approvals.Answer, by string) ApprovalGone {
-	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Allow: a.Allow}
+	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Allow: a.Allow, Agent: req.Run.Agent}
 	switch a.By {
 	case approvals.ByPerson, approvals.ByTrusted:
 		g.Why, g.By = WhyAnswered, by
@@ -148,7 +151,7 @@ func GoneOf(req approvals.Request, a approvals.Answer, by string) ApprovalGone {
 // approvals.ErrRunEnded, approvals.ErrAnsweredElsewhere, or anything else: withdrawn, as
 // approvals.ErrWithdrawn is).
 func GoneBecause(req approvals.Request, cause error, now time.Time) ApprovalGone {
-	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: WhyWithdrawn, WaitedMS: now.Sub(req.Asked).Milliseconds()}
+	g := ApprovalGone{Request: req.ID, Run: req.Run.ID, Why: WhyWithdrawn, WaitedMS: now.Sub(req.Asked).Milliseconds(), Agent: req.Run.Agent}
 	switch {
 	case errors.Is(cause, approvals.ErrTimedOut):
 		g.Why = WhyTimedOut

@@ -110,10 +110,11 @@ func pageGoneOf(g control.ApprovalGone) pageGone {
 	case control.WhyElsewhere:
 		text = "Answered at the computer running segwi"
 	default:
-		text = "Claude Code stopped waiting for it (its own timeout); nobody declined it"
+		agent := approvals.AgentWords(g.Agent)
+		text = agent + " stopped waiting for it (its own timeout); nobody declined it"
 		if g.WaitedMS > 0 {
 			waited := (time.Duration(g.WaitedMS) * time.Millisecond).Round(time.Second)
-			text = fmt.Sprintf("Claude Code stopped waiting for it after %s (its own timeout); nobody declined it", waited)
+			text = fmt.Sprintf("%s stopped waiting for it after %s (its own timeout); nobody declined it", agent, waited)
 		}
 	}
 	return pageGone{Request: g.Request, Run: g.Run, Text: show(text)}

@@ -116,6 +116,20 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 		if want := "Claude Code stopped waiting for it after 1m1s (its own timeout); nobody declined it"; g.Text != want {
 			t.Errorf("withdrawn by Claude Code: got %q, want %q", g.Text, want)
 		}
+		// An ACP run's agent hung up: the page names it, not Claude Code, the name having
+		// come over the channel.
+		req.Run.Agent = "codex"
+		b, err := json.Marshal(control.GoneBecause(req, approvals.ErrWithdrawn, req.Asked.Add(5*time.Second)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var over control.ApprovalGone
+		if err := json.Unmarshal(b, &over); err != nil {
+			t.Fatal(err)
+		}
+		if want := "codex stopped waiting for it after 5s (its own timeout); nobody declined it"; pageGoneOf(over).Text != want {
+			t.Errorf("withdrawn by an ACP agent: got %q, want %q", pageGoneOf(over).Text, want)
+		}
 	})
 	t.Run("a run shows no command line, process or folder", func(t *testing.T) {
 		r := pageRunOf(control.Run{Name: "web", Info: runs.Info{ID: "r1", Kind: runs.KindAsk, Checkout: "/src/web", Prompt: "Why?",

@@ -25,7 +25,7 @@ type approveInput struct {
 var approveSchemaJSON = []byte(`{
   "type": "object",
   "properties": {
-    "tool_name": {"type": "string", "description": "The tool Claude Code wants to use, e.g. Bash."},
+    "tool_name": {"type": "string", "description": "The tool the agent wants to use, e.g. Bash."},
     "input": {"type": "object", "description": "The tool's input."},
     "tool_use_id": {"type": "string", "description": "The id of the tool use."}
   },
