@@ -19,10 +19,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,6 +106,7 @@ type config struct {
 	trusted         []string
 	apiURL          string // segwi.github.apiURL; default: not written
 	remote          *remoteConfig
+	runtimes        map[string]string // segwi.runtimes: each ACP runtime's name and program
 }
 
 // remoteConfig is segwi.remote: the approval page, served when the config has one.
@@ -145,6 +148,12 @@ func (s *scenario) writeConfig(c config) {
 	}
 	if r := c.remote; r != nil {
 		fmt.Fprintf(&b, "  remote:\n    enabled: true\n    port: %d\n    socket: %q\n", r.port, r.socket)
+	}
+	if len(c.runtimes) > 0 {
+		b.WriteString("  runtimes:\n")
+		for _, name := range slices.Sorted(maps.Keys(c.runtimes)) {
+			fmt.Fprintf(&b, "    - name: %s\n      command: [%q]\n", name, c.runtimes[name])
+		}
 	}
 	path := filepath.Join(s.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -138,6 +139,64 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 			t.Errorf("segwi run printed no answer by you from %s:\n%s", who, out)
 		}
 	})
+}
+
+// TestAnACPRequestAnsweredFromThePhone runs an ACP agent (the fake one of runs/acp, a
+// runtime of the settings) under a headless segwi run with the approval page on: its
+// permission request for a command reaches the owner's phone on a real tailnet, the
+// phone allows it, and the agent runs the command and says so; the record names the
+// phone as who answered.
+func TestAnACPRequestAnsweredFromThePhone(t *testing.T) {
+	oneAtATime(t)
+	agent := filepath.Join(t.TempDir(), "fakeacp")
+	if out, err := exec.Command("go", "build", "-o", agent, "../../../runs/acp/testdata/fakeacp").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
+	}
+	tn := tailnet.New(t)
+	port := tailnet.FreePort(t)
+	s := newScenario(t, fakeapi.Turns()) // Claude Code is not asked: the run is the agent's
+	s.writeConfig(config{approvalTimeout: "3m", remote: &remoteConfig{port: port, socket: tn.Machine.Socket},
+		runtimes: map[string]string{"fake": agent}})
+
+	p := s.start("run", "--runtime", "fake", "run touch phone-allowed.txt") // no terminal: the page is the only way to answer
+	var base string
+	p.waitWhileRunning(t, 60*time.Second, "segwi to say where the approval page is", func() bool {
+		m := pageAt.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	})
+	id := p.runID()
+	phone := tailnet.Visit(t, tn.Phone.HTTPClient(), base)
+	events := phone.Events(t)
+	who := "phone (" + tn.Phone.Login + ")"
+	data := events.AwaitApproval(t, 90*time.Second, "touch phone-allowed.txt")
+	var a struct{ Request, Tool string }
+	if err := json.Unmarshal([]byte(data), &a); err != nil || a.Request == "" || a.Tool != "Bash" {
+		t.Fatalf("the approval event %s names no request of Bash: %v", data, err)
+	}
+	if res := phone.Answer(t, a.Request, "allow", "", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("the phone's allow: %s: %s", res.Status, bodyOf(res))
+	}
+	events.Await(t, 30*time.Second, "gone", "Allowed by "+who)
+	wantExit(t, p, 0)
+
+	if _, err := os.Stat(filepath.Join(s.checkout, "phone-allowed.txt")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+	rec := s.loadRecord(id)
+	ans, ok := rec.has(runs.EventApprovalAnswer, "call-run-1")
+	if !ok || !ans.Approval.Allow || ans.Approval.By != string(approvals.ByPerson) || ans.Approval.Who != who {
+		t.Errorf("answer recorded %v: %+v; want an allow by a person, who %s", ok, ans.Approval, who)
+	}
+	said := false
+	for _, e := range rec.events {
+		said = said || e.Type == runs.EventText && strings.HasPrefix(e.Text, "allowed")
+	}
+	if rec.info.Runtime != "fake" || !said {
+		t.Errorf("the run on runtime %q; the agent said it was allowed: %v", rec.info.Runtime, said)
+	}
 }
 
 func bodyOf(res *http.Response) string {
