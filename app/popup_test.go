@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/approvals"
+	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/testing/await"
 )
 
@@ -771,4 +772,26 @@ func TestTwoRequestsOpenTwoPopups(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The popup of an ACP run's request, as the window process gets it over the channel, says
+// its agent may not see a deny's reason (it reaches the run's record; no ACP agent tried
+// reads it); Claude Code's says Claude sees it.
+func TestAnACPRunsPopupSaysWhoReadsTheReason(t *testing.T) {
+	for _, c := range []struct{ agent, want string }{
+		{"", "Reason for denying (optional): Claude sees it"},
+		{"codex", "Reason for denying (optional): kept on the run's record; codex may not see it"},
+	} {
+		h := newPopupHarness(t)
+		req := bashRequest("1")
+		req.Run.Agent = c.agent
+		p, done := h.decide(context.Background(), control.ApprovalOf(req, req.Run.Name, req.Run.Prompt).Broker())
+		if got := p.denyMessage.PlaceHolder; got != c.want {
+			t.Errorf("agent %q: the reason's box says %q, want %q", c.agent, got, c.want)
+		}
+		test.Tap(p.deny)
+		if d := decideResult(t, done); d.answer.Allow {
+			t.Errorf("agent %q: Deny allowed", c.agent)
+		}
+	}
 }

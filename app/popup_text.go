@@ -23,10 +23,15 @@ const maxShownInput = 64 << 10
 const (
 	msgDeclined     = "the person declined this call"
 	msgWindowClosed = "the person closed the approval window without answering"
-	denyPlaceholder = "Reason for denying (optional): Claude sees it"
 	timeLeftNoLimit = "No time limit"
 	timeLeftExpired = "Time is up: the request is being denied"
 )
+
+// denyPlaceholder is the hint in the box for a deny's reason, for a run whose agent is
+// agent (approvals.RunInfo.Agent, runs.Info.Runtime): who reads the reason.
+func denyPlaceholder(agent string) string {
+	return "Reason for denying (optional): " + approvals.DenyReasonHint(visible.Escape(agent))
+}
 
 // requestView is what a popup and the run window show of a request, worked out once when
 // it arrives: the request's one view (approvals.View, as the page and the terminal show

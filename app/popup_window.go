@@ -49,7 +49,7 @@ func newPopup(d *PopupDecider, req approvals.Request, view requestView, step int
 
 	// Enter in this entry submits nothing: OnSubmitted stays nil.
 	p.denyMessage = widget.NewEntry()
-	p.denyMessage.SetPlaceHolder(denyPlaceholder)
+	p.denyMessage.SetPlaceHolder(denyPlaceholder(req.Run.Agent))
 
 	p.allow = newClickButton("Allow", widget.HighImportance, func() {
 		p.answer(approvals.Answer{Allow: true})

@@ -126,7 +126,7 @@ func (p *approvalPanel) build(wa *waitingApproval) {
 	p.sending = false
 	p.panel = newRequestPanel(wa.view, runApprovalViewMin, true)
 	p.reason = newKeyEntry(p.w.typedShortcut)
-	p.reason.SetPlaceHolder(denyPlaceholder)
+	p.reason.SetPlaceHolder(denyPlaceholder(wa.msg.Run.Agent))
 	p.allow = newClickButton("Allow ("+shortcutLabel(allowShortcut)+")", widget.HighImportance, func() { p.answer(control.Allow) })
 	p.deny = newClickButton("Deny ("+shortcutLabel(denyShortcut)+")", widget.MediumImportance, func() { p.answer(control.Deny) })
 	p.denyStop = newClickButton("Deny and stop the run ("+shortcutLabel(denyStopShortcut)+")", widget.DangerImportance,

@@ -303,3 +303,17 @@ func TestTheRunWindowShowsAWaitingApproval(t *testing.T) {
 	assertEveryCharacterInView(t, h.w.win, h.w.approvals.panel.main)
 	assertMarkup(t, "runwindow_approval.xml", h.w.win.Canvas())
 }
+
+// The run window's approval panel, for an ACP run's request, says its agent may not see a
+// deny's reason, as the popup does.
+func TestTheRunWindowSaysWhoReadsAnACPRunsReason(t *testing.T) {
+	h, _ := approvalHarness(t)
+	a := runApproval("req-1", "make clean", runT0)
+	a.Run.Agent = "codex"
+	h.waits(a)
+	var hint string
+	ui(func() { hint = h.w.approvals.reason.PlaceHolder })
+	if want := "Reason for denying (optional): kept on the run's record; codex may not see it"; hint != want {
+		t.Errorf("the reason's box says %q, want %q", hint, want)
+	}
+}

@@ -43,6 +43,17 @@ type RunInfo struct {
 // agentWords is how an answer names info's agent: its runtime, or Claude Code.
 func (info RunInfo) agentWords() string { return AgentWords(info.Agent) }
 
+// DenyReasonHint says, beside the box where a person types why they deny a request, who
+// reads it, for a run whose agent is agent (RunInfo.Agent): Claude Code shows the reason to
+// the model; an ACP agent is sent it in the answer's _meta, which none tried reads, so it
+// is sure only to be on the run's record.
+func DenyReasonHint(agent string) string {
+	if agent == "" {
+		return "Claude sees it"
+	}
+	return "kept on the run's record; " + agent + " may not see it"
+}
+
 // AgentWords is how a person is told of a run's agent, agent being its runtime's name
 // (RunInfo.Agent, runs.Info.Runtime): that name, or "Claude Code" for "".
 func AgentWords(agent string) string {

@@ -17,6 +17,7 @@ type RunRef struct {
 	Checkout string    `json:"checkout"`
 	Name     string    `json:"name"`             // the repository's name, else the folder's
 	Prompt   string    `json:"prompt,omitempty"` // the task or question, as the person typed it
+	Agent    string    `json:"agent,omitempty"`  // the run's agent, when not Claude Code (approvals.RunInfo.Agent)
 }
 
 // Approval is a request that waits for a person. As a message, it says that it now waits
@@ -48,7 +49,7 @@ func (a Approval) check() error {
 func ApprovalOf(req approvals.Request, name, prompt string) Approval {
 	return Approval{
 		Request:   req.ID,
-		Run:       RunRef{ID: req.Run.ID, Kind: runs.Kind(req.Run.Kind), Checkout: req.Run.Checkout, Name: name, Prompt: prompt},
+		Run:       RunRef{ID: req.Run.ID, Kind: runs.Kind(req.Run.Kind), Checkout: req.Run.Checkout, Name: name, Prompt: prompt, Agent: req.Run.Agent},
 		Tool:      req.ToolName,
 		Input:     req.Input,
 		ToolUseID: req.ToolUseID,
@@ -64,7 +65,7 @@ func (a Approval) Broker() approvals.Request {
 	return approvals.Request{
 		ID: a.Request,
 		Run: approvals.RunInfo{ID: a.Run.ID, Kind: string(a.Run.Kind), Checkout: a.Run.Checkout,
-			Name: a.Run.Name, Prompt: a.Run.Prompt},
+			Name: a.Run.Name, Prompt: a.Run.Prompt, Agent: a.Run.Agent},
 		ToolName:  a.Tool,
 		Input:     a.Input,
 		ToolUseID: a.ToolUseID,

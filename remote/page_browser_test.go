@@ -144,3 +144,32 @@ func TestThePageFollowsThePhonesDarkSetting(t *testing.T) {
 		b.Screenshot(t, filepath.Join(screenshotDir(t), "remote-page-"+c.scheme+".png"))
 	}
 }
+
+// An ACP run's request, denied on the page: the reason's box says the agent may not see
+// the reason (it reaches the run's record; no ACP agent tried reads it), and the deny
+// reaches segwi.
+func TestThePageSaysWhoReadsAnACPRunsDenyReason(t *testing.T) {
+	b := browser.Start(t, browser.Options{Width: 390, Height: 844})
+	s := serveFake(t, defaultLimits)
+	s.f.device("127.0.0.1", "phone", 1)
+	s.hub.holdGone = true // the card stays to show its outcome
+	r := testRun("r1")
+	s.hub.addRun(r)
+	ref := control.RunRef{ID: r.ID, Kind: r.Kind, Checkout: r.Checkout, Name: r.Name, Prompt: r.Prompt, Agent: "codex"}
+	req := s.hub.put(control.Approval{Run: ref, Tool: "Bash", Input: []byte(`{"command":"rm -rf build"}`),
+		Asked: time.Now(), Deadline: time.Now().Add(10 * time.Minute)})
+	card := fmt.Sprintf(`li.card[data-request=%q]`, req)
+
+	b.Open(t, s.url(deskIP)+"/")
+	awaitText(t, b, card, "rm -rf build")
+	b.Click(t, b.Await(t, time.Second, card+" button.deny"))
+	label := awaitText(t, b, card+" .deny-form label", "Reason (optional)")
+	if want := "kept on the run's record; codex may not see it"; !strings.Contains(label, want) || strings.Contains(label, "Claude") {
+		t.Errorf("the reason's box says %q, want %q", label, want)
+	}
+	b.Click(t, b.Await(t, time.Second, card+" button.confirm-deny"))
+	awaitText(t, b, card+" .outcome", "Denied by you, here")
+	if got := s.hub.Answers(); len(got) != 1 || got[0].Decision != control.Deny {
+		t.Errorf("the hub took %+v, want one deny of %s", got, req)
+	}
+}

@@ -31,9 +31,17 @@ func TestThePageShowsWhatIsApprovedAsItReads(t *testing.T) {
 		p := pageApprovalOf(approval("Bash", map[string]string{"command": "go test ./...", "description": " Run the tests "}))
 		want := pageApproval{Request: "req-1", Run: "r1", Kind: "build", Name: "web", Prompt: "Fix it", Tool: "Bash",
 			Shape: approvals.ShapeCommand, Caption: "Command", Text: "go test ./...", JSON: "{\n  \"command\": \"go test ./...\",\n  \"description\": \" Run the tests \"\n}",
-			Description: "Run the tests", SHA256: p.SHA256, Asked: time.Unix(100, 0), Deadline: time.Unix(700, 0)}
+			Description: "Run the tests", SHA256: p.SHA256, Asked: time.Unix(100, 0), Deadline: time.Unix(700, 0),
+			ReasonHint: "Claude sees it"}
 		if diff := cmp.Diff(want, p); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("an ACP run's request says its agent may not see a deny's reason", func(t *testing.T) {
+		a := approval("Bash", map[string]string{"command": "go test ./..."})
+		a.Run.Agent = "codex"
+		if got, want := pageApprovalOf(a).ReasonHint, "kept on the run's record; codex may not see it"; got != want {
+			t.Errorf("the reason's hint is %q, want %q", got, want)
 		}
 	})
 	// A command that reads "rm -rf ~/;#" backwards after U+202E would show as a harmless

@@ -46,6 +46,7 @@ function card(a) {
   fill(el, "name", a.name);
   fill(el, "task", a.prompt);
   fill(el, "tool", `wants to use ${a.tool}`);
+  fill(el, "reason-hint", a.reasonHint);
   fill(el, "secret", a.secret ? `⚠ ${a.secret}` : "");
   fill(el, "unread", a.unread);
   fill(el, "note", a.note);
