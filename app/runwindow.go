@@ -266,7 +266,7 @@ func (w *runWindow) build() {
 	w.center = container.NewStack(tabs)
 	if w.run != nil {
 		w.approvals = newApprovalPanel(w)
-		w.reply = newReplyBanner()
+		w.reply = newReplyBanner(w.info.Runtime)
 	}
 	w.win = w.deps.app.NewWindow(w.windowTitle())
 	w.win.SetContent(container.NewBorder(top, bottom, nil, nil, w.center))

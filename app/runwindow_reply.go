@@ -6,14 +6,28 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/segwi/segwi/internal/lib/visible"
 	"github.com/segwi/segwi/runs"
 )
 
-// Words of the reply banner.
-const (
-	replyHead      = "Claude waits for your reply"
-	replyNoMessage = "(Claude said nothing this turn: its tools' output is in the timeline.)"
-)
+// Words of the reply banner and box, for a run whose agent a person calls agent ("Claude",
+// or an ACP runtime's name: replyAgent).
+func replyHead(agent string) string { return agent + " waits for your reply" }
+
+func replyNoMessage(agent string) string {
+	return "(" + agent + " said nothing this turn: its tools' output is in the timeline.)"
+}
+
+func replyPlaceholder(agent string) string { return "Your reply to " + agent + ": Enter sends it" }
+
+// replyAgent is how the reply banner calls the agent of a run on runtime (runs.Info.Runtime):
+// Claude, or the ACP runtime's name.
+func replyAgent(runtime string) string {
+	if runtime == "" {
+		return "Claude"
+	}
+	return visible.Escape(runtime)
+}
 
 // replyBanner shows, while the run waits for the person's reply, Claude's whole last
 // message above the timeline and the reply box under it, focused: the question a run
@@ -25,14 +39,16 @@ type replyBanner struct {
 	shown    bool
 	wanted   bool   // the run waits for the reply: the banner shows unless the person reviews
 	question string // the message shown
+	agent    string // the run's agent, as the banner calls it (replyAgent)
 }
 
 // replyViewMin is the smallest size of the message's view: three lines, scrolling past them.
 var replyViewMin = fyne.NewSize(360, 72)
 
-func newReplyBanner() *replyBanner {
-	b := &replyBanner{view: newProseView("", replyViewMin), holder: container.NewStack()}
-	head := widget.NewLabelWithStyle("⚠ "+replyHead, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+// newReplyBanner is the reply banner of a run on runtime (runs.Info.Runtime).
+func newReplyBanner(runtime string) *replyBanner {
+	b := &replyBanner{view: newProseView("", replyViewMin), holder: container.NewStack(), agent: replyAgent(runtime)}
+	head := widget.NewLabelWithStyle("⚠ "+replyHead(b.agent), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.content = container.NewBorder(head, b.holder, nil, nil, b.view)
 	return b
 }
@@ -57,7 +73,7 @@ func (w *runWindow) showReply(on bool) {
 	if on {
 		q := w.events.lastQuestion()
 		if q == "" {
-			q = replyNoMessage
+			q = replyNoMessage(b.agent)
 		}
 		if q != b.question {
 			b.question = q
@@ -78,7 +94,7 @@ func (w *runWindow) showReply(on bool) {
 	to.Refresh()
 	w.followUp.SetPlaceHolder(followUpPlaceholder)
 	if on {
-		w.followUp.SetPlaceHolder(replyPlaceholder)
+		w.followUp.SetPlaceHolder(replyPlaceholder(b.agent))
 	}
 	w.layoutCenter()
 	if on && !w.followUp.Disabled() {
@@ -86,10 +102,9 @@ func (w *runWindow) showReply(on bool) {
 	}
 }
 
-// Placeholders of the reply box.
+// The placeholder of the reply box while no reply is asked for.
 const (
 	followUpPlaceholder = "A follow-up message for the run"
-	replyPlaceholder    = "Your reply to Claude: Enter sends it"
 )
 
 // replyShare is the share of the window's middle the reply banner takes at most, and

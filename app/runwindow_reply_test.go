@@ -127,3 +127,27 @@ func TestFinishTakesTheReplyBannerAway(t *testing.T) {
 		}
 	})
 }
+
+// An ACP run that waits for your reply names its agent, not Claude, in the banner's head
+// and the reply box.
+func TestAnACPRunWaitingForYourReplyNamesItsAgent(t *testing.T) {
+	info := harnessInfo()
+	info.Runtime = "codex"
+	h := newRunHarnessOf(t, info, 64)
+	h.waitForReply("")
+	var labels []string
+	var hint, text string
+	onUIWait(func() {
+		labels = settingsLabels(h.w.reply.content)
+		hint, text = h.w.followUp.PlaceHolder, h.w.reply.view.text
+	})
+	said := strings.Join(append(labels, hint, text), "\n")
+	for _, want := range []string{"⚠ codex waits for your reply", "Your reply to codex: Enter sends it", "(codex said nothing this turn"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the banner says %q; want %q", said, want)
+		}
+	}
+	if strings.Contains(said, "Claude") {
+		t.Errorf("the banner of an ACP run names Claude: %q", said)
+	}
+}

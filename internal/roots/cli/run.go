@@ -136,7 +136,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	info := r.Info()
 	fmt.Fprintf(env.Stderr, "segwi: run %s (%s in %s); its record is in %s\n", r.ID(), info.Kind, info.Checkout, r.Dir())
 	if info.ContinuedFrom != "" {
-		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its Claude Code session\n", info.ContinuedFrom)
+		fmt.Fprintf(env.Stderr, "segwi: it continues run %s, resuming its %s session\n", info.ContinuedFrom, approvals.AgentWords(info.Runtime))
 	}
 	if top, _ := runs.CheckoutDir(spec.Checkout); info.Worktree != nil || o.continues == "" && top != info.Checkout {
 		fmt.Fprintf(env.Stderr, "segwi: it works in a git worktree of its own; segwi worktrees remove %s removes it\n", r.ID())

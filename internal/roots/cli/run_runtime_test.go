@@ -47,6 +47,20 @@ func TestRunOnAnACPRuntime(t *testing.T) {
 		t.Errorf("segwi runs show %s says:\n%s\nwant its runtime and command", id, show.stdout)
 	}
 
+	t.Run("and a continued run says it resumes the agent's session, not Claude Code's", func(t *testing.T) {
+		r := segwi(t, "", "--config", cfg, "run", "--continue", id, "say again")
+		if r.code != 0 || !strings.Contains(r.stderr, "segwi: it continues run "+id+", resuming its fake session\n") {
+			t.Errorf("run --continue: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("and an agent that fails the handshake fails the run, saying why as it ends", func(t *testing.T) {
+		cfg := runConfig(t, "  runtimes:\n    - name: broken\n      command: ["+bin+"]\n      env: {FAKEACP_INIT_ERROR: \"1\"}\n")
+		r := segwi(t, "", "--config", cfg, "run", "--runtime", "broken", "--checkout", newCheckout(t), "say hi")
+		want := "failed: the ACP agent broken (" + bin + ") answered initialize with an error: protocol version 1 is not supported"
+		if r.code == 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("exit %d, stderr:\n%s\nwant a failure saying %q", r.code, r.stderr, want)
+		}
+	})
 	t.Run("and refuses one nobody configured, naming those there are", func(t *testing.T) {
 		r := segwi(t, "", "--config", cfg, "run", "--runtime", "codex", "--checkout", newCheckout(t), "x")
 		if r.code == 0 || !strings.Contains(r.stderr, `"codex"`) || !strings.Contains(r.stderr, "claude, fake") {
