@@ -104,7 +104,8 @@ type Canceler interface {
 // answer in time, or answered with an error) neither exits nor ends a turn. The run then
 // fails at once, for Failure's reason: its owner stops the agent with the two-step stop
 // (a stop asked before stands), or, when the agent exited first, ends the run as failed
-// for that reason rather than as the exit alone says.
+// for that reason rather than as the exit alone says. The run's owner asks both from
+// goroutines of its own: they are safe for concurrent use.
 type Failing interface {
 	Session
 	// Failed is closed once the session cannot go on, before Output ends.
