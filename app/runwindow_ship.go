@@ -211,7 +211,7 @@ func (w *runWindow) openPullRequest() {
 	f.entry = newFormEntry(false, formKeys{})
 	f.entry.SetText(visible.Escape(w.shipStory().Title()))
 	f.body = newFormEntry(true, formKeys{})
-	f.body.SetPlaceHolder("Left empty, segwi writes Claude's final summary, what you asked and, unless the settings say not to, what was allowed and by whom.")
+	f.body.SetPlaceHolder("Left empty, segwi writes the agent's final summary, what you asked and, unless the settings say not to, what was allowed and by whom.")
 	f.body.SetMinRowsVisible(8)
 	form := container.NewVBox(widget.NewLabel("Title"), f.entry, widget.NewLabel("Description"), f.body,
 		widget.NewLabel("Against the repository's default branch, from the branch just pushed."))

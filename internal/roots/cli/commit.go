@@ -32,7 +32,7 @@ func newCommitCmd(env *Env) *cobra.Command {
 			"Files that were already changed before the first run started may be yours: they are left\n" +
 			"out unless named with --include (a path relative to the repository's top folder). Changes\n" +
 			"you staged for other files stay staged. Without -m, the message is the first run's task's\n" +
-			"first line, then Claude's final summary. The commit ends with a Segwi-Runs trailer naming\n" +
+			"first line, then the agent's final summary. The commit ends with a Segwi-Runs trailer naming\n" +
 			"the runs (segwi.provenance.trailer: false leaves it out). Unlike git commit, no hook runs\n" +
 			"and the commit is not signed: the run's agent could have written the checkout's hooks and\n" +
 			"git configuration. Then push it with segwi push ID.\n" +
@@ -43,7 +43,7 @@ func newCommitCmd(env *Env) *cobra.Command {
 			return runCommit(cmd.Context(), env, o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.message, "message", "m", "", "the commit message (default: the first task's first line and Claude's final summary)")
+	cmd.Flags().StringVarP(&o.message, "message", "m", "", "the commit message (default: the first task's first line and the agent's final summary)")
 	cmd.Flags().StringArrayVar(&o.include, "include", nil, "also commit this file, although it was already changed before the run (repeatable)")
 	return cmd
 }

@@ -34,7 +34,7 @@ func newPushCmd(env *Env) *cobra.Command {
 			"The agent never holds the token. Every attempt is recorded on the run's events.\n" +
 			"With --pr, also open a pull request for the branch (segwi.github.apiURL) that tells the\n" +
 			"run's whole conversation (the run and the runs that continue it): titled after the first\n" +
-			"task, its body Claude's final summary, what you asked and, unless segwi.provenance.approvals\n" +
+			"task, its body the agent's final summary, what you asked and, unless segwi.provenance.approvals\n" +
 			"is false, what was allowed during it and by whom. ID may name any run of the conversation,\n" +
 			"shortened as for segwi runs (e.g. its random end).\n" +
 			"Exit status: 0 when pushed, 1 when refused or failed.",
