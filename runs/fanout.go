@@ -134,8 +134,8 @@ func (r *Run) Subscribe() (events <-chan Event, cancel func()) {
 }
 
 // Subscribe returns a channel of every run's notable events (with RunID; see notable):
-// its state changes, for a tray that shows the runs and their states, and what a front
-// end notifies the person of. A run waiting for the person's reply is a state change to
+// its state changes and each turn's usage (EventUsage), for a tray that shows the runs,
+// their states and the day's spend, and what a front end notifies the person of. A run waiting for the person's reply is a state change to
 // StateWaiting with StateChange.Waiting WaitReply; a run that ended, one to a final state;
 // an approval that timed out, an EventApprovalAnswer whose Approval.By is "timeout", and
 // one that Claude Code stopped waiting for, whose Approval.By is "cancelled". The
@@ -153,10 +153,10 @@ func (m *Manager) Subscribe() (events <-chan Event, cancel func()) {
 	}
 }
 
-// notable says whether e goes to the Manager's subscribers: a state change, or an
-// approval that timed out or that Claude Code stopped waiting for.
+// notable says whether e goes to the Manager's subscribers: a state change, a turn's
+// usage, or an approval that timed out or that Claude Code stopped waiting for.
 func notable(e Event) bool {
-	return e.Type == EventState ||
+	return e.Type == EventState || e.Type == EventUsage ||
 		e.Type == EventApprovalAnswer && e.Approval != nil &&
 			(e.Approval.By == string(approvals.ByTimeout) || e.Approval.By == string(approvals.ByCancelled))
 }

@@ -15,33 +15,64 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 )
 
-// UsageOfDay is what the runs created on the day of day (its date where day is) used,
-// as `segwi usage --by day` counts them, read for the tray, which must not hold thousands
-// of summaries to say one line: only the run folders named after that day or the day
-// before (a run's folder is named after the local time of its creation, newID) are looked
-// at, each from its index entry when that still matches its record (as loadIndex decides),
-// else from the record; the index is streamed, not kept, and not written. Its error is for a
-// runs folder that cannot be listed.
-func UsageOfDay(stateDir string, day time.Time) (UsageRow, error) {
+// DayUsage is what the runs created on one day used, as their records say, read once
+// (UsageOfDay) and kept small: the day's few summaries, not the thousands of the index. Its
+// Row puts a live run's own figures in place of its record's, which are older.
+type DayUsage struct {
+	// Start and End bound the day: a run counts when it was created in [Start, End).
+	Start, End time.Time
+	recorded   map[string]Summary // the day's runs as their records say, by id
+}
+
+// Row is the day's row of `segwi usage --by day`, each run counted once: a run in live (a
+// run going, whose usage grows in memory before its record is written) by its Info, the
+// others by their records. A live run created on another day is not counted.
+func (d DayUsage) Row(live ...Info) UsageRow {
+	row := UsageRow{Key: d.Start.Format(time.DateOnly)}
+	seen := make(map[string]bool, len(live))
+	for _, info := range live {
+		seen[info.ID] = true
+		if d.holds(info.Created) {
+			row.add(SummaryOf(info))
+		}
+	}
+	for id, s := range d.recorded {
+		if !seen[id] {
+			row.add(s)
+		}
+	}
+	return row
+}
+
+// holds says whether t is in the day.
+func (d DayUsage) holds(t time.Time) bool { return !t.Before(d.Start) && t.Before(d.End) }
+
+// UsageOfDay reads what the runs created on the day of day (its date where day is) used,
+// as `segwi usage --by day` counts them, for the tray, which must not hold thousands of
+// summaries to say one line: only the run folders named after that day or a day each side
+// (a run's folder is named after the local time of its creation, newID) are looked at,
+// each from its index entry when that still matches its record (as loadIndex decides),
+// else from the record; the index is streamed, not kept, and not written. Its error is for
+// a runs folder that cannot be listed.
+func UsageOfDay(stateDir string, day time.Time) (DayUsage, error) {
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, day.Location())
-	end := start.AddDate(0, 0, 1)
+	d := DayUsage{Start: start, End: start.AddDate(0, 0, 1)}
 	// The folders' names are in the local time of their creation, which may not be day's:
 	// a day of margin on each side, the Created of each deciding.
 	from := start.AddDate(0, 0, -1).In(time.Local).Format("20060102")
-	to := end.AddDate(0, 0, 1).In(time.Local).Format("20060102")
-	row := UsageRow{Key: start.Format(time.DateOnly)}
+	to := d.End.AddDate(0, 0, 1).In(time.Local).Format("20060102")
 	runsDir := RunsDir(stateDir)
 	dir, err := os.Open(runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return row, nil
+		return d, nil
 	}
 	if err != nil {
-		return row, fmt.Errorf("listing runs: %w", err)
+		return d, fmt.Errorf("listing runs: %w", err)
 	}
 	defer dir.Close()
 	names, err := dir.Readdirnames(-1)
 	if err != nil {
-		return row, fmt.Errorf("listing runs: %w", err)
+		return d, fmt.Errorf("listing runs: %w", err)
 	}
 	candidates := map[string]bool{}
 	for _, name := range names {
@@ -50,16 +81,22 @@ func UsageOfDay(stateDir string, day time.Time) (UsageRow, error) {
 		}
 	}
 	if len(candidates) == 0 {
-		return row, nil
+		return d, nil
 	}
 	entries := indexEntriesOf(filepath.Join(stateDir, indexFile), candidates)
 	for name := range candidates {
 		s, ok := summaryOf(filepath.Join(runsDir, name), entries[name])
-		if ok && !s.Created.Before(start) && s.Created.Before(end) {
-			row.add(s)
+		if ok && d.holds(s.Created) {
+			if d.recorded == nil {
+				d.recorded = map[string]Summary{}
+			}
+			// A run's id is its folder's name; its task, folder and cgroup are not needed
+			// for a sum: the day is kept small.
+			s.Task, s.Dir, s.Cgroup = "", "", ""
+			d.recorded[name] = s
 		}
 	}
-	return row, nil
+	return d, nil
 }
 
 // summaryOf is the summary of the run in dir, from its index entry e when e (not racy)

@@ -46,10 +46,11 @@ func TestUsageOfDayCountsTheDaysRunsAsTheReportDoes(t *testing.T) {
 	}
 	check := func(when string, w UsageRow) {
 		t.Helper()
-		got, err := UsageOfDay(state, day)
+		d, err := UsageOfDay(state, day)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := d.Row()
 		if diff := cmp.Diff(w, got); diff != "" {
 			t.Errorf("%s: UsageOfDay differs from the report's row (-report +got):\n%s", when, diff)
 		}
@@ -82,4 +83,39 @@ func TestUsageOfDayCountsTheDaysRunsAsTheReportDoes(t *testing.T) {
 	}
 	check("no index", stale)
 	check("the report again", want())
+}
+
+// TestADaysRowCountsALiveRunOnceByItsOwnFigures: a run going is counted by what it used
+// so far (its Info, in memory), not by its record, which is older, and not twice; a live
+// run of another day is not counted.
+func TestADaysRowCountsALiveRunOnceByItsOwnFigures(t *testing.T) {
+	state := t.TempDir()
+	day := time.Date(2026, 12, 4, 15, 0, 0, 0, time.Local)
+	settled := time.Now().Add(-time.Hour)
+	ended := Info{ID: "20261204-090000-aaaaaa", Checkout: "/src/web", Created: day.Add(-6 * time.Hour), State: StateSucceeded,
+		CostUSD: 1, Usage: &RunUsage{Usage: Usage{OutputTokens: 10, CostUSD: 1}, Turns: 1}}
+	going := Info{ID: "20261204-100000-bbbbbb", Checkout: "/src/web", Created: day.Add(-5 * time.Hour), State: StateRunning,
+		CostUSD: 0.25, Usage: &RunUsage{Usage: Usage{OutputTokens: 5, CostUSD: 0.25}, Turns: 1}}
+	indexRun(t, state, ended, settled)
+	indexRun(t, state, going, settled)
+	d, err := UsageOfDay(state, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Row(); got.Runs != 2 || got.CostUSD != 1.25 || got.OutputTokens != 15 {
+		t.Errorf("from the records: %+v, want 2 runs, $1.25, 15 tokens", got)
+	}
+
+	// The live run's second turn is in memory, not yet in its record.
+	now := going
+	now.CostUSD, now.Usage = 0.75, &RunUsage{Usage: Usage{OutputTokens: 25, CostUSD: 0.75}, Turns: 2}
+	// A run started today, not in the records read, and one created yesterday, still going.
+	started := Info{ID: "20261204-140000-cccccc", Created: day.Add(-time.Hour), State: StateRunning,
+		Usage: &RunUsage{Usage: Usage{OutputTokens: 1, CostUSD: 0.5}, Turns: 1}}
+	yesterday := Info{ID: "20261203-230000-dddddd", Created: day.Add(-16 * time.Hour), State: StateRunning,
+		Usage: &RunUsage{Usage: Usage{OutputTokens: 1, CostUSD: 9}, Turns: 1}}
+	got := d.Row(now, started, yesterday)
+	if got.Runs != 3 || got.CostUSD != 2.25 || got.OutputTokens != 36 {
+		t.Errorf("with the live runs: %+v, want 3 runs (the ended, the going by its memory, the started), $2.25, 36 tokens", got)
+	}
 }
