@@ -20,6 +20,9 @@ type Snapshot struct {
 	// shown first in the menu, marked; empty when there is none.
 	Problem string
 	Page    Page // the approval page on the tailnet; zero while segwi.remote.enabled is off
+	// Today is what the runs created today (local time) used: the day's row of `segwi
+	// usage --by day`, a live run counted by its own figures; zero when none was.
+	Today runs.UsageRow
 }
 
 // Page is the approval page on the tailnet as the tray shows it: where the owner's other
@@ -288,10 +291,12 @@ func (l Look) Icon() []byte {
 // Title is the tray item's title, as a tray host lists it.
 const Title = "segwi"
 
-// Tooltip says what s holds in a line: "segwi: 2 runs going, 1 waiting for you", and
-// "1 waiting for your reply" for the runs whose turn is over.
+// Tooltip says what s holds in a line: "segwi: 2 runs going, 1 waiting for you", "1
+// waiting for your reply" for the runs whose turn is over, "budget reached for 1" for those
+// that wait at their budget; and, when runs were created today, a line of what they used:
+// "today: $1.23 over 4 runs".
 func Tooltip(s Snapshot) string {
-	going, waiting, replies := 0, 0, 0
+	going, waiting, replies, budgets := 0, 0, 0, 0
 	for _, r := range s.Runs {
 		if !r.State.Final() {
 			going++
@@ -300,6 +305,8 @@ func Tooltip(s Snapshot) string {
 		case r.State != runs.StateWaiting:
 		case r.Waiting == runs.WaitReply:
 			replies++
+		case r.Waiting == runs.WaitBudget:
+			budgets++
 		default:
 			waiting++
 		}
@@ -314,8 +321,14 @@ func Tooltip(s Snapshot) string {
 	if replies > 0 {
 		tip += fmt.Sprintf(", %d waiting for your reply", replies)
 	}
+	if budgets > 0 {
+		tip += fmt.Sprintf(", budget reached for %d", budgets)
+	}
 	if s.Pending > 0 {
 		tip += fmt.Sprintf(" (%s)", plural(s.Pending, "approval"))
+	}
+	if s.Today.Runs > 0 {
+		tip += fmt.Sprintf("\ntoday: %s over %s", runs.CostText(s.Today.CostUSD), plural(s.Today.Runs, "run"))
 	}
 	if s.Page.Problem != "" {
 		tip += "\nThe approval page on the tailnet is not served: " + s.Page.Problem

@@ -208,6 +208,15 @@ func TestTooltipNamesTheRunsGoingAndWaiting(t *testing.T) {
 			"segwi: 3 runs going, 2 waiting for you (2 approvals)"},
 		{Snapshot{Runs: []Run{{State: runs.StateWaiting, Waiting: runs.WaitReply}, {State: runs.StateWaiting, Waiting: runs.WaitApproval}}},
 			"segwi: 2 runs going, 1 waiting for you, 1 waiting for your reply"},
+		// A run at its budget waits for a raise, not for an answer: the tooltip says so.
+		{Snapshot{Runs: []Run{{State: runs.StateWaiting, Waiting: runs.WaitBudget}, {State: runs.StateWaiting, Waiting: runs.WaitApproval}}},
+			"segwi: 2 runs going, 1 waiting for you, budget reached for 1"},
+		// Today's spend, only when runs were created today.
+		{Snapshot{Today: runs.UsageRow{Key: "2026-12-04", Runs: 4, Usage: runs.Usage{CostUSD: 1.2345}}},
+			"segwi: no runs going\ntoday: $1.2345 over 4 runs"},
+		{Snapshot{Runs: []Run{{State: runs.StateRunning}}, Today: runs.UsageRow{Key: "2026-12-04", Runs: 1, Usage: runs.Usage{CostUSD: 0.5}}},
+			"segwi: 1 run going\ntoday: $0.50 over 1 run"},
+		{Snapshot{Today: runs.UsageRow{Key: "2026-12-04"}}, "segwi: no runs going"},
 		{Snapshot{Page: Page{URL: "http://machine.example.ts.net:7717/"}}, "segwi: no runs going"},
 		{Snapshot{Page: Page{Problem: "tailscale: tailscaled refused segwi's request (access denied): run `sudo tailscale set --operator=$USER`"}},
 			"segwi: no runs going\nThe approval page on the tailnet is not served: tailscale: tailscaled refused segwi's request (access denied): run `sudo tailscale set --operator=$USER`"},

@@ -85,6 +85,7 @@ type Hub struct {
 	page     *remote.Keeper // the approval page on the tailnet, as segwi.remote says
 	changes  chan struct{}  // see Changes
 	readings readings       // the stamps of the last readings of runs' changes (changeSet)
+	today    today          // what the runs created today used, for the tooltip
 
 	// ready is closed once Run has the core; the core's Decider may be asked nothing
 	// before, as no run exists before the core does.
@@ -162,6 +163,11 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 	}
 
 	defer h.windows.stop()
+	// Today's usage, read once now and again when a run ends (statesChanged) or the day
+	// does: one timer, to midnight.
+	midnight := time.NewTimer(time.Until(h.readToday()))
+	defer midnight.Stop()
+	h.changed()
 	for {
 		select {
 		case <-ctx.Done():
@@ -171,6 +177,9 @@ func (h *Hub) Run(ctx context.Context, c *core.Core) {
 				return
 			}
 			h.statesChanged(append([]runs.Event{e}, drain(states)...))
+		case <-midnight.C:
+			midnight.Reset(time.Until(h.readToday()))
+			h.changed()
 		}
 	}
 }
@@ -202,7 +211,8 @@ func (h *Hub) changed() {
 	}
 }
 
-// Snapshot is what the tray shows now: the runs going, the approvals waiting.
+// Snapshot is what the tray shows now: the runs going, the approvals waiting, what the
+// runs created today used (read on the hub's Run, not here: see today).
 func (h *Hub) Snapshot() tray.Snapshot {
 	s := tray.Snapshot{Now: time.Now(), Canary: true, Pending: h.pending(), Page: h.pageSnapshot()}
 	if h.windows.lostProgram() != nil {
@@ -214,9 +224,13 @@ func (h *Hub) Snapshot() tray.Snapshot {
 		return s
 	}
 	repos := h.core.Settings().Repositories
+	var live []runs.Info
 	for _, r := range h.core.Live() {
-		s.Runs = append(s.Runs, tray.RunOf(r.Info(), repos))
+		info := r.Info()
+		live = append(live, info)
+		s.Runs = append(s.Runs, tray.RunOf(info, repos))
 	}
+	s.Today = h.todayRow(live)
 	return s
 }
 
@@ -297,9 +311,11 @@ func (h *Hub) runsSnapshot() control.Runs {
 	return out
 }
 
-// statesChanged publishes the runs after a burst of state events, and each run that
-// ended in it, whole, which the runs snapshot no longer holds.
+// statesChanged publishes the runs after a burst of state and usage events, and each run
+// that ended in it, whole, which the runs snapshot no longer holds; it reads today's usage
+// again when a run ended.
 func (h *Hub) statesChanged(events []runs.Event) {
+	h.todayAfter(events)
 	h.publish(h.runsSnapshot())
 	var ended []string
 	for _, e := range events {
