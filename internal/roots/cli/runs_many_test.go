@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,63 @@ func TestUsageOfManyRunsIsQuick(t *testing.T) {
 			t.Errorf("segwi usage --by %s over %d runs took %d ms of CPU, more than %.0f%% of List's %d ms",
 				by, manyRuns, fig.CPU.Milliseconds(), 100*listShare, list.CPU.Milliseconds())
 		}
+	}
+}
+
+// TestTheDaysUsageOfManyRunsIsSmall measures what the tray's tooltip reads for today's spend
+// (runs.UsageOfDay) among 10,000 runs, the index written, on a day of the year they span:
+// what it allocates beside what reading every summary from the index does (the tray held
+// those before, 34 MB of RSS), prints both, and fails when it counts otherwise than the
+// day's row of segwi usage --by day or allocates more than a tenth of the index read.
+func TestTheDaysUsageOfManyRunsIsSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 10,000 run records")
+	}
+	home := isolate(t)
+	state := filepath.Join(home, "state", "segwi")
+	records.WriteMany(t, state, manyRuns)
+	sums, _, err := runs.Summaries(state) // writes the index
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := sums[len(sums)/2].Created.In(time.Local)
+	var want runs.UsageRow
+	for _, row := range runs.SumUsage(sums, time.Time{}, runs.UsageByDay, time.Local).Rows {
+		if row.Key == day.Format(time.DateOnly) {
+			want = row
+		}
+	}
+	allocated := func(f func()) (uint64, time.Duration) {
+		var before, after goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&before)
+		start := time.Now()
+		f()
+		took := time.Since(start)
+		goruntime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, took
+	}
+	var got runs.UsageRow
+	dayBytes, dayTook := allocated(func() {
+		d, err := runs.UsageOfDay(state, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = d.Row()
+	})
+	allBytes, allTook := allocated(func() {
+		if _, _, err := runs.Summaries(state); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%d runs: one day's usage (%d runs) read in %d ms, %.1f MB allocated; every summary from the index %d ms, %.1f MB",
+		manyRuns, got.Runs, dayTook.Milliseconds(), float64(dayBytes)/1e6, allTook.Milliseconds(), float64(allBytes)/1e6)
+	cost := got.CostUSD // summed in another order: equal to a rounding
+	got.CostUSD = want.CostUSD
+	if got != want || got.Runs == 0 || math.Abs(cost-want.CostUSD) > 1e-6 {
+		t.Errorf("the day's usage = %+v, want the report's row %+v", got, want)
+	}
+	if dayBytes > allBytes/10 {
+		t.Errorf("the day's usage allocated %d bytes, more than a tenth of reading every summary (%d)", dayBytes, allBytes)
 	}
 }
