@@ -14,6 +14,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/records"
+	"github.com/segwi/segwi/runs"
 	segwitray "github.com/segwi/segwi/tray"
 )
 
@@ -31,7 +32,8 @@ const (
 // TestTrayStartsBesideManyRuns times the tray from launch to a complete menu (read over
 // D-Bus, as a tray host reads it) and reads its RSS 5 s after launch, with 10,000 runs
 // recorded in its state folder and, as the baseline measured beside it under the same load,
-// with none. Each is launched several times, alternating, and the best figure counts: on a
+// with none; the tray over the many says today's spend (todayRuns of them) before its RSS
+// is read. Each is launched several times, alternating, and the best figure counts: on a
 // loaded machine a try can only be slowed down. The first launch over the 10,000 runs is
 // timed apart: it finds no index of the runs and builds one from their records, which the
 // menu does not wait for.
@@ -45,7 +47,8 @@ func TestTrayStartsBesideManyRuns(t *testing.T) {
 	empty, many := trayHome(t), trayHome(t)
 	generated := time.Now()
 	records.WriteMany(t, filepath.Join(many, ".state", "segwi"), manyRuns)
-	fig.add("wrote %d run records in %d ms", manyRuns, ms(time.Since(generated)))
+	tip := writeToday(t, filepath.Join(many, ".state", "segwi"))
+	fig.add("wrote %d run records and %d of today in %d ms", manyRuns, todayRuns, ms(time.Since(generated)))
 
 	names := nameOwners(t)
 	launch := func(home, name string) (item, menu time.Duration) {
@@ -94,6 +97,13 @@ func TestTrayStartsBesideManyRuns(t *testing.T) {
 		b := launchTray(t, bin, homeEnv(many), filepath.Join(shots, fmt.Sprintf("many-runs-rss-%d.log", try)))
 		timeToMenu(t, conn, names, a)
 		timeToMenu(t, conn, names, b)
+		// The tray over many runs says today's spend, read among them, before its RSS is.
+		await.For(t, 10*time.Second, "the tooltip to say today's spend", func() error {
+			if got := tooltip(t, conn, b); got != tip {
+				return fmt.Errorf("the tooltip says %q, want %q", got, tip)
+			}
+			return nil
+		})
 		time.Sleep(time.Until(a.launched.Add(5 * time.Second)))
 		if m := readMemory(t, a.cmd.Process.Pid); m.RSS < rssEmpty.RSS {
 			rssEmpty = m
@@ -111,6 +121,43 @@ func TestTrayStartsBesideManyRuns(t *testing.T) {
 		t.Errorf("with %d runs the tray held %.1f MB 5 s after launch, %.1f MB more than with none; want at most %d MB more",
 			manyRuns, float64(rssMany.RSS)/1024, float64(rssMany.RSS-rssEmpty.RSS)/1024, rssRegressionKB/1024)
 	}
+}
+
+// todayRuns is how many of the many runs were created today: a working day's.
+const todayRuns = 28
+
+// writeToday writes todayRuns ended runs created today, beside the many of the year before,
+// and returns what the tray's tooltip says of them.
+func writeToday(t *testing.T, stateDir string) string {
+	t.Helper()
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
+	var cost float64
+	for i := range todayRuns {
+		created := midnight.Add(now.Sub(midnight) * time.Duration(i) / todayRuns)
+		c := 0.25 * float64(i%4+1)
+		cost += c
+		records.WriteRun(t, stateDir, runs.Info{ID: fmt.Sprintf("%s-%06x", created.Format("20060102-150405"), i), Kind: runs.KindBuild,
+			Checkout: "/home/ada/src/web", State: runs.StateSucceeded, Created: created, Start: created, End: created,
+			CostUSD: c, Turns: 1, Usage: &runs.RunUsage{Turns: 1, Usage: runs.Usage{InputTokens: 1000, OutputTokens: 100, CostUSD: c}}})
+	}
+	return segwitray.Tooltip(segwitray.Snapshot{Today: runs.UsageRow{Runs: todayRuns, Usage: runs.Usage{CostUSD: cost}}})
+}
+
+// tooltip is the title of the tray p's tooltip, read over D-Bus as a tray host reads it.
+func tooltip(t *testing.T, conn *dbus.Conn, p *trayProcess) string {
+	t.Helper()
+	var tip struct { // (sa(iiay)ss): icon name, icons, title, description
+		Name   string
+		Icons  []pixmap
+		Title  string
+		Detail string
+	}
+	item := conn.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid), "/StatusNotifierItem")
+	if v, err := item.GetProperty("org.kde.StatusNotifierItem.ToolTip"); err != nil || dbus.Store([]any{v.Value()}, &tip) != nil {
+		return fmt.Sprintf("(unreadable: %v)", err)
+	}
+	return tip.Title
 }
 
 // trayHome returns a home for a tray: its settings name a claude that segwi finds (without
