@@ -120,18 +120,7 @@ func TestACPRequestsAnsweredInThePopup(t *testing.T) {
 // the budget, runtime), moved one step right from Claude Code.
 func startACPRun(t *testing.T, tr *tray, item, task string) {
 	t.Helper()
-	tr.click(t, item)
-	dialog := waitForWindow(t, "segwi: new run", windowWait)
-	w, h := windowSize(t, dialog)
-	clickAt(t, dialog, w/2, h*62/100) // the task box, in the middle of the dialog
-	if out, err := xdotool(t, "type", "--delay", "10", task); err != nil {
-		t.Fatalf("typing the task: %v: %s", err, out)
-	}
-	if out, err := xdotool(t, "key", "--delay", "50", "Tab", "Tab", "Tab", "Tab", "Tab", "Right"); err != nil {
-		t.Fatalf("choosing the runtime: %v: %s", err, out)
-	}
-	clickAt(t, dialog, 95, h-22) // Start, at its bottom left
-	windowGone(t, "segwi: new run", windowWait)
+	startRun(t, tr, item, task, "Tab", "Tab", "Tab", "Tab", "Tab", "Right")
 }
 
 // clickDeny clicks a popup's Deny: left of Allow in the answers' row (app/popup_window.go).

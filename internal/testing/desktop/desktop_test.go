@@ -483,9 +483,10 @@ func clickAt(t *testing.T, win string, x, y int) {
 }
 
 // startRun starts a run as a person does with the mouse: the tray menu's item opens the
-// new-run dialog, a click in its task box, the task typed, a click on Start; it returns
-// once the dialog has closed.
-func startRun(t *testing.T, tr *tray, item, task string) {
+// new-run dialog, a click in its task box, the task typed, then the keys given (a choice
+// of the dialog's, reached from the task box), a click on Start; it returns once the
+// dialog has closed.
+func startRun(t *testing.T, tr *tray, item, task string, keys ...string) {
 	t.Helper()
 	tr.click(t, item)
 	dialog := waitForWindow(t, "segwi: new run", windowWait)
@@ -493,6 +494,11 @@ func startRun(t *testing.T, tr *tray, item, task string) {
 	clickAt(t, dialog, w/2, h*62/100) // the task box, in the middle of the dialog
 	if out, err := xdotool(t, "type", "--delay", "10", task); err != nil {
 		t.Fatalf("typing the task: %v: %s", err, out)
+	}
+	if len(keys) > 0 {
+		if out, err := xdotool(t, append([]string{"key", "--delay", "50"}, keys...)...); err != nil {
+			t.Fatalf("pressing %v in the new-run dialog: %v: %s", keys, err, out)
+		}
 	}
 	clickAt(t, dialog, 95, h-22) // Start, at its bottom left
 	windowGone(t, "segwi: new run", windowWait)
