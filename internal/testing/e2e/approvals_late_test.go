@@ -105,14 +105,7 @@ func TestApprovalAnsweredLateFromThePhoneIsHeard(t *testing.T) {
 	s.writeConfig(config{approvalTimeout: "10m", remote: &remoteConfig{port: port, socket: tn.Machine.Socket}})
 
 	p := s.start("run", "Make late.txt") // no terminal: the page is the only way to answer
-	var base string
-	p.waitWhileRunning(t, 60*time.Second, "segwi to say where the approval page is", func() bool {
-		m := pageAt.FindStringSubmatch(p.stderr.String())
-		if m != nil {
-			base = m[1]
-		}
-		return m != nil
-	})
+	base := p.pageAddress(t)
 	id := p.runID()
 	phone := tailnet.Visit(t, tn.Phone.HTTPClient(), base)
 	events := phone.Events(t)

@@ -24,6 +24,21 @@ import (
 // pageAt is the line of segwi run that says where the approval page is served.
 var pageAt = regexp.MustCompile(`approvals can be answered from your other devices at (http://\S+?)/?\n`)
 
+// pageAddress waits, while segwi runs, for it to say where its approval page is, and
+// returns the address.
+func (p *proc) pageAddress(t *testing.T) string {
+	t.Helper()
+	var base string
+	p.waitWhileRunning(t, 60*time.Second, "segwi to say where the approval page is", func() bool {
+		m := pageAt.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	})
+	return base
+}
+
 // TestApprovalsAnsweredFromThePhone runs the real Claude Code under a headless segwi run
 // with no terminal and the approval page on: on a real tailnet, the owner's phone allows
 // one Bash call and denies another with a reason; the run's record names the phone and
@@ -47,14 +62,7 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 	s.writeConfig(config{approvalTimeout: "3m", remote: &remoteConfig{port: port, socket: tn.Machine.Socket}})
 
 	p := s.start("run", "Fetch the page, then clean up") // no terminal: the page is the only way to answer
-	var base string
-	p.waitWhileRunning(t, 60*time.Second, "segwi to say where the approval page is", func() bool {
-		m := pageAt.FindStringSubmatch(p.stderr.String())
-		if m != nil {
-			base = m[1]
-		}
-		return m != nil
-	})
+	base := p.pageAddress(t)
 	if base != "http://"+host {
 		t.Errorf("segwi serves the page at %s, want http://%s", base, host)
 	}
@@ -159,14 +167,7 @@ func TestAnACPRequestAnsweredFromThePhone(t *testing.T) {
 		runtimes: map[string]string{"fake": agent}})
 
 	p := s.start("run", "--runtime", "fake", "run touch phone-allowed.txt") // no terminal: the page is the only way to answer
-	var base string
-	p.waitWhileRunning(t, 60*time.Second, "segwi to say where the approval page is", func() bool {
-		m := pageAt.FindStringSubmatch(p.stderr.String())
-		if m != nil {
-			base = m[1]
-		}
-		return m != nil
-	})
+	base := p.pageAddress(t)
 	id := p.runID()
 	phone := tailnet.Visit(t, tn.Phone.HTTPClient(), base)
 	events := phone.Events(t)
