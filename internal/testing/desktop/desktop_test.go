@@ -350,6 +350,18 @@ func touchAsksTheDesktop(t *testing.T, url string) (*claudetest.Environment, str
 	return env, checkout
 }
 
+// recordsOnly returns the environment of a tray that starts no run, only shows records a
+// test writes: a model server that fails any request, one repository (checkout) in the
+// settings, and the state folder the records go in.
+func recordsOnly(t *testing.T) (env *claudetest.Environment, checkout, stateDir string) {
+	t.Helper()
+	srv := fakeapi.New(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.Unexpected("no run is started") })
+	env = claudetest.Env(t, srv.URL)
+	checkout = claudetest.Checkout(t)
+	writeConfig(t, env, checkout)
+	return env, checkout, filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
+}
+
 // writeConfig writes segwi's settings file in env's config folder: the real Claude Code,
 // one repository (demo, at checkout), a short stop grace and a long approval timeout.
 func writeConfig(t *testing.T, env *claudetest.Environment, checkout string) {

@@ -11,8 +11,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 
 	"github.com/segwi/segwi/internal/testing/await"
-	"github.com/segwi/segwi/internal/testing/claudetest"
-	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 )
@@ -26,11 +24,7 @@ func TestTheUsageWindowChartsTheRunsAndOpensOne(t *testing.T) {
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
 
-	srv := fakeapi.New(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.Unexpected("no run is started") })
-	env := claudetest.Env(t, srv.URL)
-	checkout := claudetest.Checkout(t)
-	writeConfig(t, env, checkout)
-	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
+	env, checkout, stateDir := recordsOnly(t)
 	now := time.Now()
 	for i := range 10 { // ten costly runs: the list is full, any line opens a run
 		created := now.Add(-time.Duration(i) * 26 * time.Hour)

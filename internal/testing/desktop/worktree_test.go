@@ -12,7 +12,6 @@ import (
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
-	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/records"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/runs/worktree"
@@ -29,11 +28,7 @@ func TestTheRunWindowRemovesAWorktree(t *testing.T) {
 	shots := screenshotDir(t)
 	bin := buildSegwi(t)
 
-	srv := fakeapi.New(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.Unexpected("no run is started") })
-	env := claudetest.Env(t, srv.URL)
-	checkout := claudetest.Checkout(t)
-	writeConfig(t, env, checkout)
-	stateDir := filepath.Join(env.Get("XDG_STATE_HOME"), "segwi")
+	env, checkout, stateDir := recordsOnly(t)
 	root, err := worktree.Root(env.Vars())
 	if err != nil {
 		t.Fatal(err)
