@@ -56,14 +56,16 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 		v.Days = append(v.Days, t)
 		day[t.Format(time.DateOnly)] = i
 	}
-	v.Total = runs.SumUsage(sums, since, runs.UsageByRepository, loc).Total
-	v.Series = stackUsage(sums, since, day, runs.UsageByRepository, loc, func(k string) string { return settings.CheckoutName(k, repos) })
-	v.ByRuntime = stackUsage(sums, since, day, runs.UsageByRuntime, loc, visible.Escape)
+	// The runs of the days charted; not those dated after today, by a clock set back when
+	// they started: the note's total counts what the chart shows.
 	for _, s := range sums {
 		if _, ok := day[s.UsageKey(runs.UsageByDay, loc)]; ok && !s.Created.Before(since) {
 			v.Top = append(v.Top, s)
 		}
 	}
+	v.Total = runs.SumUsage(v.Top, since, runs.UsageByRepository, loc).Total
+	v.Series = stackUsage(v.Top, since, day, runs.UsageByRepository, loc, func(k string) string { return settings.CheckoutName(k, repos) })
+	v.ByRuntime = stackUsage(v.Top, since, day, runs.UsageByRuntime, loc, visible.Escape)
 	slices.SortFunc(v.Top, func(a, b runs.Summary) int {
 		ua, _ := a.Used()
 		ub, _ := b.Used()
@@ -74,8 +76,8 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 }
 
 // stackUsage is the cost and tokens of each day (day: a local date's index) of the runs
-// of sums created since, a series for each group by by (named by name), the costliest
-// first: usageApart of them, the others one "other" series.
+// of sums, all created on those days since since, a series for each group by by (named by
+// name), the costliest first: usageApart of them, the others one "other" series.
 func stackUsage(sums []runs.Summary, since time.Time, day map[string]int, by runs.UsageBy, loc *time.Location, name func(string) string) []usageSeries {
 	rows := runs.SumUsage(sums, since, by, loc).Rows
 	var out []usageSeries
@@ -96,10 +98,7 @@ func stackUsage(sums []runs.Summary, since time.Time, day map[string]int, by run
 		out = append(out, usageSeries{Name: usageOther, Cost: make([]float64, len(day)), Tokens: make([]float64, len(day))})
 	}
 	for _, s := range sums {
-		i, ok := day[s.UsageKey(runs.UsageByDay, loc)]
-		if !ok || s.Created.Before(since) { // before the days, or after them: a clock set back
-			continue
-		}
+		i := day[s.UsageKey(runs.UsageByDay, loc)]
 		u, _ := s.Used()
 		ser := &out[series[s.UsageKey(by, loc)]]
 		ser.Cost[i] += u.CostUSD

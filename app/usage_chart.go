@@ -3,10 +3,12 @@ package app
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,14 +31,41 @@ const (
 	chartTokens chartMetric = "Tokens"
 )
 
+// chartColors are the colours of what the chart draws beside its bars: the window's
+// theme's, so that a dark theme gets a dark chart.
+type chartColors struct {
+	Background, Text, Grid color.Color
+}
+
+// plotColors are gonum plot's own colours: black on white, a grey grid.
+var plotColors = chartColors{Background: color.White, Text: color.Black, Grid: color.Gray{Y: 128}}
+
+// themeChartColors are the colours of the app's theme as it shows now. On Fyne's
+// goroutine.
+func themeChartColors() chartColors {
+	s := fyne.CurrentApp().Settings()
+	th, variant := s.Theme(), s.ThemeVariant()
+	return chartColors{
+		Background: th.Color(theme.ColorNameBackground, variant),
+		Text:       th.Color(theme.ColorNameForeground, variant),
+		Grid:       th.Color(theme.ColorNameDisabled, variant),
+	}
+}
+
 // drawUsageChart draws v as a chart of cost or tokens (m) per day, a bar for each day
-// stacked by repository, on an image w×h pixels at dpi (gonum's plot, with the fonts it
-// embeds: the same figures give the same pixels).
-func drawUsageChart(v usageView, m chartMetric, w, h, dpi int) (image.Image, error) {
+// stacked by repository, on an image w×h pixels at dpi in colours cs (gonum's plot, with
+// the fonts it embeds: the same figures give the same pixels).
+func drawUsageChart(v usageView, m chartMetric, w, h, dpi int, cs chartColors) (image.Image, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("drawing the usage chart: no room (%d×%d pixels)", w, h)
 	}
 	p := plot.New()
+	p.BackgroundColor = nil // the whole image is filled, beyond the plot's right edge too
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.LineStyle.Color, a.Tick.LineStyle.Color = cs.Text, cs.Text
+		a.Label.TextStyle.Color, a.Tick.Label.Color = cs.Text, cs.Text
+	}
+	p.Legend.TextStyle.Color = cs.Text
 	p.Y.Label.Text = "US dollars"
 	figures := func(s usageSeries) []float64 { return s.Cost }
 	if m == chartTokens {
@@ -64,6 +93,15 @@ func drawUsageChart(v usageView, m chartMetric, w, h, dpi int) (image.Image, err
 		ticks = append(ticks, t)
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	// The last day's label is centred under the last bar, at the plot's right edge: the
+	// plot is drawn short of the image's edge by half of it, or it is cut.
+	var last string
+	for _, t := range ticks {
+		if t.Label != "" {
+			last = t.Label
+		}
+	}
+	right := p.X.Tick.Label.Width(last) / 2
 	width := vg.Length(w) / vg.Length(dpi) * vg.Inch
 	height := vg.Length(h) / vg.Length(dpi) * vg.Inch
 	bar := width * 0.8 / vg.Length(max(len(v.Days), 1)) * 0.7
@@ -95,10 +133,11 @@ func drawUsageChart(v usageView, m chartMetric, w, h, dpi int) (image.Image, err
 		p.Y.Max = 1
 	}
 	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	c := vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(dpi))
-	p.Draw(draw.NewCanvas(c, width, height))
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = cs.Grid, cs.Grid
+	p.Add(grid)
+	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(cs.Background))
+	p.Draw(draw.Crop(draw.NewCanvas(c, width, height), 0, -right, 0, 0))
 	return c.Image(), nil
 }
 
@@ -112,6 +151,7 @@ type usageChart struct {
 	view    *usageView
 	metric  chartMetric
 	drawn   fyne.Size   // the size of the last drawing asked for
+	colors  chartColors // the colours of the last drawing asked for: the theme's then
 	draws   int         // drawings asked for: only the last one's image is shown
 	shown   int         // the drawing shown
 	drawing bool        // a drawing is under way
@@ -147,7 +187,7 @@ func (c *usageChart) redraw(size fyne.Size, again bool) {
 	if c.view == nil || size.Width < 1 || size.Height < 1 || (size == c.drawn && !again) {
 		return
 	}
-	c.drawn = size
+	c.drawn, c.colors = size, themeChartColors()
 	c.draws++
 	c.draw()
 }
@@ -159,7 +199,7 @@ func (c *usageChart) draw() {
 		return
 	}
 	c.drawing = true
-	n, v, m, size := c.draws, *c.view, c.metric, c.drawn
+	n, v, m, size, cs := c.draws, *c.view, c.metric, c.drawn, c.colors
 	scale := float32(1)
 	if cv := fyne.CurrentApp().Driver().CanvasForObject(c); cv != nil {
 		scale = cv.Scale()
@@ -167,7 +207,7 @@ func (c *usageChart) draw() {
 	w, h := int(size.Width*scale+0.5), int(size.Height*scale+0.5)
 	dpi := int(chartDPI*scale + 0.5)
 	go func() {
-		img, err := drawUsageChart(v, m, w, h, dpi)
+		img, err := drawUsageChart(v, m, w, h, dpi, cs)
 		onUI(func() {
 			c.drawing = false
 			c.shown = n
@@ -193,7 +233,15 @@ func (r *usageChartRenderer) Layout(size fyne.Size) {
 	r.c.img.Resize(size)
 	r.c.redraw(size, false)
 }
-func (r *usageChartRenderer) MinSize() fyne.Size           { return fyne.NewSize(320, 200) }
-func (r *usageChartRenderer) Refresh()                     { r.c.img.Refresh() }
+func (r *usageChartRenderer) MinSize() fyne.Size { return fyne.NewSize(320, 200) }
+
+// Refresh is part of fyne.WidgetRenderer: Fyne refreshes every widget when the theme
+// changes, and the chart is drawn again in the new theme's colours.
+func (r *usageChartRenderer) Refresh() {
+	if themeChartColors() != r.c.colors {
+		r.c.redraw(r.c.drawn, true)
+	}
+	r.c.img.Refresh()
+}
 func (r *usageChartRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.c.img} }
 func (r *usageChartRenderer) Destroy()                     {}

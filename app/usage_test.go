@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segwi/segwi/internal/testing/await"
@@ -49,7 +51,8 @@ func openUsage(t *testing.T, a fyne.App, state string, repos func() []settings.R
 }
 
 // usageState writes runs over the last days of now: in web, api and three small
-// repositories, one too old to count, one recorded before segwi kept usage.
+// repositories, one too old to count, one dated tomorrow (a clock set back), one recorded
+// before segwi kept usage.
 func usageState(t *testing.T, state string, now time.Time) (web, api string) {
 	t.Helper()
 	web, api = "/home/ada/src/web", "/home/ada/src/api"
@@ -72,6 +75,7 @@ func usageState(t *testing.T, state string, now time.Time) (web, api string) {
 	for i, r := range []string{"a", "b", "c", "d"} {
 		write(2, "/home/ada/src/"+r, "small "+r, &runs.Usage{InputTokens: 1, CostUSD: 0.1 * float64(4-i)}, 0)
 	}
+	write(-1, web, "dated tomorrow", &runs.Usage{InputTokens: 7, CostUSD: 40}, 0)
 	return web, api
 }
 
@@ -258,7 +262,7 @@ func usageGoldenView() usageView {
 // TestUsageChartGolden -update` rewrites it; a mismatch writes what was drawn to
 // testdata/failed/usage_chart.png.
 func TestUsageChartGolden(t *testing.T) {
-	img, err := drawUsageChart(usageGoldenView(), chartCost, 640, 360, chartDPI)
+	img, err := drawUsageChart(usageGoldenView(), chartCost, 640, 360, chartDPI, plotColors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,14 +296,14 @@ func TestUsageChartGolden(t *testing.T) {
 	// The chart draws what it is given: other figures give another image.
 	other := usageGoldenView()
 	other.Series[0].Cost[0] += 5
-	img2, err := drawUsageChart(other, chartCost, 640, 360, chartDPI)
+	img2, err := drawUsageChart(other, chartCost, 640, 360, chartDPI, plotColors)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if differentPixels(want, img2) <= 20 {
 		t.Error("a chart of other figures matches the golden: the comparison sees nothing")
 	}
-	tokens, err := drawUsageChart(usageGoldenView(), chartTokens, 640, 360, chartDPI)
+	tokens, err := drawUsageChart(usageGoldenView(), chartTokens, 640, 360, chartDPI, plotColors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +359,7 @@ func TestUsageOfManyRunsIsComputedWithinASecond(t *testing.T) {
 			t.Fatalf("Summaries = %d runs, %v", len(sums), err)
 		}
 		v = computeUsage(sums, now, time.UTC, nil)
-		if _, err := drawUsageChart(v, chartCost, 820, 380, chartDPI); err != nil {
+		if _, err := drawUsageChart(v, chartCost, 820, 380, chartDPI, plotColors); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -366,5 +370,99 @@ func TestUsageOfManyRunsIsComputedWithinASecond(t *testing.T) {
 	}
 	if fig.Wall >= usageOpenGoal {
 		t.Errorf("computing the Usage window over %d runs took %v, want under %v", manyRuns, fig.Wall, usageOpenGoal)
+	}
+}
+
+// The chart takes the theme's colours: in a dark theme its background is the window's,
+// not a white sheet; and the last day's label, under the last bar, is drawn whole, short
+// of the image's right edge, not cut by it.
+func TestUsageChartTakesTheThemesColoursAndKeepsTheLastLabel(t *testing.T) {
+	dark := chartColors{
+		Background: theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantDark),
+		Text:       theme.DefaultTheme().Color(theme.ColorNameForeground, theme.VariantDark),
+		Grid:       theme.DefaultTheme().Color(theme.ColorNameDisabled, theme.VariantDark),
+	}
+	const w, h = 640, 360
+	for _, c := range []struct {
+		name string
+		cs   chartColors
+	}{{"light", plotColors}, {"dark", dark}} {
+		img, err := drawUsageChart(usageGoldenView(), chartCost, w, h, chartDPI, c.cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := func(x, y int, want color.Color) bool {
+			r1, g1, b1, _ := img.At(x, y).RGBA()
+			r2, g2, b2, _ := want.RGBA()
+			return max(r1, r2)-min(r1, r2) <= 4<<8 && max(g1, g2)-min(g1, g2) <= 4<<8 && max(b1, b2)-min(b1, b2) <= 4<<8
+		}
+		background := 0
+		for y := range h {
+			for x := range w {
+				if is(x, y, c.cs.Background) {
+					background++
+				}
+			}
+		}
+		if background < w*h/2 {
+			t.Errorf("%s: %d of %d pixels are the theme's background: the chart is not drawn on it", c.name, background, w*h)
+		}
+		// The label "Dec 4" is drawn in the bottom right corner, and no pixel of the
+		// image's last columns is drawn on.
+		label := 0
+		for y := h - 24; y < h; y++ {
+			for x := w - 48; x < w; x++ {
+				if !is(x, y, c.cs.Background) {
+					label++
+				}
+				if x >= w-2 && !is(x, y, c.cs.Background) {
+					t.Fatalf("%s: pixel (%d, %d) of the image's right edge is drawn on: the last day's label is cut", c.name, x, y)
+				}
+			}
+		}
+		if label < 20 {
+			t.Errorf("%s: %d pixels drawn where the last day's label belongs: it is missing", c.name, label)
+		}
+	}
+}
+
+// variantTheme is Fyne's theme in the colours of one variant whatever the variant asked.
+type variantTheme struct {
+	fyne.Theme
+	variant fyne.ThemeVariant
+}
+
+func (v variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return v.Theme.Color(n, v.variant)
+}
+
+// The open Usage window's chart is drawn again when the theme changes, in its colours.
+func TestUsageChartFollowsTheThemeOfTheOpenWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	ui(func() { a.Settings().SetTheme(variantTheme{theme.DefaultTheme(), theme.VariantLight}) })
+	state := t.TempDir()
+	now := time.Now()
+	usageState(t, state, now)
+	u := openUsage(t, a, state, func() []settings.Repository { return nil }, func(string) {}, now)
+	for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+		if v == theme.VariantDark {
+			ui(func() { a.Settings().SetTheme(variantTheme{theme.DefaultTheme(), v}) })
+		}
+		want := theme.DefaultTheme().Color(theme.ColorNameBackground, v)
+		await.For(t, 30*time.Second, fmt.Sprintf("the chart drawn in the background of theme variant %d", v), func() bool {
+			var corner color.Color
+			ui(func() {
+				// The last drawing shown, at the chart's size once its window is laid out.
+				if img := u.chart.img.Image; img != nil && u.chart.shown == u.chart.draws && u.chart.drawn == u.chart.Size() {
+					corner = img.At(img.Bounds().Max.X-1, img.Bounds().Min.Y)
+				}
+			})
+			if corner == nil {
+				return false
+			}
+			r1, g1, b1, _ := corner.RGBA()
+			r2, g2, b2, _ := want.RGBA()
+			return r1 == r2 && g1 == g2 && b1 == b2
+		})
 	}
 }
