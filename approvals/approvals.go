@@ -91,6 +91,11 @@ type Run interface {
 	// the run's end; one it hangs up on while the run goes on was withdrawn by Claude
 	// Code's own tool-call timeout. It must not block.
 	Ending() bool
+	// Ends returns when the run is to be ended whatever happens meanwhile (its
+	// runs.maxDuration after it started, as the settings say now), or the zero time when
+	// nothing ends it at a time known yet. A request waits no longer: its Deadline is the
+	// earlier of this and the approval timeout. It must not block.
+	Ends() time.Time
 }
 
 // Request is one call of the approval tool.
@@ -103,8 +108,13 @@ type Request struct {
 	Asked     time.Time
 	// Deadline is when segwi denies it for want of an answer: approvals.timeout after it
 	// was asked, or sooner for a run started under a shorter timeout (see
-	// Registration.ToolTimeout). Every countdown shows it.
+	// Registration.ToolTimeout), or the run's own end when that comes first (RunEnds).
+	// Every countdown shows it.
 	Deadline time.Time
+	// RunEnds says that Deadline is the run's end (Run.Ends, its runs.maxDuration), which
+	// comes before the approval timeout: then the run is stopped, and the request is
+	// denied with it (ByRunEnded), not timed out.
+	RunEnds bool
 	// Note tells the person what segwi noticed about the call, when anything: why the
 	// trusted commands could not check it (too long, a control character, an input that is
 	// not exactly the tool's). Empty for most requests.

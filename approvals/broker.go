@@ -27,6 +27,9 @@ var (
 	ErrTimedOut = errors.New("approvals: no answer within the approval timeout")
 	// ErrRunEnded: the run ended (or segwi shut down) while the request waited.
 	ErrRunEnded = errors.New("approvals: the run ended")
+	// ErrRunOutOfTime: the request's deadline was its run's end (Request.RunEnds), its
+	// runs.maxDuration, and it came; the run is stopped then. It wraps ErrRunEnded.
+	ErrRunOutOfTime = fmt.Errorf("%w at its maximum duration (runs.maxDuration)", ErrRunEnded)
 	// ErrWithdrawn: the run's agent hung up before an answer while its run went on: it
 	// stopped waiting (Claude Code's own tool-call timeout had run out).
 	ErrWithdrawn = errors.New("approvals: the run's agent stopped waiting for the answer")
@@ -149,9 +152,10 @@ func (b *Broker) RemoveRun(runID string) {
 // denied at once (ByInvalid), and so is a call whose tool use the run's Claude Code is not
 // making (see Run.ToolCallRunning, waited for at most ToolCallWait). A trusted Bash command
 // is allowed at once; anything else waits for the Decider until it answers, the deadline
-// passes (the approval timeout, or the run's shorter bound: see AddRun), the run is
-// removed, or ctx is done (its cause ErrWithdrawn or ErrRunEnded), whichever comes first. Every request and its answer are
-// recorded on the run. Ask always returns an answer: a deny is a result, not an error.
+// passes (the approval timeout, or the run's shorter bound: see AddRun; or the run's end,
+// Run.Ends, when that comes first: Request.RunEnds), the run is removed, or ctx is done
+// (its cause ErrWithdrawn or ErrRunEnded), whichever comes first. Every request and its
+// answer are recorded on the run. Ask always returns an answer: a deny is a result, not an error.
 // When the person chose to deny and stop the run, Ask calls the run's Stop on its own
 // goroutine after recording the answer, so that the answer still reaches Claude Code.
 func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
@@ -180,8 +184,8 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 		Input:     call.Input,
 		ToolUseID: call.ToolUseID,
 		Asked:     asked,
-		Deadline:  asked.Add(timeout),
 	}
+	req.Deadline, req.RunEnds = deadline(asked, timeout, br.run.Ends())
 	var verdict Verdict
 	if call.Invalid != "" {
 		req.Note = "Refused unread: its arguments could be read two ways (" + call.Invalid + "); the input shown is the whole arguments."
@@ -198,6 +202,11 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 	case !b.callIsRunning(ctx, br, req.ToolUseID):
 		answer = notRunningAnswer(ctx, br)
 	default:
+		// A run's agent may ask before segwi has seen its process start, when its end is
+		// not known yet; it is once the call shows on the run's output.
+		if !req.RunEnds {
+			req.Deadline, req.RunEnds = deadline(asked, timeout, br.run.Ends())
+		}
 		answer = b.answer(ctx, br, req, verdict, timeout)
 	}
 	if answer.By == ByCancelled {
@@ -209,6 +218,16 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 		go br.run.Stop()
 	}
 	return answer
+}
+
+// deadline returns when a request asked at asked is denied for want of an answer: timeout
+// after it was asked, or the run's end when that comes first (and then true).
+func deadline(asked time.Time, timeout time.Duration, runEnds time.Time) (time.Time, bool) {
+	d := asked.Add(timeout)
+	if !runEnds.IsZero() && runEnds.Before(d) {
+		return runEnds, true
+	}
+	return d, false
 }
 
 // callIsRunning asks the run whether its Claude Code is making the tool call toolUseID,
@@ -261,7 +280,11 @@ func (b *Broker) answer(ctx context.Context, br *brokerRun, req Request, verdict
 
 	runCtx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
-	dctx, cancelDeadline := context.WithDeadlineCause(runCtx, req.Deadline, ErrTimedOut)
+	cause := ErrTimedOut
+	if req.RunEnds {
+		cause = ErrRunOutOfTime // the run is stopped then too (see Run.Ends)
+	}
+	dctx, cancelDeadline := context.WithDeadlineCause(runCtx, req.Deadline, cause)
 	defer cancelDeadline()
 
 	br.mu.Lock()
@@ -299,26 +322,45 @@ func (b *Broker) answer(ctx context.Context, br *brokerRun, req Request, verdict
 
 	select {
 	case d := <-result:
-		return fromDecider(d.answer, d.err, dctx, timeout)
+		if d.err != nil && dctx.Err() != nil {
+			return b.withdrawnAt(br, req, context.Cause(dctx), timeout)
+		}
+		return fromDecider(d.answer, d.err)
 	case <-dctx.Done():
 		// A person's answer that arrived together with the deadline still counts.
 		select {
 		case d := <-result:
 			if d.err == nil {
-				return fromDecider(d.answer, nil, dctx, timeout)
+				return fromDecider(d.answer, nil)
 			}
 		default:
 		}
-		return withdrawnAnswer(context.Cause(dctx), timeout)
+		return b.withdrawnAt(br, req, context.Cause(dctx), timeout)
 	}
 }
 
-// fromDecider turns what a Decider returned into the answer Claude Code gets.
-func fromDecider(a Answer, err error, ctx context.Context, timeout time.Duration) Answer {
-	if err != nil {
-		if ctx.Err() != nil {
-			return withdrawnAnswer(context.Cause(ctx), timeout)
+// withdrawnAt is the answer to req, whose context ended for cause before anyone answered.
+// At the run's end (ErrRunOutOfTime) the run is stopped too, unless a reload has since
+// lengthened runs.maxDuration: then the request ends at the deadline it was shown, as
+// timed out, saying so.
+func (b *Broker) withdrawnAt(br *brokerRun, req Request, cause error, timeout time.Duration) Answer {
+	if errors.Is(cause, ErrRunOutOfTime) {
+		if ends := br.run.Ends(); ends.After(b.now()) {
+			return Answer{
+				By: ByTimeout,
+				Message: fmt.Sprintf("No answer from a person by the request's deadline, %s, when the run was to end "+
+					"(runs.maxDuration, since made longer); denied by segwi. The person did not decline it: ask again or do without.",
+					req.Deadline.Format(time.TimeOnly)),
+			}
 		}
+	}
+	return withdrawnAnswer(cause, timeout)
+}
+
+// fromDecider turns what a Decider returned, before its request's context ended, into the
+// answer Claude Code gets.
+func fromDecider(a Answer, err error) Answer {
+	if err != nil {
 		return Answer{By: ByFailure, Message: "denied: segwi could not ask a person: " + err.Error()}
 	}
 	switch a.By {
@@ -355,6 +397,9 @@ func withdrawnAnswer(cause error, timeout time.Duration) Answer {
 			Message: fmt.Sprintf("No answer from a person within %s; denied by segwi's approval timeout. "+
 				"The person did not decline it: ask again or do without.", timeout),
 		}
+	case errors.Is(cause, ErrRunOutOfTime):
+		return Answer{By: ByRunEnded, Message: "denied: the segwi run reached its maximum duration (runs.maxDuration) " +
+			"before a person answered, and is stopped"}
 	case errors.Is(cause, ErrRunEnded):
 		return runEndedAnswer()
 	default:

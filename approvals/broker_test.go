@@ -423,3 +423,72 @@ func TestBrokerRequestClaudeCodeStoppedWaitingForSaysItsOwnTimeout(t *testing.T)
 		t.Errorf("recorded answers: got %+v, want the same", a)
 	}
 }
+
+// A run's maximum duration (runs.maxDuration) ends its requests with it: a request asked
+// two minutes before the run's end must not count down the whole approval timeout. Its
+// deadline, shown to the person and recorded, is the run's end, and what happens then is
+// what every countdown said: the request is denied because the run ended, not timed out.
+func TestBrokerRequestWaitsNoLongerThanItsRun(t *testing.T) {
+	p := approvaltest.NewPerson()
+	b := newTestBroker(t, p, 10*time.Minute)
+	run := approvaltest.NewRun()
+	ends := time.Now().Add(300 * time.Millisecond)
+	run.SetEnds(ends)
+	b.AddRun(approvals.RunInfo{ID: "r1"}, run)
+
+	answer := ask(b, "r1", bashCall("make deploy", "toolu_1"))
+	req := p.NextAsked(t)
+	if !req.Deadline.Equal(ends) || !req.RunEnds {
+		t.Errorf("the person is shown the deadline %s (run's end %v), want the run's end %s, 10 minutes before the approval timeout",
+			req.Deadline.Sub(req.Asked), req.RunEnds, ends.Sub(req.Asked))
+	}
+	got := await.Recv(t, 10*time.Second, "the answer at the run's end", answer)
+	want := approvals.Answer{By: approvals.ByRunEnded,
+		Message: "denied: the segwi run reached its maximum duration (runs.maxDuration) before a person answered, and is stopped"}
+	if diff := cmp.Diff(want, got, cmpIgnoreWaited); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if w := p.NextWithdrawn(t); !errors.Is(w.Cause, approvals.ErrRunOutOfTime) || !errors.Is(w.Cause, approvals.ErrRunEnded) {
+		t.Errorf("the Decider's context cause: got %v, want ErrRunOutOfTime, an ErrRunEnded", w.Cause)
+	}
+	for _, rec := range run.Records() {
+		if !rec.Request.Deadline.Equal(ends) || !rec.Request.RunEnds {
+			t.Errorf("recorded deadline %s (run's end %v), want the run's end %s", rec.Request.Deadline, rec.Request.RunEnds, ends)
+		}
+	}
+}
+
+// A run's end after the approval timeout changes nothing: the request has its timeout.
+func TestBrokerRunEndingAfterTheTimeoutLeavesTheTimeout(t *testing.T) {
+	p := approvaltest.NewPerson()
+	b := newTestBroker(t, p, 10*time.Minute)
+	run := approvaltest.NewRun()
+	run.SetEnds(time.Now().Add(time.Hour))
+	b.AddRun(approvals.RunInfo{ID: "r1"}, run)
+	ask(b, "r1", bashCall("make test", "toolu_1"))
+	if req := p.NextAsked(t); req.Deadline.Sub(req.Asked) != 10*time.Minute || req.RunEnds {
+		t.Errorf("deadline %s after asking (run's end %v), want the 10m timeout", req.Deadline.Sub(req.Asked), req.RunEnds)
+	}
+}
+
+// A reload that makes runs.maxDuration longer while a request waits leaves the request the
+// deadline it was shown: at it the request is denied, saying that its deadline was the
+// run's end and has been moved, never that the run ended while it goes on.
+func TestBrokerRequestAtARunsEndMovedLaterEndsAsShown(t *testing.T) {
+	p := approvaltest.NewPerson()
+	b := newTestBroker(t, p, 10*time.Minute)
+	run := approvaltest.NewRun()
+	run.SetEnds(time.Now().Add(200 * time.Millisecond))
+	b.AddRun(approvals.RunInfo{ID: "r1"}, run)
+	answer := ask(b, "r1", bashCall("make test", "toolu_1"))
+	req := p.NextAsked(t)
+	run.SetEnds(time.Now().Add(time.Hour))
+
+	got := await.Recv(t, 10*time.Second, "the answer at the deadline shown", answer)
+	if got.By != approvals.ByTimeout || !strings.Contains(got.Message, "since made longer") {
+		t.Errorf("answer: got %+v, want a timeout at the deadline shown, saying the run's end moved", got)
+	}
+	if got.Waited < req.Deadline.Sub(req.Asked) {
+		t.Errorf("answered after %s, before the deadline shown (%s)", got.Waited, req.Deadline.Sub(req.Asked))
+	}
+}

@@ -115,6 +115,8 @@ func (d *TerminalDecider) giveUp(ctx context.Context, p *prompt, req Request, er
 	switch {
 	case errors.Is(cause, ErrTimedOut):
 		why = "nobody answered in time; segwi denied it, saying it timed out"
+	case errors.Is(cause, ErrRunOutOfTime):
+		why = "the run reached its maximum duration (runs.maxDuration); segwi denied it and stops the run"
 	case errors.Is(cause, ErrRunEnded):
 		why = "the run ended"
 	case errors.Is(cause, ErrWithdrawn):
@@ -146,7 +148,11 @@ func (d *TerminalDecider) show(req Request) string {
 	b.WriteString(viewText(req.View()))
 	if !req.Deadline.IsZero() {
 		left := req.Deadline.Sub(d.now()).Round(time.Second)
-		fmt.Fprintf(&b, "  Answer within %s, or segwi denies it (saying nobody answered).\n", left)
+		if req.RunEnds {
+			fmt.Fprintf(&b, "  Answer within %s: the run reaches its maximum duration (runs.maxDuration) then, and segwi denies it and stops the run.\n", left)
+		} else {
+			fmt.Fprintf(&b, "  Answer within %s, or segwi denies it (saying nobody answered).\n", left)
+		}
 	}
 	return visible.Escape(b.String())
 }

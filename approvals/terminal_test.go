@@ -181,6 +181,16 @@ func TestTerminalDeciderShowsTheRequest(t *testing.T) {
 			},
 		},
 		{
+			name: "a request whose deadline is its run's end says the run ends then",
+			req: func() Request {
+				r := terminalRequest("Bash", `{"command":"make deploy"}`)
+				r.Deadline, r.RunEnds = r.Asked.Add(2*time.Minute), true
+				return r
+			}(),
+			want:     []string{"Answer within 2m0s: the run reaches its maximum duration (runs.maxDuration) then, and segwi denies it and stops the run.\n"},
+			dontWant: []string{"saying nobody answered", "10m0s"},
+		},
+		{
 			name: "a Write shows its file relative to the checkout and its content as lines added",
 			req:  terminalRequest("Write", `{"file_path":"/home/me/src/web/hosts.txt","content":"x\ny"}`),
 			want: []string{"asks to use Write", "  Write hosts.txt: a new file:\n    + x\n    + y\n"},
@@ -307,6 +317,7 @@ func TestTerminalDeciderGivesUpWhenWithdrawn(t *testing.T) {
 	}{
 		{"a timeout says nobody answered in time", ErrTimedOut, "", "nobody answered in time"},
 		{"a run that ended says so", ErrRunEnded, "", "the run ended"},
+		{"a run at its maximum duration says so", ErrRunOutOfTime, "", "the run reached its maximum duration (runs.maxDuration); segwi denied it and stops the run"},
 		{"an answer on the approval page says so", ErrAnsweredElsewhere, "", "you answered it on the approval page"},
 		{"Claude Code's own timeout says so, with the time it waited", ErrWithdrawn, "",
 			"Claude Code stopped waiting for it after 1m0s: its own tool-call timeout, not a refusal"},

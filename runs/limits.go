@@ -39,6 +39,20 @@ func (r *Run) deadlineLocked(cfg Config) time.Time {
 	return due
 }
 
+// Ends returns when the run's maximum duration ends it (runs.maxDuration, as the
+// settings say now, from its process's start), or the zero time before it has started.
+// The approvals server bounds a request's deadline by it, so that no countdown outlasts
+// the run; check stops the run then.
+func (r *Run) Ends() time.Time {
+	maxDuration := r.m.config().MaxDuration
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info.Start.IsZero() {
+		return time.Time{}
+	}
+	return r.info.Start.Add(maxDuration)
+}
+
 // check applies the limits of cfg at now: the stop grace of a run being stopped, the
 // maximum duration and the idle timeout of a running one. A run whose time is up is
 // stopped as Stop would, ending timed-out.

@@ -70,7 +70,12 @@ func AskNotice(req approvals.Request) Note {
 	info := runs.Info{ID: req.Run.ID, Kind: runs.Kind(req.Run.Kind), Prompt: req.Run.Prompt}
 	body := req.Notice() + "."
 	if !req.Deadline.IsZero() {
-		body += fmt.Sprintf("\nAnswer by %s, or segwi denies it.", req.Deadline.Local().Format("15:04:05"))
+		by := req.Deadline.Local().Format("15:04:05")
+		if req.RunEnds {
+			body += fmt.Sprintf("\nAnswer by %s, when the run ends (runs.maxDuration) and segwi denies it.", by)
+		} else {
+			body += fmt.Sprintf("\nAnswer by %s, or segwi denies it.", by)
+		}
 	}
 	return Note{Title: RunTitle(req.Run.Name, info), Body: body, Lasting: true}
 }

@@ -91,3 +91,18 @@ func TestTheNoticeOfAnApprovalSaysWhenToAnswerBy(t *testing.T) {
 		t.Errorf("AskNotice = %+v\nwant        %+v", note, want)
 	}
 }
+
+// A request whose deadline is its run's end (runs.maxDuration, before approvals.timeout)
+// says so: then the run is stopped, not just the request denied.
+func TestTheNoticeOfAnApprovalAtItsRunsEndSaysTheRunEnds(t *testing.T) {
+	deadline := time.Date(2026, 5, 1, 9, 2, 0, 0, time.Local)
+	req := approvals.Request{
+		Run:      approvals.RunInfo{ID: "r1", Kind: "build", Checkout: "/src/web", Name: "web", Prompt: "Fix the login form"},
+		ToolName: "Bash", Input: json.RawMessage(`{"command":"make test"}`),
+		Asked: deadline.Add(-2 * time.Minute), Deadline: deadline, RunEnds: true,
+	}
+	want := "The build run in web wants to use Bash: make test.\nAnswer by 09:02:00, when the run ends (runs.maxDuration) and segwi denies it."
+	if got := AskNotice(req).Body; got != want {
+		t.Errorf("AskNotice body = %q\nwant             %q", got, want)
+	}
+}

@@ -48,6 +48,9 @@ func (answeredRun) ToolCallRunning(context.Context, string) bool { return true }
 // Ending says no: this test's run is never stopped.
 func (answeredRun) Ending() bool { return false }
 
+// Ends says no end is known: this test's run has no maximum duration.
+func (answeredRun) Ends() time.Time { return time.Time{} }
+
 var askedRuns atomic.Int64
 
 // whoAnswers asks the core's approvals server, over MCP as Claude Code does, whether a run

@@ -27,6 +27,7 @@ type Run struct {
 	stopped    chan struct{} // closed on the first Stop
 	connected  int
 	callsAsked []string
+	ends       time.Time
 }
 
 // NewRun returns a Run that has been told nothing yet.
@@ -87,6 +88,21 @@ func (r *Run) Ending() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stops > 0
+}
+
+// Ends returns what SetEnds set: the zero time (no end known) unless the test set one.
+func (r *Run) Ends() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ends
+}
+
+// SetEnds makes Ends say that the run is to end at t, as a run's maximum duration does
+// (a reload of runs.maxDuration moves it).
+func (r *Run) SetEnds(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ends = t
 }
 
 // Stop counts the calls; see Stops and Stopped.
@@ -156,6 +172,9 @@ func (Discard) ToolCallRunning(context.Context, string) bool { return true }
 
 // Ending says no.
 func (Discard) Ending() bool { return false }
+
+// Ends says no end is known.
+func (Discard) Ends() time.Time { return time.Time{} }
 
 // Person is an approvals.Decider played by the test: each request shows up for NextAsked,
 // and waits until the test answers it (by tool_use_id) or it is withdrawn.

@@ -23,6 +23,11 @@ import (
 // beside the package's other tests, which run one at a time (oneAtATime).
 const lateAnswer = 90 * time.Second
 
+// lateMaxDuration is runs.maxDuration in the late-answer tests: past approvals.timeout's 10
+// minutes, so that the run's end does not come first and each request has the whole 10
+// minutes to count down (a run's end bounds its requests' deadlines).
+const lateMaxDuration = "15m"
+
 // lateScenario is a run whose one command, touch late.txt, the person's ask rule escalates
 // to segwi, with approvals.timeout at its default of 10 minutes.
 func lateScenario(t *testing.T) (*scenario, fakeapi.Block) {
@@ -71,7 +76,7 @@ func checkHeard(t *testing.T, s *scenario, id string, touch fakeapi.Block, who s
 func TestApprovalAnsweredLateAtTheTerminalIsHeard(t *testing.T) {
 	t.Parallel()
 	s, touch := lateScenario(t)
-	s.writeConfig(config{approvalTimeout: "10m"})
+	s.writeConfig(config{approvalTimeout: "10m", maxDuration: lateMaxDuration})
 
 	p := s.startOnTerminal("run", "Make late.txt")
 	id := p.runID()
@@ -102,7 +107,7 @@ func TestApprovalAnsweredLateFromThePhoneIsHeard(t *testing.T) {
 	tn := tailnet.New(t)
 	port := tailnet.FreePort(t)
 	s, touch := lateScenario(t)
-	s.writeConfig(config{approvalTimeout: "10m", remote: &remoteConfig{port: port, socket: tn.Machine.Socket}})
+	s.writeConfig(config{approvalTimeout: "10m", maxDuration: lateMaxDuration, remote: &remoteConfig{port: port, socket: tn.Machine.Socket}})
 
 	p := s.start("run", "Make late.txt") // no terminal: the page is the only way to answer
 	base := p.pageAddress(t)

@@ -103,6 +103,7 @@ type scenario struct {
 type config struct {
 	claudePath      string // default: the pinned Claude Code
 	approvalTimeout string // default 60s
+	maxDuration     string // segwi.runs.maxDuration; default 5m
 	trusted         []string
 	apiURL          string // segwi.github.apiURL; default: not written
 	remote          *remoteConfig
@@ -135,7 +136,10 @@ func (s *scenario) writeConfig(c config) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "segwi:\n  claude:\n    path: %q\n", c.claudePath)
-	b.WriteString("  runs:\n    stopGrace: 2s\n    maxDuration: 5m\n")
+	if c.maxDuration == "" {
+		c.maxDuration = "5m"
+	}
+	fmt.Fprintf(&b, "  runs:\n    stopGrace: 2s\n    maxDuration: %s\n", c.maxDuration)
 	fmt.Fprintf(&b, "  approvals:\n    timeout: %s\n", c.approvalTimeout)
 	if len(c.trusted) > 0 {
 		b.WriteString("    trusted:\n")
