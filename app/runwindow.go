@@ -516,7 +516,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 	}
 	w.showHeader()
 	w.showReply(waitsForReply(info) && !w.ended && !w.finished)
-	w.showBudget(waitsAtBudget(info) && !w.ended && !w.finished)
+	w.showBudget(info.WaitsAtBudget() && !w.ended && !w.finished)
 	w.list.Refresh()
 	w.rawList.Refresh()
 	if follow {

@@ -49,11 +49,6 @@ func newBudgetBar(w *runWindow) *budgetBar {
 	return b
 }
 
-// waitsAtBudget says whether info is a run that waits at its budget.
-func waitsAtBudget(info runs.Info) bool {
-	return info.State == runs.StateWaiting && info.Waiting == runs.WaitBudget
-}
-
 // showBudget shows the budget bar while the run waits at its budget, its raise filled in
 // with each bound of the run's budget again, or hides it. On Fyne's goroutine.
 func (w *runWindow) showBudget(on bool) {

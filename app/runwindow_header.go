@@ -104,7 +104,7 @@ func statusLine(info runs.Info, ahead int, now time.Time) string {
 		}
 	} else if info.State == runs.StateWaiting && info.Waiting == runs.WaitReply {
 		state = "⚠ waiting for your reply: its turn is over; send a follow-up, or Finish"
-	} else if info.State == runs.StateWaiting && info.Waiting == runs.WaitBudget {
+	} else if info.WaitsAtBudget() {
 		state = "⚠ " + info.Reason + ": raise the budget below, or Stop"
 	} else if info.State == runs.StateWaiting {
 		state = "⚠ waiting for you: answer the approval here or in its popup"

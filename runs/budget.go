@@ -163,22 +163,34 @@ func (r *Run) Budget() Budget {
 // its budget then goes on: the follow-up that waited is sent, or it waits for the
 // person's reply. A raise that leaves the run at its budget is refused, saying so, and
 // changes nothing. Errors wrap ErrBudget, ErrNotRunning or ErrInputClosed.
-func (r *Run) RaiseBudget(by Budget, who string) error {
+func (r *Run) RaiseBudget(by Budget, who string) error { return r.raiseBudget(by, who, false) }
+
+// RaiseWaitingBudget is RaiseBudget for a run that waits at its budget (WaitBudget), and
+// only then: the person answers the run's "budget reached", as they answer an approval,
+// and a second answer (the run went on meanwhile) is refused, wrapping ErrBudget. The
+// approval page raises a budget so.
+func (r *Run) RaiseWaitingBudget(by Budget, who string) error { return r.raiseBudget(by, who, true) }
+
+func (r *Run) raiseBudget(by Budget, who string, waiting bool) error {
 	var err error
 	if !r.do(func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		err = r.raiseBudgetLocked(by, who)
+		err = r.raiseBudgetLocked(by, who, waiting)
 	}) {
 		return fmt.Errorf("raising the budget of run %s: %w (it has ended)", r.id, ErrInputClosed)
 	}
 	return err
 }
 
-// raiseBudgetLocked is RaiseBudget on the run's owner. r.mu is held.
-func (r *Run) raiseBudgetLocked(by Budget, who string) error {
+// raiseBudgetLocked is RaiseBudget (RaiseWaitingBudget when waiting) on the run's owner.
+// r.mu is held.
+func (r *Run) raiseBudgetLocked(by Budget, who string, waiting bool) error {
 	if r.phase != phaseRunning || r.input.state == inputClosed {
 		return fmt.Errorf("raising the budget of run %s (%s): %w", r.id, r.info.State, ErrNotRunning)
+	}
+	if waiting && r.input.state != inputOver {
+		return fmt.Errorf("raising the budget of run %s: %w: it does not wait at its budget (%s)", r.id, ErrBudget, r.info.StateText())
 	}
 	b := r.budget
 	if by.CostUSD < 0 || by.Tokens < 0 || by.Turns < 0 || by.IsZero() {

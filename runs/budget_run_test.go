@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,32 @@ func TestARunAtItsBudgetEndsAtTheIdleTimeout(t *testing.T) {
 	}
 	if !found {
 		t.Error("the record does not say the budget was not raised within the idle timeout")
+	}
+}
+
+// The approval page raises a budget as the person answers an approval: only while the run
+// waits at its budget, and once. A raise that comes after the run went on (raised in its
+// run window meanwhile) is refused, changing nothing; the raise that went through is
+// recorded as the device's.
+func TestARunsWaitingBudgetIsRaisedOnceAndOnlyWhileItWaits(t *testing.T) {
+	m := budgetManager(t, Budget{Turns: 1}, 0)
+	r, err := m.Start(context.Background(), Spec{Kind: KindBuild, Checkout: newCheckout(t), Prompt: "one", KeepOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.CloseInput()
+	await.For(t, 10*time.Second, "the run to wait at its budget", func() bool { return r.Info().Waiting == WaitBudget })
+	const who = "you from phone (alice@example.com)"
+	if err := r.RaiseWaitingBudget(Budget{Turns: 1}, who); err != nil {
+		t.Fatalf("raising the budget of a run waiting at it: %v", err)
+	}
+	await.For(t, 10*time.Second, "the run to wait for a reply, no longer at its budget", func() bool { return r.Info().Waiting == WaitReply })
+	err = r.RaiseWaitingBudget(Budget{Turns: 1}, who)
+	if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "does not wait at its budget") {
+		t.Errorf("a second raise of a run no longer at its budget: got %v, want it refused (ErrBudget)", err)
+	}
+	info := r.Info()
+	if info.Budget == nil || info.Budget.Turns != 2 || len(info.BudgetRaises) != 1 || info.BudgetRaises[0].Who != who {
+		t.Errorf("the record holds the budget %+v raised %+v, want 2 turns, raised once by %q", info.Budget, info.BudgetRaises, who)
 	}
 }

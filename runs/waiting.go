@@ -63,6 +63,10 @@ func (r *Run) settleLocked() {
 	}
 }
 
+// WaitsAtBudget says whether the run waits at its budget (WaitBudget), for the person to
+// raise it or stop it.
+func (in Info) WaitsAtBudget() bool { return in.State == StateWaiting && in.Waiting == WaitBudget }
+
 // StateText is the run's state as a list shows it in a word or three: its state, or for a
 // waiting run what it waits for ("waiting for your reply", "waiting for approval").
 func (in Info) StateText() string { return stateText(in.State, in.Waiting) }
