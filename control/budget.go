@@ -8,7 +8,9 @@ import (
 )
 
 // RaiseBudget raises a going run's budget by By (runs.Run.RaiseBudget): a run waiting at
-// its budget goes on. The tray records who asked as the window's person.
+// its budget goes on. The tray records who asked: the window's person, or the approval
+// page's device and login (RoleRemote), which may raise only a run that waits at its
+// budget (runs.Run.RaiseWaitingBudget).
 type RaiseBudget struct {
 	Run string      `json:"run"`
 	By  runs.Budget `json:"by"`

@@ -29,7 +29,9 @@
 // What a client may send and receive is decided by the server, per connection, as a
 // Role, never by what the client says about itself. RoleWindow (the window process the
 // tray started) may send every command; RoleRemote (the approval page) may only Answer and
-// receives runs and approvals only: commands never come from the network.
+// RaiseBudget (of a run waiting at its budget: the hub checks), and receives runs and
+// approvals only: nothing from the network starts, stops or pushes a run, or changes
+// settings.
 //
 // # Connections
 //

@@ -169,7 +169,7 @@ var kinds = map[Type]kind{
 	TypeChanges:         {dir: fromClient, request: true, roles: windowOnly, decode: decoder[Changes]()},
 	TypeRunWindows:      {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RunWindows]()},
 	TypeRemoveWorktree:  {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RemoveWorktree]()},
-	TypeRaiseBudget:     {dir: fromClient, request: true, roles: windowOnly, decode: decoder[RaiseBudget]()},
+	TypeRaiseBudget:     {dir: fromClient, request: true, roles: everyone, decode: decoder[RaiseBudget]()},
 	TypeInspectWorktree: {dir: fromClient, request: true, roles: windowOnly, decode: decoder[InspectWorktree]()},
 }
 
@@ -187,8 +187,9 @@ const (
 	// RoleWindow is the window process the tray started: the person at this desktop. It
 	// may send every command and receives every message.
 	RoleWindow Role = "window"
-	// RoleRemote is the remote approval page: it may only answer approvals, and receives
-	// the runs and the approvals, nothing else.
+	// RoleRemote is the remote approval page: it may only answer approvals and raise the
+	// budget of a run that waits at it (the hub refuses the raise of any other run), and
+	// receives the runs and the approvals, nothing else.
 	RoleRemote Role = "remote"
 )
 

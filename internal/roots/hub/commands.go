@@ -42,7 +42,7 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 	case control.Stop:
 		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { r.Stop(); return nil }))
 	case control.RaiseBudget:
-		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { return r.RaiseBudget(cmd.By, "you, in the run window") }))
+		return failed(h.withLive(cmd.Run, func(r *runs.Run) error { return raiseBudget(p, r, cmd.By) }))
 	case control.CheckPush:
 		return failed(h.checkPush(ctx, cmd.Run))
 	case control.Push:
@@ -314,4 +314,14 @@ func (h *Hub) setUpGuard(digest string) error {
 		return fmt.Errorf("setting up the guard hook: %w: look at what will be written again", err)
 	}
 	return h.core.SaveGuardDeny(h.core.Report().File, s.Deny)
+}
+
+// raiseBudget raises r's budget by by for client p. The run window raises a going run's
+// budget at any time; the approval page, on another device, only that of a run waiting at
+// its budget, once, as it answers an approval, and the record names its device and login.
+func raiseBudget(p *control.Peer, r *runs.Run, by runs.Budget) error {
+	if p.Role() == control.RoleRemote {
+		return r.RaiseWaitingBudget(by, "you from "+p.Who())
+	}
+	return r.RaiseBudget(by, "you, in the run window")
 }
