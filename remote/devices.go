@@ -160,10 +160,11 @@ func (ds *devices) closeLongestUnusedLocked() {
 	}
 }
 
-// answer sends a person's answer to the hub, which records the device as who answered.
-func (c *deviceConn) answer(ctx context.Context, a control.Answer) error {
+// do sends the hub what the person chose on the page: an answer (control.Answer) or a
+// budget's raise (control.RaiseBudget); the hub records the device as who chose it.
+func (c *deviceConn) do(ctx context.Context, cmd control.Body) error {
 	c.touch()
-	_, err := c.client.Do(ctx, a)
+	_, err := c.client.Do(ctx, cmd)
 	return err
 }
 

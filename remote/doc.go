@@ -19,6 +19,8 @@
 // connection per device, with control.RoleRemote (it may only answer approvals, and hears
 // only of runs and approvals) and the device's node name and login as who answers, which
 // the run records. What a connection hears reaches the device's pages as server-sent
-// events; an answer is a control.Answer, and the first answer wins, from any client.
-// Nothing on the page starts a run, changes settings or pushes.
+// events; an answer is a control.Answer, and the first answer wins, from any client. A
+// run that waits at its budget can be raised from the page (control.RaiseBudget, which the
+// hub takes from the page only while the run waits at its budget, once), as its run
+// window raises it. Nothing on the page starts a run, changes settings or pushes.
 package remote

@@ -23,6 +23,7 @@ type hub struct {
 	runs     []control.Run
 	waiting  []control.Approval
 	answers  []control.Answer // as the server handed them over, with By filled in
+	raises   []raise          // the budget raises the page sent, with who sent them
 	answered map[string]string
 	clients  int
 	// holdGone keeps the hub from telling the page that an answered request is gone, as
@@ -49,8 +50,18 @@ func (h *hub) Connected(p *control.Peer) {
 	}
 }
 
-// Handle takes an answer from the page, and nothing else.
+// raise is a raise of a run's budget the hub took, and who the server says sent it.
+type raise struct {
+	control.RaiseBudget
+	Who string
+}
+
+// Handle takes an answer, or the raise of the budget of a run that waits at it, from the
+// page, and nothing else.
 func (h *hub) Handle(_ context.Context, p *control.Peer, cmd control.Body) control.Reply {
+	if rb, ok := cmd.(control.RaiseBudget); ok && p.Role() == control.RoleRemote {
+		return h.raise(rb, p.Who())
+	}
 	a, ok := cmd.(control.Answer)
 	if !ok || p.Role() != control.RoleRemote {
 		h.t.Errorf("hub: unexpected command %T from a %s client (%s)", cmd, p.Role(), p.Who())
@@ -74,6 +85,46 @@ func (h *hub) Handle(_ context.Context, p *control.Peer, cmd control.Body) contr
 	}
 	h.publish(control.ApprovalGone{Request: a.Request, Run: req.Run.ID, Why: control.WhyAnswered, Allow: a.Decision == control.Allow, By: a.By})
 	return control.Reply{}
+}
+
+// raise takes the raise of run rb.Run's budget when it waits at it, as the tray does
+// (runs.Run.RaiseWaitingBudget), and then the run goes on; it refuses any other.
+func (h *hub) raise(rb control.RaiseBudget, who string) control.Reply {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, r := range h.runs {
+		if r.ID != rb.Run {
+			continue
+		}
+		if !r.WaitsAtBudget() {
+			return control.Failed(fmt.Errorf("raising the budget of run %s: it does not wait at its budget (%s)", r.ID, r.StateText()))
+		}
+		h.raises = append(h.raises, raise{rb, who})
+		r.State, r.Waiting, r.Reason = runs.StateRunning, "", ""
+		h.runs[i] = r
+		h.publish(r)
+		return control.Reply{}
+	}
+	return control.Failed(fmt.Errorf("no run %s", rb.Run))
+}
+
+// wentOn makes run id go on without telling the page, as a raise at the desk does just
+// before the page's own.
+func (h *hub) wentOn(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, r := range h.runs {
+		if r.ID == id {
+			h.runs[i].State, h.runs[i].Waiting, h.runs[i].Reason = runs.StateRunning, "", ""
+		}
+	}
+}
+
+// Raises returns the raises taken so far.
+func (h *hub) Raises() []raise {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]raise(nil), h.raises...)
 }
 
 func (h *hub) Disconnected(*control.Peer, error) {

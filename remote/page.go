@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/control"
+	"github.com/segwi/segwi/runs"
 )
 
 // The page: one HTML document, its script and its style, embedded in the binary. No build
@@ -26,11 +27,12 @@ var pageTemplate = template.Must(template.ParseFS(pageFiles, "page/index.html"))
 const contentSecurity = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// answerTimeout bounds waiting for the core to take an answer.
+// answerTimeout bounds waiting for the core to take an answer or a raise.
 const answerTimeout = 10 * time.Second
 
-// routes serves the page, its event stream and its answers. Nothing here starts a run,
-// changes settings or pushes: the page's connection to the core may only answer.
+// routes serves the page, its event stream, its answers and its raises of a run's budget.
+// Nothing here starts or stops a run, changes settings or pushes: the page's connection to
+// the core may only answer, and raise the budget of a run that waits at it.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.servePage)
@@ -38,6 +40,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /page.css", s.serveFile("page/page.css", "text/css; charset=utf-8"))
 	mux.HandleFunc("GET /events", s.serveEvents)
 	mux.HandleFunc("POST /answer", s.serveAnswer)
+	mux.HandleFunc("POST /raise", s.serveRaise)
 	return mux
 }
 
@@ -174,28 +177,78 @@ func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("segwi: the reason is %d bytes long, at most %d are sent", len(a.Reason), maxReasonBytes), http.StatusBadRequest)
 		return
 	}
+	if s.pass(w, r, d, a, "answer") {
+		s.logf("remote: %s answered %s: %s", d.who(), a.Request, a.Decision)
+	}
+}
+
+// raiseRequest is what the page posts: a raise of the budget of a run that waits at it,
+// by so much of each of its bounds (0: that bound stays).
+type raiseRequest struct {
+	Run    string  `json:"run"`
+	Cost   float64 `json:"cost"`   // US dollars
+	Tokens int64   `json:"tokens"` // tokens of every kind
+	Turns  int     `json:"turns"`
+}
+
+// serveRaise passes a person's raise of a run's budget to the core, over this device's
+// connection, as the run window's Raise and go on does: the run goes on, and its record
+// names the device and login as who raised it. The core takes it only from a run that
+// waits at its budget, once; another is refused with 409 and the core's words.
+func (s *Server) serveRaise(w http.ResponseWriter, r *http.Request) {
+	d := deviceOf(r)
+	var in raiseRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	var tooLarge *http.MaxBytesError
+	if err := dec.Decode(&in); errors.As(err, &tooLarge) {
+		http.Error(w, "segwi: request body too large", http.StatusRequestEntityTooLarge)
+		return
+	} else if err != nil {
+		http.Error(w, "segwi: a raise is a JSON object with run, cost, tokens and turns: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	raise := control.RaiseBudget{Run: in.Run, By: runs.Budget{CostUSD: in.Cost, Tokens: in.Tokens, Turns: in.Turns}}
+	switch {
+	case raise.Run == "":
+		http.Error(w, "segwi: the raise names no run", http.StatusBadRequest)
+		return
+	case in.Cost < 0 || in.Tokens < 0 || in.Turns < 0 || raise.By.IsZero():
+		http.Error(w, "segwi: raise the budget by a cost, tokens or turns above 0", http.StatusBadRequest)
+		return
+	}
+	if s.pass(w, r, d, raise, "raise") {
+		s.logf("remote: %s raised the budget of run %s by %s", d.who(), raise.Run, raise.By)
+	}
+}
+
+// pass hands cmd, what the person chose on the page (what: "answer", "raise"), to the core
+// over device d's connection, and tells the page how it went: {"ok":true}, 409 with the
+// core's words when it refused, 503 when it could not be reached. It reports whether the
+// core took cmd.
+func (s *Server) pass(w http.ResponseWriter, r *http.Request, d device, cmd control.Body, what string) bool {
 	c, err := s.device(d)
 	if err != nil {
 		s.logf("%v", err)
 		http.Error(w, "segwi: the page cannot reach segwi's runs now; try again", http.StatusServiceUnavailable)
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), answerTimeout)
 	defer cancel()
-	err = c.answer(ctx, a)
+	err = c.do(ctx, cmd)
 	var refused *control.CommandError
 	switch {
 	case errors.As(err, &refused):
 		http.Error(w, "segwi: "+refused.Text, http.StatusConflict)
-		return
+		return false
 	case err != nil:
-		s.logf("remote: passing on the answer of %s: %v", d.who(), err)
-		http.Error(w, "segwi: the answer could not reach segwi's runs; try again", http.StatusServiceUnavailable)
-		return
+		s.logf("remote: passing on the %s of %s: %v", what, d.who(), err)
+		http.Error(w, "segwi: the "+what+" could not reach segwi's runs; try again", http.StatusServiceUnavailable)
+		return false
 	}
-	s.logf("remote: %s answered %s: %s", d.who(), a.Request, a.Decision)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"ok":true}` + "\n")) //nolint:errcheck // a reader that went away
+	return true
 }
 
 // device returns d's connection to the core.

@@ -29,13 +29,30 @@ type pageRun struct {
 	Reason  string    `json:"reason,omitempty"`
 	Created time.Time `json:"created"`
 	End     time.Time `json:"end,omitzero"`
+	// AtBudget says that the run waits at its budget ("budget reached"), for the person to
+	// raise it (Raise and go on) or stop it; Budget is its budget then, whose bounds the
+	// page offers to raise, each by itself again to start with.
+	AtBudget bool        `json:"atBudget,omitempty"`
+	Budget   *pageBudget `json:"budget,omitempty"`
+}
+
+// pageBudget is a run's budget as the page offers to raise it: a zero bound is none.
+type pageBudget struct {
+	Cost   float64 `json:"cost,omitempty"`
+	Tokens int64   `json:"tokens,omitempty"`
+	Turns  int     `json:"turns,omitempty"`
 }
 
 func pageRunOf(r control.Run) pageRun {
-	return pageRun{
+	p := pageRun{
 		ID: r.ID, Kind: show(string(r.Kind)), Name: show(r.Name), Prompt: cut(show(r.Prompt), maxShownPrompt),
 		State: string(r.State), Reason: show(r.Reason), Created: r.Created, End: r.End,
 	}
+	if r.WaitsAtBudget() && r.Budget != nil {
+		p.AtBudget = true
+		p.Budget = &pageBudget{Cost: r.Budget.CostUSD, Tokens: r.Budget.Tokens, Turns: r.Budget.Turns}
+	}
+	return p
 }
 
 // pageApproval is a waiting request as the page shows it: the run it comes from, and the

@@ -1,6 +1,7 @@
 // segwi's approval page: it lists what waits for the person and the runs, as segwi streams
-// them (server-sent events at /events), and posts the person's answers to /answer with the
-// session's anti-forgery token. Every text comes from segwi already made safe to show; it
+// them (server-sent events at /events), and posts the person's answers to /answer, and the
+// raise of a run's budget where it waits at it to /raise, with the session's anti-forgery
+// token. Every text comes from segwi already made safe to show; it
 // is only ever put in place as text, never as markup.
 "use strict";
 
@@ -8,6 +9,7 @@ const token = document.querySelector('meta[name="segwi-token"]').content;
 const waiting = new Map(); // request id -> {data, el}: what waits for an answer
 const settled = new Map(); // request id -> el: cards answered or gone, shown a little longer
 const runs = new Map(); // run id -> run
+const raises = new Map(); // run id -> the form raising its budget while it waits at it, kept so that what is typed stays
 let clockOffset = 0; // segwi's clock minus this device's, in ms
 
 const $ = (id) => document.getElementById(id);
@@ -180,9 +182,66 @@ function renderRuns() {
       span.textContent = text;
       li.appendChild(span);
     }
+    if (r.atBudget) li.appendChild(raiseForm(r)); else raises.delete(r.id);
     list.appendChild(li);
   }
   $("no-runs").hidden = runs.size > 0;
+}
+
+// raiseForm is the form that raises the budget of run r, which waits at it: each bound the
+// run has, to raise by itself again to start with (as the run window offers), and Raise and
+// go on. One form a run, kept while it waits, so that a list redrawn keeps what is typed.
+function raiseForm(r) {
+  let f = raises.get(r.id);
+  if (f) return f;
+  f = $("raise-form").content.firstElementChild.cloneNode(true);
+  const b = r.budget || {};
+  for (const [cls, v] of [["cost", b.cost], ["tokens", b.tokens], ["turns", b.turns]]) {
+    const label = f.querySelector("label." + cls);
+    label.hidden = !v;
+    label.querySelector("input").value = v ? String(v) : "";
+  }
+  f.querySelector("button.raise").addEventListener("click", () => raise(f, r.id));
+  raises.set(r.id, f);
+  return f;
+}
+
+// raise posts the raise the form f holds for run, and says how it went.
+async function raise(f, run) {
+  const outcome = f.querySelector(".outcome");
+  const button = f.querySelector("button.raise");
+  const by = { run, cost: 0, tokens: 0, turns: 0 };
+  for (const cls of ["cost", "tokens", "turns"]) {
+    const label = f.querySelector("label." + cls);
+    if (label.hidden) continue;
+    const typed = label.querySelector("input").value.replace(/[\s,_$]/g, "");
+    const v = typed === "" ? 0 : Number(typed);
+    if (!Number.isFinite(v) || v < 0 || (cls !== "cost" && !Number.isInteger(v))) {
+      outcome.textContent = `"${label.querySelector("input").value}" is not ${cls === "cost" ? "a sum of dollars like 2.00" : "a whole number"}.`;
+      outcome.classList.add("trouble");
+      return;
+    }
+    by[cls] = v;
+  }
+  button.disabled = true;
+  outcome.classList.remove("trouble");
+  outcome.textContent = "Sending…";
+  try {
+    const res = await fetch("/raise", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Segwi-Token": token },
+      body: JSON.stringify(by),
+    });
+    if (res.ok) {
+      outcome.textContent = "Raised by you, here: the run goes on";
+      return;
+    }
+    outcome.textContent = (await res.text()).trim();
+  } catch (e) {
+    outcome.textContent = `Not sent: ${e.message}. Try again.`;
+  }
+  outcome.classList.add("trouble");
+  button.disabled = false;
 }
 
 function connect() {

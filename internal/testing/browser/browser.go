@@ -161,6 +161,37 @@ func (b *Browser) Click(t *testing.T, el Element) {
 	}
 }
 
+// Fill empties the input el and types text into it, as a person would.
+func (b *Browser) Fill(t *testing.T, el Element, text string) {
+	t.Helper()
+	if err := b.call(http.MethodPost, b.url+"/element/"+string(el)+"/clear", map[string]any{}, nil); err != nil {
+		t.Fatalf("emptying an input: %v", err)
+	}
+	if err := b.call(http.MethodPost, b.url+"/element/"+string(el)+"/value", map[string]any{"text": text}, nil); err != nil {
+		t.Fatalf("typing %q: %v", text, err)
+	}
+}
+
+// Value returns what the input el holds.
+func (b *Browser) Value(t *testing.T, el Element) string {
+	t.Helper()
+	var value string
+	if err := b.call(http.MethodGet, b.url+"/element/"+string(el)+"/property/value", nil, &value); err != nil {
+		t.Fatalf("reading an input's value: %v", err)
+	}
+	return value
+}
+
+// Displayed reports whether el is shown (WebDriver's element displayedness).
+func (b *Browser) Displayed(t *testing.T, el Element) bool {
+	t.Helper()
+	var shown bool
+	if err := b.call(http.MethodGet, b.url+"/element/"+string(el)+"/displayed", nil, &shown); err != nil {
+		t.Fatalf("asking whether an element is shown: %v", err)
+	}
+	return shown
+}
+
 // Text returns el's text as shown.
 func (b *Browser) Text(el Element) (string, error) {
 	var text string

@@ -60,11 +60,29 @@ func Visit(t *testing.T, client *http.Client, base string) *Visitor {
 	return v
 }
 
-// Answer posts an answer as the page does; edit, when not nil, changes the request first.
+// Answer posts an answer as the page's script does (its Origin, session cookie and
+// anti-forgery token); edit, when set, changes the request first (an attack drops or
+// swaps a part).
 func (v *Visitor) Answer(t *testing.T, request, decision, reason string, edit func(*http.Request)) *http.Response {
 	t.Helper()
-	data, _ := json.Marshal(map[string]string{"request": request, "decision": decision, "reason": reason})
-	r, err := http.NewRequest(http.MethodPost, v.Base+"/answer", bytes.NewReader(data))
+	return v.post(t, "/answer", map[string]string{"request": request, "decision": decision, "reason": reason}, edit)
+}
+
+// Raise posts the raise of run's budget by cost (dollars), tokens and turns as the page's
+// script does; edit as for Answer.
+func (v *Visitor) Raise(t *testing.T, run string, cost float64, tokens int64, turns int, edit func(*http.Request)) *http.Response {
+	t.Helper()
+	return v.post(t, "/raise", map[string]any{"run": run, "cost": cost, "tokens": tokens, "turns": turns}, edit)
+}
+
+// post posts body as JSON to the page's path as its script does; edit as for Answer.
+func (v *Visitor) post(t *testing.T, path string, body any, edit func(*http.Request)) *http.Response {
+	t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := http.NewRequest(http.MethodPost, v.Base+path, bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +95,7 @@ func (v *Visitor) Answer(t *testing.T, request, decision, reason string, edit fu
 	}
 	res, err := v.Client.Do(r)
 	if err != nil {
-		t.Fatalf("posting an answer: %v", err)
+		t.Fatalf("posting to %s: %v", path, err)
 	}
 	return res
 }
