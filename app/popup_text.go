@@ -156,7 +156,7 @@ func orDefault(s, unknown string) string {
 }
 
 // timeLeftText says how long a person has before the request is denied for them.
-func timeLeftText(deadline, now time.Time) string {
+func timeLeftText(deadline, now time.Time, runEnds bool) string {
 	if deadline.IsZero() {
 		return timeLeftNoLimit
 	}
@@ -175,6 +175,9 @@ func timeLeftText(deadline, now time.Time) string {
 		d = fmt.Sprintf("%dm %02ds", m, s)
 	default:
 		d = fmt.Sprintf("%ds", s)
+	}
+	if runEnds {
+		return "Time left: " + d + ", then the run ends (runs.maxDuration) and it is denied"
 	}
 	return "Time left: " + d + ", then it is denied"
 }

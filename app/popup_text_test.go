@@ -30,10 +30,20 @@ func TestTimeLeftText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := timeLeftText(tt.deadline, tt.now); got != tt.want {
+			if got := timeLeftText(tt.deadline, tt.now, false); got != tt.want {
 				t.Errorf("timeLeftText = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A request whose deadline is its run's end (runs.maxDuration before approvals.timeout)
+// says that the run ends then, not only that the request is denied.
+func TestTimeLeftTextAtTheRunsEnd(t *testing.T) {
+	deadline := popupT0.Add(2 * time.Minute)
+	want := "Time left: 2m 00s, then the run ends (runs.maxDuration) and it is denied"
+	if got := timeLeftText(deadline, popupT0, true); got != want {
+		t.Errorf("timeLeftText = %q, want %q", got, want)
 	}
 }
 

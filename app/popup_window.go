@@ -142,7 +142,7 @@ func (p *popup) raise() {
 
 // showTimeLeft refreshes the countdown to the request's deadline. On Fyne's goroutine.
 func (p *popup) showTimeLeft() {
-	text := timeLeftText(p.req.Deadline, p.decider.clock.Now())
+	text := timeLeftText(p.req.Deadline, p.decider.clock.Now(), p.req.RunEnds)
 	p.panel.timeLeft.SetText(text)
 	p.mu.Lock()
 	p.timeText = text

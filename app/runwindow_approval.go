@@ -147,7 +147,7 @@ func (p *approvalPanel) build(wa *waitingApproval) {
 // showTimeLeft refreshes the countdown of the request shown. On Fyne's goroutine.
 func (p *approvalPanel) showTimeLeft() {
 	if p.shown != nil {
-		p.panel.timeLeft.SetText(timeLeftText(p.shown.msg.Deadline, p.w.deps.now()))
+		p.panel.timeLeft.SetText(timeLeftText(p.shown.msg.Deadline, p.w.deps.now(), p.shown.msg.RunEnds))
 	}
 }
 

@@ -30,6 +30,9 @@ type Approval struct {
 	ToolUseID string          `json:"toolUseID,omitempty"`
 	Asked     time.Time       `json:"asked"`
 	Deadline  time.Time       `json:"deadline"` // when it is denied for want of an answer
+	// RunEnds says that Deadline is the run's end, its runs.maxDuration, which comes before
+	// the approval timeout (approvals.Request.RunEnds): the run ends then too.
+	RunEnds bool `json:"runEnds,omitempty"`
 	// Note is what segwi noticed about the call (approvals.Request.Note), when anything.
 	Note string `json:"note,omitempty"`
 }
@@ -55,6 +58,7 @@ func ApprovalOf(req approvals.Request, name, prompt string) Approval {
 		ToolUseID: req.ToolUseID,
 		Asked:     req.Asked,
 		Deadline:  req.Deadline,
+		RunEnds:   req.RunEnds,
 		Note:      req.Note,
 	}
 }
@@ -71,6 +75,7 @@ func (a Approval) Broker() approvals.Request {
 		ToolUseID: a.ToolUseID,
 		Asked:     a.Asked,
 		Deadline:  a.Deadline,
+		RunEnds:   a.RunEnds,
 		Note:      a.Note,
 	}
 }

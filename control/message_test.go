@@ -37,7 +37,7 @@ func examples() []Body {
 	approval := Approval{
 		Request: "7", Run: RunRef{ID: info.ID, Kind: runs.KindBuild, Checkout: info.Checkout, Name: "web", Prompt: "fix the build"},
 		Tool: "Bash", Input: json.RawMessage(`{"command":"git status && git diff > out.txt"}`), ToolUseID: "toolu_1",
-		Asked: t0, Deadline: t0.Add(10 * time.Minute), Note: "Not checked against your trusted commands: too long.",
+		Asked: t0, Deadline: t0.Add(10 * time.Minute), RunEnds: true, Note: "Not checked against your trusted commands: too long.",
 	}
 	change := &settings.GuardedEdit{Old: settings.Guarded{Trusted: []string{"git status"}}, New: settings.Guarded{Trusted: []string{"git status", "rm"}}, Declined: true}
 	return []Body{
@@ -257,6 +257,16 @@ func TestBatchEventsSplitsBySizeAndKeepsOrder(t *testing.T) {
 	last := batches[len(batches)-1].Events
 	if e := last[len(last)-1]; !e.Truncated || !strings.Contains(e.Text, "too large") || e.Type != runs.EventText {
 		t.Errorf("the oversized event became %+v; want a text event saying it is too large", e)
+	}
+}
+
+// A request whose deadline is its run's end says so on every client: the popup, the run
+// window and the page tell the person that the run ends then.
+func TestAnApprovalKeepsThatItsDeadlineIsItsRunsEnd(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	req := approvals.Request{ID: "7", Run: approvals.RunInfo{ID: "r1"}, ToolName: "Bash", Asked: t0, Deadline: t0.Add(2 * time.Minute), RunEnds: true}
+	if got := ApprovalOf(req, "web", "fix it").Broker(); !got.RunEnds || !got.Deadline.Equal(req.Deadline) {
+		t.Errorf("the request as a client gets it: deadline %s, run's end %v; want %s, the run's end", got.Deadline, got.RunEnds, req.Deadline)
 	}
 }
 

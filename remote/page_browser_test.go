@@ -173,3 +173,22 @@ func TestThePageSaysWhoReadsAnACPRunsDenyReason(t *testing.T) {
 		t.Errorf("the hub took %+v, want one deny of %s", got, req)
 	}
 }
+
+// A request whose deadline is its run's end (runs.maxDuration before approvals.timeout)
+// counts down to it on the page and says that the run ends then.
+func TestThePageSaysARequestsRunEndsAtItsDeadline(t *testing.T) {
+	b := browser.Start(t, browser.Options{Width: 390, Height: 844})
+	s := serveFake(t, defaultLimits)
+	s.f.device("127.0.0.1", "phone", 1)
+	r := testRun("r1")
+	s.hub.addRun(r)
+	ref := control.RunRef{ID: r.ID, Kind: r.Kind, Checkout: r.Checkout, Name: r.Name, Prompt: r.Prompt}
+	req := s.hub.put(control.Approval{Run: ref, Tool: "Bash", Input: []byte(`{"command":"make deploy"}`),
+		Asked: time.Now(), Deadline: time.Now().Add(2 * time.Minute), RunEnds: true})
+
+	b.Open(t, s.url(deskIP)+"/")
+	left := awaitText(t, b, fmt.Sprintf(`li.card[data-request=%q] .time-left`, req), "then the run ends (runs.maxDuration)")
+	if !strings.HasPrefix(left, "1m ") && !strings.HasPrefix(left, "2m ") {
+		t.Errorf("the page counts down %q, want the two minutes to the run's end", left)
+	}
+}

@@ -82,7 +82,8 @@ type pageApproval struct {
 	JSONCut     string                 `json:"jsonCut,omitempty"` // what JSON leaves out
 	Asked       time.Time              `json:"asked"`
 	Deadline    time.Time              `json:"deadline"`
-	ReasonHint  string                 `json:"reasonHint"` // who reads a deny's reason (approvals.DenyReasonHint)
+	RunEnds     bool                   `json:"runEnds,omitempty"` // the deadline is the run's end (runs.maxDuration)
+	ReasonHint  string                 `json:"reasonHint"`        // who reads a deny's reason (approvals.DenyReasonHint)
 }
 
 func pageApprovalOf(a control.Approval) pageApproval {
@@ -92,7 +93,7 @@ func pageApprovalOf(a control.Approval) pageApproval {
 		Prompt: cut(show(a.Run.Prompt), maxShownPrompt), Tool: v.Tool, Shape: v.Shape, Caption: v.Caption,
 		File: v.File, Diff: v.Change, JSON: v.JSON, Description: v.Description, Runs: v.Runs, Unread: v.Unread,
 		Note: v.Note, Secret: v.Secret, SHA256: v.SHA256, Cut: v.Cut, JSONCut: v.JSONCut,
-		Asked: a.Asked, Deadline: a.Deadline, ReasonHint: show(approvals.DenyReasonHint(a.Run.Agent)),
+		Asked: a.Asked, Deadline: a.Deadline, RunEnds: a.RunEnds, ReasonHint: show(approvals.DenyReasonHint(a.Run.Agent)),
 	}
 	switch v.Shape {
 	case approvals.ShapeCommand:

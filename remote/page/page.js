@@ -20,15 +20,15 @@ function setStatus(text, trouble) {
   el.classList.toggle("trouble", !!trouble);
 }
 
-// timeLeft says how long a request still waits, by segwi's clock.
-function timeLeft(deadline) {
+// timeLeft says how long a request still waits, by segwi's clock, and that its run ends
+// then when its deadline is the run's end (runs.maxDuration).
+function timeLeft(deadline, runEnds) {
   const ms = Date.parse(deadline) - (Date.now() + clockOffset);
-  if (ms <= 0) return "Time is up: segwi denies it now";
+  if (ms <= 0) return runEnds ? "Time is up: the run ends and segwi denies it now" : "Time is up: segwi denies it now";
   const s = Math.ceil(ms / 1000);
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
-  if (h > 0) return `${h}h ${m}m left`;
-  if (m > 0) return `${m}m ${r}s left`;
-  return `${r}s left`;
+  const left = h > 0 ? `${h}h ${m}m left` : m > 0 ? `${m}m ${r}s left` : `${r}s left`;
+  return runEnds ? `${left}, then the run ends (runs.maxDuration)` : left;
 }
 
 function fill(el, cls, text) {
@@ -76,7 +76,7 @@ function card(a) {
     el.querySelector(".json").textContent = a.json;
     fill(el, "json-cut", a.jsonCut ? `… ${a.jsonCut}` : "");
   }
-  fill(el, "time-left", timeLeft(a.deadline));
+  fill(el, "time-left", timeLeft(a.deadline, a.runEnds));
 
   const form = el.querySelector(".deny-form");
   const actions = el.querySelector(".actions");
@@ -265,7 +265,7 @@ function connect() {
 }
 
 setInterval(() => {
-  for (const { data, el } of waiting.values()) el.querySelector(".time-left").textContent = timeLeft(data.deadline);
+  for (const { data, el } of waiting.values()) el.querySelector(".time-left").textContent = timeLeft(data.deadline, data.runEnds);
 }, 1000);
 
 connect();
