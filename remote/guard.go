@@ -134,9 +134,9 @@ func (s *Server) checkWrite(r *http.Request, d device) string {
 	origin := r.Header.Values("Origin")
 	switch {
 	case len(origin) == 0:
-		return "refused a write without an Origin: answers come only from the page itself"
+		return "refused a write without an Origin: answers and raises come only from the page itself"
 	case len(origin) > 1 || !strings.EqualFold(origin[0], "http://"+r.Host):
-		return "refused a write from another origin: answers come only from the page itself"
+		return "refused a write from another origin: answers and raises come only from the page itself"
 	case !s.sessions.check(r, d.ID):
 		return "refused a write without this page's session and anti-forgery token: reload the page"
 	}
