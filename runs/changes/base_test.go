@@ -2,6 +2,8 @@ package changes
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,5 +89,60 @@ func TestChangesHiddenByIndexBitsAreShown(t *testing.T) {
 	}
 	if want := []string{"README.md modified", "hello.txt modified"}; !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
+	}
+}
+
+// The base's git reads no index but the scratch repository's copy, in git status: segwi
+// reads the index's entries itself (gitcmd.ParseIndex), and asks git ls-files only for an
+// index it does not read, such as a split index, which it then starts from HEAD's tree
+// (issue 22). Files the index hides from git status were dirty all the same.
+func TestTheBaseReadsTheIndexWithoutGit(t *testing.T) {
+	g, _ := sealedGit(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	log := filepath.Join(t.TempDir(), "commands")
+	g.Path = filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(g.Path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commands := func() []string {
+		t.Helper()
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(log)
+		// The version check and the configuration's parse are once a process for a file.
+		return slices.DeleteFunc(strings.Fields(string(b)), func(c string) bool { return c == "--version" || c == "config" })
+	}
+	dir := claudetest.Checkout(t)
+	write(t, dir, "hello.txt", "changed, then hidden\n")
+	write(t, dir, "README.md", "changed, then hidden too\n")
+	git(t, dir, "update-index", "--assume-unchanged", "hello.txt")
+	git(t, dir, "update-index", "--skip-worktree", "README.md")
+
+	for _, c := range []struct {
+		name  string
+		split bool
+		want  []string
+	}{
+		{"an index segwi reads", false, []string{"update-index", "update-index", "status"}},
+		{"a split index, which only git reads", true, []string{"ls-files", "read-tree", "ls-files", "status"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.split {
+				git(t, dir, "update-index", "--split-index")
+			}
+			got := baseOf(t, g, dir)
+			if want := []string{"README.md", "hello.txt"}; !slices.Equal(got.Dirty, want) {
+				t.Errorf("dirty at the base: %q, want %q", got.Dirty, want)
+			}
+			if cmds := commands(); !slices.Equal(cmds, c.want) {
+				t.Errorf("git commands: %q, want %q", cmds, c.want)
+			}
+		})
 	}
 }

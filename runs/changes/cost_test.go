@@ -155,3 +155,20 @@ func TestReadingChangesCostsWhatGitCosts(t *testing.T) {
 
 // ratio is how many times b's CPU a's is.
 func ratio(a, b best) float64 { return a.cpu.Seconds() / b.cpu.Seconds() }
+
+// BenchmarkReadBase reads the base of a small checkout, as each run does at its start, and
+// reports the CPU it took with its git commands' (cpu-ms/op): a share of segwi's own cost
+// per run (issue 22; scripts/bench-overhead.sh --own measures the whole).
+func BenchmarkReadBase(b *testing.B) {
+	g, _ := sealedGit(b)
+	dir := claudetest.Checkout(b)
+	ctx := context.Background()
+	ReadBase(ctx, g, dir) // the version check and the configuration's parse, once a process
+	start := cpuTime()
+	for b.Loop() {
+		if base := ReadBase(ctx, g, dir); base.Error != "" {
+			b.Fatal(base.Error)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}

@@ -12,7 +12,7 @@ import (
 
 // sealedGit is git for a test: a HOME of the test's own (no config of the person running
 // the tests), PATH, and a C locale.
-func sealedGit(t *testing.T) (gitcmd.Git, string) {
+func sealedGit(t testing.TB) (gitcmd.Git, string) {
 	t.Helper()
 	home := t.TempDir()
 	return gitcmd.New("", "", []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C"}), home

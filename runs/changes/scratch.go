@@ -63,14 +63,17 @@ func newScratch(ctx context.Context, c *gitcmd.Checkout) (*scratch, error) {
 
 // loadIndex starts the scratch index from the checkout's copy, which keeps git from
 // hashing every file again, and falls back to HEAD's tree when the copy cannot be read (a
-// split index, a format this git does not know).
+// split index, a format this git does not know). segwi reads the copy's entries itself
+// when it can (gitcmd.ParseIndex), else git lists them.
 func (s *scratch) loadIndex(ctx context.Context) error {
-	var listing []byte
+	var entries []gitcmd.IndexEntry
 	copied := s.repo.IndexCopied
 	if copied {
 		var err error
-		listing, err = s.raw(ctx, "ls-files", "-z", "-v", "-s")
-		copied = err == nil
+		if entries, err = s.repo.Index(); err != nil {
+			entries, err = s.listIndex(ctx)
+			copied = err == nil
+		}
 	}
 	if !copied {
 		s.g = s.g.With("GIT_INDEX_FILE=" + s.repo.GitPath("head-index"))
@@ -82,41 +85,34 @@ func (s *scratch) loadIndex(ctx context.Context) error {
 			return err
 		}
 		var err error
-		if listing, err = s.raw(ctx, "ls-files", "-z", "-v", "-s"); err != nil {
+		if entries, err = s.listIndex(ctx); err != nil {
 			return err
 		}
 	}
-	// ls-files -v -s: "T MODE OBJECT STAGE\tPATH". -v tags an assume-unchanged entry in
-	// lower case, a skip-worktree one S (s with both). update-index takes one of the
-	// flags per command.
+	// update-index takes one of the flags per command.
 	var assumed, skipped, unmerged []byte
 	var gitlinks []string
 	lastUnmerged := ""
-	for _, rec := range bytes.Split(listing, []byte{0}) {
-		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
-		if !ok || len(meta) < 3 {
-			continue
-		}
-		tag := meta[0]
-		if !bytes.HasSuffix(meta, []byte(" 0")) {
+	for _, e := range entries {
+		if e.Stage != 0 {
 			// A conflict: its stages 1 to 3 come one after the other.
-			if string(path) != lastUnmerged {
-				lastUnmerged = string(path)
-				unmerged = append(append(unmerged, path...), 0)
+			if e.Path != lastUnmerged {
+				lastUnmerged = e.Path
+				unmerged = append(append(unmerged, e.Path...), 0)
 			}
 			continue
 		}
-		if bytes.HasPrefix(meta[2:], []byte("160000 ")) {
-			gitlinks = append(gitlinks, string(path))
+		if e.Mode == gitcmd.ModeGitlink {
+			gitlinks = append(gitlinks, e.Path)
 			continue
 		}
-		if tag >= 'a' && tag <= 'z' {
-			assumed = append(append(assumed, path...), 0)
+		if e.AssumeUnchanged {
+			assumed = append(append(assumed, e.Path...), 0)
 		}
-		if tag == 'S' || tag == 's' {
+		if e.SkipWorktree {
 			// A sparse checkout leaves such files out of the work tree on purpose.
-			if _, err := lstat(s.c.Top, string(path)); err == nil {
-				skipped = append(append(skipped, path...), 0)
+			if _, err := lstat(s.c.Top, e.Path); err == nil {
+				skipped = append(append(skipped, e.Path...), 0)
 			}
 		}
 	}
@@ -138,6 +134,37 @@ func (s *scratch) loadIndex(ctx context.Context) error {
 		}
 	}
 	return s.sealGitlinks(ctx, gitlinks, true)
+}
+
+// listIndex has git list the scratch index's entries (git ls-files -s -v), for an index
+// segwi does not read itself.
+func (s *scratch) listIndex(ctx context.Context) ([]gitcmd.IndexEntry, error) {
+	listing, err := s.raw(ctx, "ls-files", "-z", "-v", "-s")
+	if err != nil {
+		return nil, err
+	}
+	// ls-files -v -s: "T MODE OBJECT STAGE\tPATH". -v tags an assume-unchanged entry in
+	// lower case, a skip-worktree one S (s with both).
+	var entries []gitcmd.IndexEntry
+	for _, rec := range bytes.Split(listing, []byte{0}) {
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 4 || len(f[0]) != 1 {
+			continue
+		}
+		mode, err := strconv.ParseUint(f[1], 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("git ls-files listed %q: %w", rec, err)
+		}
+		stage, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("git ls-files listed %q: %w", rec, err)
+		}
+		tag := f[0][0]
+		entries = append(entries, gitcmd.IndexEntry{Path: string(path), Mode: uint32(mode), Stage: stage,
+			AssumeUnchanged: tag >= 'a' && tag <= 'z', SkipWorktree: tag == 'S' || tag == 's'})
+	}
+	return entries, nil
 }
 
 // sealGitlinks brings the index's gitlinks (tracked) or the work tree's untracked nested

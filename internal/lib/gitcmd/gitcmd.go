@@ -16,9 +16,10 @@
 //
 //   - git never runs with a checkout as its repository. What segwi needs of a checkout
 //     (where its work tree and git folder are, HEAD, a branch's commit, the values of a few
-//     plain settings, the person's name and email) segwi reads itself (Open), as data:
-//     regular files only, never a FIFO or a device, each capped in size; configuration
-//     files are parsed by git as text (git config --file -), never loaded as its own.
+//     plain settings, the person's name and email, the index's entries) segwi reads itself
+//     (Open, ParseIndex), as data: regular files only, never a FIFO or a device, each
+//     capped in size; configuration files are parsed by git as text (git config --file -),
+//     never loaded as its own.
 //   - Everything that hashes, diffs, commits or pushes runs in a repository segwi makes for
 //     that one task (NewRepo), in a private folder segwi holds open: its own git folder with
 //     no configuration file (one holding only the object format for a sha256 checkout),

@@ -15,7 +15,7 @@ import (
 )
 
 // needGit skips a test when git is missing.
-func needGit(t *testing.T) {
+func needGit(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -24,17 +24,22 @@ func needGit(t *testing.T) {
 
 // hostGit runs the test's own git (not segwi's seam) in dir, as a person would at a shell,
 // with no configuration but the repository's, and returns its trimmed output.
-func hostGit(t *testing.T, dir string, args ...string) string {
+func hostGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid")
-	out, err := cmd.CombinedOutput()
+	out, err := execGit(dir, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// execGit is the command hostGit runs.
+func execGit(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	return cmd
 }
 
 // newCheckout makes a checkout with one commit on main, and returns it with a sealed Git

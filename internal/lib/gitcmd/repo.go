@@ -181,6 +181,20 @@ func (r *Repo) gitPath(rel string) string {
 // of its own: GIT_INDEX_FILE=GitPath("commit-index")).
 func (r *Repo) GitPath(rel string) string { return r.gitPath(rel) }
 
+// Index reads the entries of the repository's index (RepoOptions.WorkTree), the copy of
+// the checkout's, as data (ParseIndex), without git; its error wraps ErrIndexUnread for an
+// index that only git reads.
+func (r *Repo) Index() ([]IndexEntry, error) {
+	if !r.IndexCopied {
+		return nil, fmt.Errorf("%w: the repository has no copy of the index of %s", ErrIndexUnread, r.c.Top)
+	}
+	b, err := ReadRegular(r.dir.at("index"), maxIndex)
+	if err != nil {
+		return nil, fmt.Errorf("reading the index of %s: %w", r.c.Top, err)
+	}
+	return ParseIndex(b, r.c.Format)
+}
+
 // Changed reports, as an error saying what changed, whether anything has altered the
 // repository's folder since it was sealed (RepoOptions.Seal); nil when nothing did.
 func (r *Repo) Changed() error {
