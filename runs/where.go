@@ -227,7 +227,10 @@ func (r *Run) setupFailed(ctx context.Context, timeout time.Duration, what, last
 }
 
 // takePorts takes the run's range of TCP ports and records it; nil, with a status event
-// saying why, when none could be taken: the run goes on without.
+// saying why, when none could be taken: the run goes on without. The range reaches
+// run.json with the record's next write, before the agent starts (its cgroup's, else its
+// running state's): nothing but the run uses the ports before, and another segwi tells a
+// taken range by its lock (ports.Take), not by the record.
 func (r *Run) takePorts(cfg Config) *ports.Held {
 	h, err := ports.Take(cfg.StateDir, cfg.Ports)
 	if err != nil {
@@ -235,12 +238,7 @@ func (r *Run) takePorts(cfg Config) *ports.Held {
 		return nil
 	}
 	rg := h.Range
-	r.mu.Lock()
-	r.emitLocked(Event{Type: EventPorts, Text: rg.String(), Ports: &rg}, false)
-	if err := writeInfo(r.dir, r.info); err != nil {
-		r.rec.failed(err)
-	}
-	r.mu.Unlock()
+	r.emit(Event{Type: EventPorts, Text: rg.String(), Ports: &rg}, false)
 	return h
 }
 
