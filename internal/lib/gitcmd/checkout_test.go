@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func open(t *testing.T, g Git, dir string) *Checkout {
@@ -276,4 +277,32 @@ func TestOpeningACheckoutAgainParsesOnlyTheSettingsThatChanged(t *testing.T) {
 	if v, _ := c.Config.Get("core.autocrlf"); v != "input" {
 		t.Errorf("core.autocrlf = %q after the change, want input", v)
 	}
+}
+
+// BenchmarkFirstOpen opens a checkout as a segwi process does first, its git's version not
+// known yet and no configuration parsed, and reports the CPU it took with its git
+// commands' (cpu-ms/op): a share of each `segwi run` (issue 22).
+func BenchmarkFirstOpen(b *testing.B) {
+	needGit(b)
+	dir := b.TempDir()
+	hostGit(b, dir, "init", "-q", "-b", "main")
+	g := New("", "", []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir()})
+	ctx := context.Background()
+	cpu := func() time.Duration {
+		var self, children syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+		return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
+	}
+	start := cpu()
+	for b.Loop() {
+		versions.Clear()
+		parsed.Lock()
+		clear(parsed.m)
+		parsed.Unlock()
+		if _, err := g.Open(ctx, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }

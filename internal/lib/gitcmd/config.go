@@ -174,7 +174,10 @@ func (g Git) parseConfig(ctx context.Context, data []byte) ([]configEntry, error
 
 func (g Git) runParseConfig(ctx context.Context, data []byte) ([]configEntry, error) {
 	var out bytes.Buffer
+	// With no repository and its configuration given as text on its input, git runs
+	// nothing the text names, whatever its version: the first such parse tells it.
 	p := g.In(string(filepath.Separator)).With("GIT_DIR=" + os.DevNull)
+	p.anyVersion = true
 	if err := p.Run(ctx, bytes.NewReader(data), &out, "config", "--no-includes", "--file", "-", "--list", "-z"); err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ package gitcmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,11 @@ type Git struct {
 	config  []string // configuration set through the environment besides the sealed settings
 	dirFile *os.File // when set, the folder git runs in, held open (InFolder)
 	files   []*os.File
+	// anyVersion marks a command that an older git than MinVersion runs as harmlessly as
+	// a newer one (the parse of a configuration file's text): when git's version is not
+	// known yet, such a command tells it (Run), rather than git --version before it.
+	anyVersion bool
+	traced     bool // the command's trace tells git's version: no check before it
 }
 
 // New returns a Git for dir whose environment is env (nil: this process's), cleaned and
@@ -212,7 +218,17 @@ func (g Git) Output(ctx context.Context, args ...string) (string, error) {
 func (g Git) Run(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
 	var stderr bytes.Buffer
 	w := &stopWriter{w: stdout}
-	err := g.run(ctx, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
+	run := g
+	if g.anyVersion && !versionKnown(g.path()) {
+		run = g.With("GIT_TRACE2_EVENT=2", "GIT_TRACE2_EVENT_BRIEF=1")
+		run.traced = true
+	}
+	err := run.run(ctx, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
+	if run.traced {
+		if verr := noteTracedVersion(g.path(), &stderr); verr != nil {
+			return verr
+		}
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -241,8 +257,10 @@ func (g Git) Combined(ctx context.Context, out io.Writer, args ...string) error 
 // run starts git in its own process group, and kills the group when ctx is done or the
 // deadline passes.
 func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
-	if err := checkVersion(g.path()); err != nil {
-		return err
+	if !g.traced {
+		if err := checkVersion(g.path()); err != nil {
+			return err
+		}
 	}
 	timeout := g.Timeout
 	if timeout <= 0 {
@@ -303,6 +321,40 @@ func checkVersion(path string) error {
 		return fmt.Errorf("running %s --version: %w; install git %s or later", path, err, MinVersion)
 	}
 	err = versionError(path, string(out))
+	versions.Store(path, err)
+	return err
+}
+
+// versionKnown says whether the git at path was asked its version already.
+func versionKnown(path string) bool {
+	_, ok := versions.Load(path)
+	return ok
+}
+
+// noteTracedVersion reads the version of the git at path from the trace2 events a command
+// run with GIT_TRACE2_EVENT=2 wrote among its words (its "version" event, git 2.22 and
+// later), takes those events out of stderr, and keeps the verdict as checkVersion does.
+// A git that wrote none is asked (checkVersion). It returns the verdict: nil for a git new
+// enough.
+func noteTracedVersion(path string, stderr *bytes.Buffer) error {
+	var words []byte
+	exe := ""
+	for line := range bytes.Lines(stderr.Bytes()) {
+		if !bytes.HasPrefix(line, []byte(`{"event":`)) {
+			words = append(words, line...)
+			continue
+		}
+		var e struct{ Event, Exe string }
+		if exe == "" && json.Unmarshal(line, &e) == nil && e.Event == "version" && e.Exe != "" {
+			exe = e.Exe
+		}
+	}
+	stderr.Reset()
+	stderr.Write(words)
+	if exe == "" {
+		return checkVersion(path)
+	}
+	err := versionError(path, "git version "+exe)
 	versions.Store(path, err)
 	return err
 }

@@ -210,3 +210,88 @@ func TestAGitTooOldForTheSealIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// fakeGit writes a stand-in for git that logs its first argument to the file it returns,
+// answers --version with version, writes the trace2 events line trace to the descriptor
+// GIT_TRACE2_EVENT names when it names 2, and lists a configuration's text as git config
+// --list -z would ("a.b" = "c").
+func fakeGit(t *testing.T, version, trace string) (Git, string) {
+	t.Helper()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "commands")
+	script := `#!/bin/sh
+echo "$1" >> '` + log + `'
+if [ "$1" = --version ]; then echo 'git version ` + version + `'; exit 0; fi
+if [ "$GIT_TRACE2_EVENT" = 2 ] && [ -n '` + trace + `' ]; then echo '` + trace + `' >&2; fi
+cat >/dev/null
+printf 'a.b\nc\0'
+`
+	path := filepath.Join(dir, "git")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := New(path, "", []string{"PATH=" + os.Getenv("PATH")})
+	return g, log
+}
+
+// Each segwi run used to start with git --version (issue 22): the first parse of a
+// configuration's text, which an old git runs as harmlessly as a new one, tells git's
+// version by its trace instead, and a git too old is refused all the same.
+func TestTheFirstConfigurationParseTellsGitsVersion(t *testing.T) {
+	ctx := context.Background()
+	t.Run("the real git", func(t *testing.T) {
+		dir, g := newCheckout(t)
+		g, log := countingGit(t, g)
+		if _, err := g.Open(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.In(dir).Output(ctx, "rev-parse", "HEAD"); err != nil {
+			t.Fatal(err)
+		}
+		cmds := commands(t, log)
+		if len(cmds) == 0 || !strings.HasPrefix(cmds[0], "config") || slices.Contains(cmds, "--version") {
+			t.Errorf("git commands %q: want the configuration's parse first and no git --version", cmds)
+		}
+	})
+	t.Run("a git too old, by its trace", func(t *testing.T) {
+		g, log := fakeGit(t, "2.39.5", `{"event":"version","evt":"3","exe":"2.31.1"}`)
+		_, err := g.parseConfig(ctx, []byte("[a]\n\tb = c\n"))
+		if err == nil || !strings.Contains(err.Error(), "2.31.1") || !strings.Contains(err.Error(), MinVersion) {
+			t.Errorf("parsing with a git whose trace says 2.31.1: %v, want it refused for its version", err)
+		}
+		if _, err := g.Output(ctx, "status"); err == nil || !strings.Contains(err.Error(), "2.31.1") {
+			t.Errorf("the next command: %v, want it refused for its version", err)
+		}
+		if cmds := commands(t, log); !slices.Equal(cmds, []string{"config"}) {
+			t.Errorf("git commands %q, want only the parse", cmds)
+		}
+	})
+	t.Run("a git with no trace is asked its version", func(t *testing.T) {
+		g, log := fakeGit(t, "2.20.0", "")
+		if _, err := g.parseConfig(ctx, []byte("[a]\n\tb = c\n")); err == nil || !strings.Contains(err.Error(), "2.20.0") {
+			t.Errorf("parsing with git 2.20.0, which writes no trace2 events: %v, want it refused for its version", err)
+		}
+		if cmds := commands(t, log); !slices.Equal(cmds, []string{"config", "--version"}) {
+			t.Errorf("git commands %q, want the parse, then git --version", cmds)
+		}
+	})
+	t.Run("a git new enough, by its trace", func(t *testing.T) {
+		g, log := fakeGit(t, "2.20.0", `{"event":"version","evt":"3","exe":"2.45.1"}`)
+		entries, err := g.parseConfig(ctx, []byte("[a]\n\tb = c\n"))
+		if err != nil || len(entries) != 1 || entries[0].key != "a.b" || entries[0].value != "c" {
+			t.Errorf("parsing with git 2.45.1: %v, %v; want a.b = c", entries, err)
+		}
+		if cmds := commands(t, log); !slices.Equal(cmds, []string{"config"}) {
+			t.Errorf("git commands %q, want the parse alone", cmds)
+		}
+	})
+	t.Run("git's words carry no trace", func(t *testing.T) {
+		_, g := newCheckout(t)
+		g, _ = countingGit(t, g)
+		_, err := g.parseConfig(ctx, []byte("[a\n"))
+		var ge *Error
+		if !errors.As(err, &ge) || strings.Contains(ge.Stderr, `"event"`) || !strings.Contains(ge.Stderr, "bad config") {
+			t.Errorf("parsing a damaged text: %v, want git's words without its trace", err)
+		}
+	})
+}
