@@ -11,49 +11,6 @@ import (
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
-// MaxDirty bounds the files a Base lists as already changed; Base.DirtyCount says how
-// many there were.
-const MaxDirty = 10000
-
-// Base is where a checkout stood when a run started: what the run's changes are counted
-// from.
-type Base struct {
-	// Repo is the top folder of the checkout's work tree (the run's checkout, or a folder
-	// above it). Paths are relative to it, with forward slashes.
-	Repo string `json:"repo,omitempty"`
-	// Branch is the branch HEAD was on, short name; "" when HEAD was detached.
-	Branch string `json:"branch,omitempty"`
-	// Commit is HEAD's commit; "" when the branch had no commit yet (Unborn).
-	Commit string `json:"commit,omitempty"`
-	// Detached says HEAD was not on a branch.
-	Detached bool `json:"detached,omitempty"`
-	// Unborn says the branch had no commit yet: every file is the run's or was dirty.
-	Unborn bool `json:"unborn,omitempty"`
-	// Dirty lists the files already changed: tracked files that differed from HEAD and
-	// untracked files that are not ignored, sorted, at most MaxDirty of them.
-	Dirty []string `json:"dirty,omitempty"`
-	// DirtyCount is how many files were dirty: more than len(Dirty) when the list was cut.
-	DirtyCount int `json:"dirtyCount,omitempty"`
-	// Error says why no base could be read (not a git checkout, git missing); the other
-	// fields are then empty.
-	Error string `json:"error,omitempty"`
-}
-
-// Known reports whether b was read: its checkout is a git work tree and git answered.
-func (b *Base) Known() bool { return b != nil && b.Error == "" && b.Repo != "" }
-
-// DirtyCut reports whether Dirty lists fewer files than were dirty.
-func (b *Base) DirtyCut() bool { return b != nil && b.DirtyCount > len(b.Dirty) }
-
-// WasDirty reports whether path was among the files already changed at the base.
-func (b *Base) WasDirty(path string) bool {
-	if b == nil {
-		return false
-	}
-	_, found := slices.BinarySearch(b.Dirty, path)
-	return found
-}
-
 // ReadBase reads where the checkout dir stands now, for a run about to start there. It
 // never fails: what went wrong is in Base.Error. It runs no program the checkout's or
 // the person's git configuration names (see the package doc), and returns when git has

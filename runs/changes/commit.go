@@ -12,31 +12,6 @@ import (
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
-// CommitOptions say what to commit.
-type CommitOptions struct {
-	// Message is the commit message; required. Front ends prefill it from the run's task.
-	Message string
-	// Include names files that were already changed before the run (Base.Dirty) to
-	// commit too; Commit leaves those out otherwise.
-	Include []string
-	// Reflog is the reason recorded in the branch's reflog, e.g. "segwi: commit of run ID".
-	Reflog string
-}
-
-// Committed is a commit Commit made.
-type Committed struct {
-	Commit  string   `json:"commit"`            // the new commit
-	Parent  string   `json:"parent,omitempty"`  // the commit it follows; "" for a first commit
-	Branch  string   `json:"branch"`            // the branch it is on, short name
-	Subject string   `json:"subject"`           // the message's first line
-	Author  string   `json:"author"`            // "Name <email>", from the person's git configuration
-	Files   []string `json:"files"`             // the files it holds changes of
-	LeftOut []string `json:"leftOut,omitempty"` // uncommitted files it left out: changed before the run, not named
-	// IndexNote says, when not empty, that the person's index could not be brought in line
-	// with the new commit, and what to do; the commit itself is made.
-	IndexNote string `json:"indexNote,omitempty"`
-}
-
 // RefusalReason names why Commit made no commit, for callers that branch on it.
 type RefusalReason string
 
@@ -59,11 +34,6 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return "commit refused: " + e.Msg }
-
-// ErrNothingToCommit is matched (errors.Is) by the RefusedError of a Commit that found no
-// uncommitted change of the run's: what a caller shows as "nothing to commit", not as a
-// failure.
-var ErrNothingToCommit = errors.New("nothing to commit")
 
 // Is reports whether target is ErrNothingToCommit and e refuses for that reason.
 func (e *RefusedError) Is(target error) bool {

@@ -12,25 +12,6 @@ import (
 // than a diff of 5,000 lines, less than what would freeze a window.
 const DefaultMaxDiffBytes = 4 << 20
 
-// Patch is a unified diff of a run's changes.
-type Patch struct {
-	// Text is the diff as git prints it (a binary file is named, never dumped), whole
-	// lines only. When Cut, it ends where the limit was reached.
-	Text string
-	// Cut says the diff was longer than the limit; CutNote says so in words.
-	Cut bool
-	// Limit is the limit it was cut at, in bytes.
-	Limit int
-}
-
-// CutNote says, for a person, that the diff was cut and where: "" when it was not.
-func (p Patch) CutNote() string {
-	if !p.Cut {
-		return ""
-	}
-	return fmt.Sprintf("[segwi: the diff is cut here: it is longer than %s; look at one file at a time]", sizeText(p.Limit))
-}
-
 // Diff returns the unified diff of the changes since the base: of the whole, or of the
 // changed file path (a renamed file's old or new path). The diff is cut at maxBytes
 // (DefaultMaxDiffBytes when zero or less). It returns when git has answered or ctx is done.
@@ -105,22 +86,4 @@ func (w *capWriter) text() string {
 		}
 	}
 	return string(b)
-}
-
-// sizeText is n bytes for a person: "512 bytes", "4 MiB", "1.5 KiB".
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20:
-		return trimZero(fmt.Sprintf("%.1f", float64(n)/(1<<20))) + " MiB"
-	case n >= 1<<10:
-		return trimZero(fmt.Sprintf("%.1f", float64(n)/(1<<10))) + " KiB"
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-func trimZero(s string) string {
-	if len(s) > 2 && s[len(s)-2:] == ".0" {
-		return s[:len(s)-2]
-	}
-	return s
 }

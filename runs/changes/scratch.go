@@ -16,11 +16,6 @@ import (
 // ErrNotGit is wrapped by the errors about a folder that is not in a git work tree.
 var ErrNotGit = gitcmd.ErrNotGit
 
-// MaxTextBytes is the size from which a file is treated as binary: named among the
-// changes, its lines neither counted nor shown (core.bigFileThreshold in the scratch
-// repository).
-const MaxTextBytes = 4 << 20
-
 // scratch is a repository segwi makes for one look at a checkout (gitcmd.NewRepo): its own
 // git folder, the checkout's objects borrowed, the checkout as its work tree. See the
 // package doc.

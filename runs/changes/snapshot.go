@@ -18,58 +18,6 @@ import (
 // checkout was not a git work tree when it started, or an older segwi recorded it.
 var ErrNoBase = errors.New("no base recorded")
 
-// Status is how a file changed since the base.
-type Status string
-
-// The statuses of a changed file.
-const (
-	Added       Status = "added"
-	Modified    Status = "modified"
-	Deleted     Status = "deleted"
-	Renamed     Status = "renamed"      // moved, perhaps changed too; File.OldPath is where it was
-	TypeChanged Status = "type-changed" // a file became a symlink, a submodule, or back
-)
-
-// File is one file the run changed.
-type File struct {
-	Path    string `json:"path"`              // relative to Base.Repo, with forward slashes
-	OldPath string `json:"oldPath,omitempty"` // where a renamed file was
-	Status  Status `json:"status"`
-	Added   int    `json:"added,omitempty"`   // lines added; none counted for a binary file
-	Deleted int    `json:"deleted,omitempty"` // lines deleted
-	// Binary says git shows no lines of it: its content is binary, or it is larger than
-	// MaxTextBytes.
-	Binary bool `json:"binary,omitempty"`
-	// Uncommitted says the work tree holds changes to it that no commit does: what Commit
-	// takes.
-	Uncommitted bool `json:"uncommitted,omitempty"`
-	// DirtyAtBase says it (or, renamed, its old path) was already changed before the run:
-	// its changes may be the person's, and Commit leaves it out unless it is named.
-	DirtyAtBase bool `json:"dirtyAtBase,omitempty"`
-}
-
-// Name is the file as a person reads it in a list: its path, or "old → new" when renamed.
-func (f File) Name() string {
-	if f.OldPath != "" {
-		return f.OldPath + " → " + f.Path
-	}
-	return f.Path
-}
-
-// Lines is what changed in it, in a list: "+12 -3", or "binary".
-func (f File) Lines() string {
-	if f.Binary {
-		return "binary"
-	}
-	return fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
-}
-
-// CommitRef is a commit made since the base.
-type CommitRef struct {
-	Hash    string `json:"hash"`
-	Subject string `json:"subject"`
-}
-
 // MaxCommits bounds the commits a Snapshot lists.
 const MaxCommits = 100
 

@@ -147,10 +147,6 @@ type apiClient struct {
 	red    *redact.Redactor
 }
 
-// ErrGitHubRefused is matched (errors.Is) by GitHub's answer to a call it refused (a 4xx
-// or 5xx status), as opposed to a call that never got an answer.
-var ErrGitHubRefused = errors.New("GitHub refused the call")
-
 // apiError is GitHub's answer to a call that failed.
 type apiError struct {
 	Status  int

@@ -16,10 +16,6 @@ import (
 // DefaultRemote is the remote pushed to when [Request.Remote] is empty.
 const DefaultRemote = "origin"
 
-// AskRunRefusal says why nothing of an ask run is pushed, committed or opened as a pull
-// request: the words of ReasonAskRun.
-const AskRunRefusal = "the run is an ask run: it was to change nothing, so segwi ships nothing of it; start a build run for changes"
-
 // maxGitOutput caps how much of git's output is kept on an [Attempt].
 const maxGitOutput = 16 << 10
 
@@ -58,30 +54,6 @@ type Request struct {
 	AllowLoopbackHTTP bool
 	// Now returns the time recorded on an attempt; nil means time.Now.
 	Now func() time.Time
-}
-
-// Outcome is how an attempt ended.
-type Outcome string
-
-// The outcomes of an attempt.
-const (
-	Pushed  Outcome = "pushed"  // the branch is on the remote
-	Refused Outcome = "refused" // segwi did not push; nothing was sent
-	Failed  Outcome = "failed"  // git push ran and did not succeed
-)
-
-// Attempt is the record of one push attempt, for the run's events. No field holds the
-// token or URL credentials.
-type Attempt struct {
-	Time      time.Time `json:"time"`
-	Remote    string    `json:"remote"`
-	URL       string    `json:"url,omitempty"`    // the push URL without user or password
-	Branch    string    `json:"branch,omitempty"` // short name, e.g. "segwi/fix-login"
-	Commit    string    `json:"commit,omitempty"` // full hash of the pushed commit
-	Outcome   Outcome   `json:"outcome"`
-	Reason    Reason    `json:"reason,omitempty"`    // set when Outcome is Refused
-	Message   string    `json:"message"`             // what happened, for a person
-	GitOutput string    `json:"gitOutput,omitempty"` // git push's output, redacted and capped
 }
 
 // Target is what a push would send, as found by [Check].

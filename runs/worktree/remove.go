@@ -14,49 +14,6 @@ import (
 	"github.com/segwi/segwi/runs/changes"
 )
 
-// Loss is what removing a worktree (and perhaps its branch) would lose.
-type Loss struct {
-	// Gone says the worktree's folder is gone already (removed by hand): nothing in it is
-	// lost any more.
-	Gone bool
-	// Changed are the files whose changes are not committed (git status's short lines: " M
-	// a.txt", "?? new.txt"): lost with the folder. Ignored files (a copied .env, build
-	// output) go too and are not listed.
-	Changed []string
-	// Pushed says the branch is on the remote (it has a remote-tracking branch).
-	Pushed bool
-	// Unpushed is how many commits of the branch the remote does not have: lost only if
-	// the branch is deleted.
-	Unpushed int
-	// BranchHead is the branch's commit now; "" when the branch is gone.
-	BranchHead string
-}
-
-// Words says what would be lost, for a person: "2 uncommitted files ( M a.txt, ?? b.txt)".
-// withBranch counts the commits only the branch holds.
-func (l Loss) Words(withBranch bool) string {
-	var parts []string
-	if n := len(l.Changed); n > 0 {
-		shown := l.Changed[:min(n, 5)]
-		more := ""
-		if n > len(shown) {
-			more = fmt.Sprintf(" and %d more", n-len(shown))
-		}
-		parts = append(parts, fmt.Sprintf("%s not committed (%s%s)", plural(n, "changed file"), strings.Join(shown, ", "), more))
-	}
-	if withBranch && l.Unpushed > 0 {
-		parts = append(parts, fmt.Sprintf("%s only its branch holds, never pushed", plural(l.Unpushed, "commit")))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 // Inspect says what removing w would lose (see Loss), reading the worktree as segwi reads a
 // run's changes and its branch against remote's tracking branch, running nothing the
 // worktree's or the person's git configuration names. It checks w first (Check): a

@@ -177,7 +177,7 @@ func (c *copier) file(rel, src string, st fs.FileInfo) error {
 		return fmt.Errorf("copying %s into the worktree: %w", rel, err)
 	}
 	c.n++
-	c.say(fmt.Sprintf("copied %s (%s)", rel, size(n)))
+	c.say(fmt.Sprintf("copied %s (%s)", rel, Size(n)))
 	return nil
 }
 
@@ -186,22 +186,6 @@ func inside(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
-
-// size says how large n bytes are, for a person.
-func size(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-}
-
-// Size says how large n bytes are, for a person: "120 bytes", "3.4 MiB".
-func Size(n int64) string { return size(n) }
 
 // ErrSetupTimeout is wrapped by RunCommand's error when the command did not finish in time.
 var ErrSetupTimeout = errors.New("the setup did not finish in time")

@@ -29,24 +29,6 @@ import (
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
-// Worktree is a run's git worktree, as its record keeps it.
-type Worktree struct {
-	// Path is the worktree's folder: Root/<repository>/<run id of MadeBy>.
-	Path string `json:"path"`
-	// Repository is the top folder of the checkout it was made from.
-	Repository string `json:"repository"`
-	// Branch is the branch it was made on, short name ("segwi/fix-login-ab12cd").
-	Branch string `json:"branch"`
-	// Commit is the commit it was made from: the checkout's HEAD then.
-	Commit string `json:"commit"`
-	// GitDir is its git folder in the repository: COMMON/worktrees/<run id>.
-	GitDir string `json:"gitDir"`
-	// Common is the repository's git folder that holds its objects and refs.
-	Common string `json:"common"`
-	// MadeBy is the run that made it; runs that continue that run work in it too.
-	MadeBy string `json:"madeBy"`
-}
-
 // Plan is what Make needs to make a run's worktree.
 type Plan struct {
 	Root       string // where segwi keeps worktrees (Root)
