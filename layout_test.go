@@ -18,10 +18,12 @@ import (
 //   - internal/roots/: the composition roots, which wire segwi together (cli, core, hub,
 //     trayproc). Only main packages, other roots and the kit (coretest builds the core for
 //     tests) import them.
-//   - runs/ and below: a package under runs/ is either a leaf that runs imports (changes,
-//     push), which therefore cannot import runs, or a runtime that runs drives (claude),
-//     which imports runs to implement runs.Runtime and is chosen by a root: only roots and
-//     the kit import it. A package that merely uses runs (the canary) lives outside runs/.
+//   - runs/ and below: a package under runs/ is a leaf that runs imports (record, the run's
+//     record that the window program links instead of runs; changes, worktree), which
+//     therefore cannot import runs; a leaf beside runs that builds on the record and never
+//     imports runs (push); or a runtime that runs drives (claude), which imports runs to
+//     implement runs.Runtime and is chosen by a root: only roots and the kit import it. A
+//     package that merely uses runs (the canary) lives outside runs/.
 //
 // Tests may import anything: go list's Imports holds a package's own imports, not its
 // tests'.
@@ -117,6 +119,11 @@ func layoutViolations(pkgs map[string]*listedPackage) []string {
 			runsDeps[d] = true
 		}
 	}
+	// runtime says whether path, under runs/, is a runtime: it imports runs.
+	runtime := func(path string) bool {
+		p := pkgs[path]
+		return p != nil && slices.Contains(p.imports, mod+"/runs")
+	}
 	var bad []string
 	for path, p := range pkgs {
 		for _, imp := range p.imports {
@@ -131,7 +138,7 @@ func layoutViolations(pkgs map[string]*listedPackage) []string {
 				why = "only tests and the test kit (internal/testing) import the test kit"
 			case in(imp, "internal/roots") && p.name != "main" && !in(path, "internal/roots") && !in(path, "internal/testing"):
 				why = "a root (internal/roots) is imported only by main packages, other roots and the test kit"
-			case in(imp, "runs") && imp != mod+"/runs" && !runsDeps[imp] &&
+			case in(imp, "runs") && imp != mod+"/runs" && !runsDeps[imp] && runtime(imp) &&
 				!in(path, "internal/roots") && !in(path, "internal/testing") && p.name != "main":
 				why = "a package under runs/ that runs does not import is a runtime, chosen by a root: only roots and the test kit import it; a package that uses runs lives outside runs/"
 			}
@@ -140,9 +147,11 @@ func layoutViolations(pkgs map[string]*listedPackage) []string {
 			}
 		}
 		// Under runs/ there are leaves runs imports (which cannot import runs: Go refuses the
-		// cycle) and runtimes, which import runs; nothing else.
-		if in(path, "runs") && path != mod+"/runs" && !runsDeps[path] && !slices.Contains(p.imports, mod+"/runs") {
-			bad = append(bad, fmt.Sprintf("%s sits under runs/: it is neither a leaf runs imports nor a runtime (which imports runs); move it out of runs/", path))
+		// cycle), leaves beside runs that build on its record (they import runs/record, not
+		// runs), and runtimes, which import runs; nothing else.
+		if in(path, "runs") && path != mod+"/runs" && !runsDeps[path] && !runtime(path) &&
+			!slices.Contains(p.imports, mod+"/runs/record") {
+			bad = append(bad, fmt.Sprintf("%s sits under runs/: it is neither a leaf runs imports, nor a leaf beside it on its record (which imports runs/record), nor a runtime (which imports runs); move it out of runs/", path))
 		}
 	}
 	slices.Sort(bad)

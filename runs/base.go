@@ -2,17 +2,11 @@ package runs
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/gitcmd"
 	"github.com/segwi/segwi/runs/changes"
 )
-
-// EventBase is segwi's event for a run's base, recorded before the agent gets its prompt:
-// where the checkout stood (Event.Base), what the run's changes are counted from.
-const EventBase EventType = "base"
 
 // baseWait bounds the reading of a run's base: a very large work tree must not hold up the
 // run's prompt for long; the run goes on without a known base then.
@@ -45,34 +39,4 @@ func (r *Run) recordBase(cfg Config) {
 	// are kept as they are, since a commit leaves out exactly the files named here.
 	b.Error = r.m.red.String(b.Error)
 	r.emit(Event{Type: EventBase, Base: &b}, false)
-}
-
-// BaseText says where a run started, for a person: "main at 1a2b3c4d5e6f, clean",
-// "main at 1a2b3c4d5e6f, 2 files already changed: a.txt, b.txt".
-func BaseText(b *changes.Base) string {
-	switch {
-	case b == nil:
-		return "not recorded"
-	case b.Error != "":
-		return "not known: " + b.Error
-	}
-	var where string
-	switch {
-	case b.Detached:
-		where = "detached HEAD at " + gitcmd.Short(b.Commit)
-	case b.Unborn:
-		where = b.Branch + ", no commit yet"
-	default:
-		where = b.Branch + " at " + gitcmd.Short(b.Commit)
-	}
-	if b.DirtyCount == 0 {
-		return where + ", clean"
-	}
-	const shown = 5
-	names := b.Dirty[:min(len(b.Dirty), shown)]
-	more := ""
-	if b.DirtyCount > len(names) {
-		more = fmt.Sprintf(" and %d more", b.DirtyCount-len(names))
-	}
-	return fmt.Sprintf("%s, %s already changed: %s%s", where, plural(b.DirtyCount, "file"), strings.Join(names, ", "), more)
 }

@@ -8,10 +8,6 @@ import (
 	"os"
 )
 
-// ErrNoSession is wrapped by Continue's error for a run whose Claude Code session is not
-// recorded (it never started, or failed before its init).
-var ErrNoSession = errors.New("no Claude Code session recorded")
-
 // validSessionID says whether id looks like a Claude Code session id (a UUID): 1 to 128
 // letters, digits, '_' and '-', the first a letter or digit, so never a flag. (Written
 // out rather than a regexp: `{0,127}` compiles to a program of 1,700 allocations at every

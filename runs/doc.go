@@ -30,7 +30,7 @@
 // a context: when it ends, the run stops as Stop does.
 //
 // Each file holds one concern: runtime.go the seam to the agent (Runtime, Launch,
-// Session), agentevents.go the events a runtime makes of what it cannot read; process.go
+// Session); process.go
 // the agent's process as segwi starts it; run.go is a run's API (Send, CloseInput, the
 // approvals server's hooks); owner.go its owner goroutine and what it carries out; launch.go the
 // steps that wait, from the launch to the agent's process and from its exit to what it
@@ -42,9 +42,16 @@
 // processes a run leaves, killed before its checkout is free; output.go the output's
 // reader and the cut of long lines; fanout.go the journal:
 // events recorded and published to subscribers; manager.go the queue and the slots;
-// checkout.go the folders a run may start in; recorder.go a live run's record, record.go
-// reading records, append.go adding to an ended run's record, interrupted.go marking the
-// runs of a segwi that is gone; format.go the words of events.
+// checkoutlock.go the lock of a checkout a run holds; recorder.go a live run's record,
+// record.go writing run.json, append.go adding to an ended run's record, interrupted.go
+// marking the runs of a segwi that is gone.
+//
+// What a run's record is (Info, Event and their parts, State, Kind, Budget, Usage), reading
+// it back (Load, List, ReadEvents, the runs index behind Summaries) and its words (Narrator,
+// Story) live in package record, a leaf that the window program links to show runs without
+// linking this engine; records.go gives them their names here, so that a caller of this
+// package need not know. The events a runtime makes of what it cannot read
+// (record.OutputEvent, RawEvent) and a Subscriber's channel are there too.
 //
 // What a run leaves running is killed before its checkout is free: cgroup.go keeps a run's
 // processes in a cgroup of its own where the system allows one (cgroup_linux.go, and

@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"slices"
 	"time"
 
 	"github.com/segwi/segwi/approvals"
@@ -30,56 +29,13 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	r.seq++
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
-	r.info.note(&e)
+	r.info.Note(&e)
 	r.rec.event(&e, sync)
 	if r.phase == phaseEnding {
 		r.held = append(r.held, e)
 		return
 	}
 	r.fanOutLocked(e)
-}
-
-// note keeps in the run's summary what e says of the run: its session, its cost and
-// turns so far, its usage, its base, its exit code. Whoever emits an event, the summary that a
-// subscriber reads on it is up to date.
-func (in *Info) note(e *Event) {
-	switch e.Type {
-	case EventInit:
-		in.SessionID = e.SessionID
-	case EventResult:
-		if e.Result != nil {
-			in.CostUSD = e.Result.CostUSD // total_cost_usd is the session's total so far
-			in.Turns = e.Result.NumTurns
-		}
-		if e.SessionID != "" {
-			in.SessionID = e.SessionID
-		}
-	case EventUsage:
-		if e.Usage != nil {
-			// A new RunUsage, not a change to the old one: copies of the Info handed out
-			// share its pointer.
-			u := RunUsage{}
-			if in.Usage != nil {
-				u = *in.Usage
-				u.Models = slices.Clone(u.Models)
-			}
-			u.add(*e.Usage)
-			in.Usage = &u
-		}
-	case EventBase:
-		in.Base = e.Base
-	case EventWorktree:
-		if e.Worktree != nil {
-			in.Worktree = e.Worktree
-		}
-	case EventPorts:
-		in.Ports = e.Ports
-	case EventExit:
-		if e.Exit != nil {
-			code := e.Exit.Code
-			in.ExitCode = &code
-		}
-	}
 }
 
 // fanOutLocked hands a recorded event to the run's subscribers, the Manager's (when
@@ -166,63 +122,6 @@ func (m *Manager) publish(e Event) {
 	m.subMu.Lock()
 	defer m.subMu.Unlock()
 	m.subs.send(e)
-}
-
-// subscriberBuffer is how many events a subscriber may fall behind before it misses some.
-const subscriberBuffer = 1024
-
-// A Subscriber is one channel of events whose sender never waits: what does not fit is
-// counted and reported by an EventDropped event once there is room. Run.Subscribe and
-// Manager.Subscribe hand out one each; a front end that relays a run's events from
-// elsewhere (the window process, from the tray) uses one the same way. Its owner
-// serialises Send and Close.
-type Subscriber struct {
-	ch      chan Event
-	dropped int
-	closed  bool
-}
-
-// NewSubscriber returns a subscriber whose channel holds backlog already, with room for
-// subscriberBuffer more.
-func NewSubscriber(backlog []Event) *Subscriber {
-	s := &Subscriber{ch: make(chan Event, subscriberBuffer+len(backlog))}
-	for _, e := range backlog {
-		s.ch <- e
-	}
-	return s
-}
-
-// Events is the subscriber's channel, closed by Close.
-func (s *Subscriber) Events() <-chan Event { return s.ch }
-
-// Send hands e to the subscriber without waiting; what does not fit is counted and
-// reported by an EventDropped event once there is room. After Close it does nothing.
-func (s *Subscriber) Send(e Event) {
-	if s.closed {
-		return
-	}
-	if s.dropped > 0 {
-		select {
-		case s.ch <- Event{RunID: e.RunID, Seq: e.Seq - 1, Time: e.Time, Type: EventDropped, Dropped: s.dropped}:
-			s.dropped = 0
-		default:
-			s.dropped++
-			return
-		}
-	}
-	select {
-	case s.ch <- e:
-	default:
-		s.dropped++
-	}
-}
-
-// Close closes the subscriber's channel: no event comes after. A second Close does nothing.
-func (s *Subscriber) Close() {
-	if !s.closed {
-		s.closed = true
-		close(s.ch)
-	}
 }
 
 // subscribers are the subscribers of one run's events, or of the Manager's state events.

@@ -49,7 +49,7 @@ func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) 
 	entries, damaged, listErr := loadIndex(stateDir)
 	ids = make([]string, len(entries))
 	for i, e := range entries {
-		ids[i] = e.id
+		ids[i] = e.ID
 	}
 	errs := []error{listErr}
 	for _, d := range damaged {
@@ -58,11 +58,11 @@ func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) 
 	sweep = listErr != nil || procSweepNeeded(entries)
 	left := leftCgroups{}
 	for _, e := range entries {
-		if e.state.Final() {
+		if e.State.Final() {
 			errs = append(errs, left.endOf(stateDir, e))
 			continue
 		}
-		dir := filepath.Join(RunsDir(stateDir), e.id)
+		dir := filepath.Join(RunsDir(stateDir), e.ID)
 		lock, err := lockRun(dir)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			continue // a live segwi (the tray app, another `segwi run`) owns it
@@ -113,11 +113,11 @@ type leftCgroups map[string]map[string]bool // folder -> names of the cgroups in
 // endOf ends what the ended run of entry e left in its cgroup, when its summary names a
 // cgroup that is still there: only then is its record read.
 func (left leftCgroups) endOf(stateDir string, e indexEntry) error {
-	cgroup := summaryCgroup(e.summary)
+	cgroup := summaryCgroup(e.Summary)
 	if cgroup == "" || !left.has(cgroup) || !cgroupLeft(cgroup) {
 		return nil
 	}
-	info, err := readInfo(filepath.Join(RunsDir(stateDir), e.id))
+	info, err := readInfo(filepath.Join(RunsDir(stateDir), e.ID))
 	if err != nil {
 		return nil // the list names a damaged record
 	}

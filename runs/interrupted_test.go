@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestNewManagerMarksRunsOfAGoneSegwiInterrupted(t *testing.T) {
@@ -76,4 +78,54 @@ func TestTheCgroupOfASummaryIsReadAsRecorded(t *testing.T) {
 			t.Errorf("the cgroup of summary %s = %q, want %q", b, got, info.Cgroup)
 		}
 	}
+}
+
+// A run recorded after the index was written, left running by a segwi that is gone, is
+// marked interrupted though the index never knew it.
+func TestNewManagerMarksARunTheIndexDoesNotKnow(t *testing.T) {
+	state := t.TempDir()
+	long := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded, Created: long}, long)
+	Summaries(state)
+	indexRun(t, state, Info{ID: "20250601-130000-bbbbbb", Kind: KindBuild, State: StateRunning, Created: long}, long.Add(time.Hour))
+	if _, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)}); err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	if in, err := Load(state, "bbbbbb"); err != nil || in.State != StateInterrupted {
+		t.Errorf("the run unknown to the index is %s (%v), want interrupted", in.State, err)
+	}
+	// The index agrees with the records (package record's tests check it at length).
+	infos, _, err := List(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Summary
+	for _, in := range infos {
+		want = append(want, SummaryOf(in))
+	}
+	got, _, err := Summaries(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after NewManager, Summaries differ from the records (-records +Summaries):\n%s", diff)
+	}
+}
+
+// indexRun writes info as the record of its folder under state, as segwi does, and dates
+// it (its modification time) at, so that the index takes it as settled; it returns the
+// folder.
+func indexRun(t *testing.T, state string, info Info, at time.Time) string {
+	t.Helper()
+	dir := filepath.Join(RunsDir(state), info.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeInfo(dir, info); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, infoFile), at, at); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // A run's Claude Code that dies of a signal segwi did not send was killed by someone else:
@@ -123,15 +121,6 @@ func (f killFacts) say() string {
 	return "claude was killed by SIGKILL, which segwi did not send: another program or a person sent it, or the kernel's " +
 		"out-of-memory killer; segwi cannot tell which, as it can read neither the kernel's count of out-of-memory kills " +
 		"nor the kernel log here"
-}
-
-// signalWords names sig as a person reads it: "SIGKILL (killed)".
-func signalWords(sig syscall.Signal) string {
-	name := unix.SignalName(sig)
-	if name == "" {
-		return fmt.Sprintf("signal %d (%s)", int(sig), sig)
-	}
-	return fmt.Sprintf("%s (%s)", name, sig)
 }
 
 // logHint says why the kernel log cannot be read, and where a person can read it.

@@ -16,19 +16,6 @@ import (
 	"github.com/segwi/segwi/internal/lib/redact"
 )
 
-// EventLeftover is segwi's own event for a process a run left behind when it ended (one
-// that left Claude Code's process group, or outlived Claude Code), and what segwi did
-// about it; Event.Process says which process.
-const EventLeftover EventType = "leftover"
-
-// ProcessInfo names a process a run left behind.
-type ProcessInfo struct {
-	PID     int    `json:"pid"`
-	Command string `json:"command"`         // its command line, redacted
-	Killed  bool   `json:"killed"`          // segwi killed it; false when it could not
-	Error   string `json:"error,omitempty"` // why it could not
-}
-
 // ErrLeftoverAlive is wrapped by KillLeftovers' error when a process of the run could not
 // be killed.
 var ErrLeftoverAlive = errors.New("a process the run left is still running")
@@ -257,7 +244,7 @@ func procSweepNeeded(entries []indexEntry) bool {
 	}
 	boot := bootTime().UnixNano()
 	for _, e := range entries {
-		if e.key.mtime >= boot && !bytes.Contains(e.summary, []byte(`"cgroup":`)) {
+		if e.Key.MTime >= boot && !bytes.Contains(e.Summary, []byte(`"cgroup":`)) {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/proctest"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // sleeperMarker is on the command line of the process fakeclaude leaves behind in run id.
@@ -275,7 +276,7 @@ func TestOnlyARunWithoutACgroupSinceBootCallsForASweep(t *testing.T) {
 		t.Fatal("bootTime: the zero time on Linux")
 	}
 	entry := func(at time.Time, summary string) indexEntry {
-		return indexEntry{key: recordKey{mtime: at.UnixNano()}, summary: []byte(summary)}
+		return indexEntry{Key: record.RecordKey{MTime: at.UnixNano()}, Summary: []byte(summary)}
 	}
 	inCgroup := `{"id":"a","cgroup":"/sys/fs/cgroup/segwi-run-a"}`
 	without := `{"id":"b"}`

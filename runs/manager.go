@@ -254,7 +254,7 @@ func (m *Manager) schedule() {
 	for i := 0; i < len(m.queue) && len(m.slots) < m.cfg.MaxConcurrent; {
 		r := m.queue[i]
 		l := launch{r: r}
-		if r.spec.Kind.holdsCheckout() {
+		if r.spec.Kind.HoldsCheckout() {
 			if m.checkouts[r.checkout] != nil {
 				i++
 				continue

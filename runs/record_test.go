@@ -174,7 +174,7 @@ func TestReadEventsReadsWhatEncodingJSONReads(t *testing.T) {
 	at := time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)
 	code := 3
 	written := []Event{
-		{Type: EventInit, Init: &InitInfo{Model: "m", Tools: []string{"Bash"}, MCPServers: []MCPServer{{"segwi", "connected"}}}},
+		{Type: EventInit, Init: &InitInfo{Model: "m", Tools: []string{"Bash"}, MCPServers: []MCPServer{{Name: "segwi", Status: "connected"}}}},
 		{Type: EventText, Text: "a <b> && c\n\ttab \x1b[1m é 😀 \u202e"},
 		{Type: EventToolCall, ToolName: "Bash", ToolUseID: "t1", Input: json.RawMessage(`{"command":"ls  -la", "n": [1, 2.5, null]}`)},
 		{Type: EventToolResult, ToolUseID: "t1", IsError: true, Text: strings.Repeat("long output ", 20000)},

@@ -25,26 +25,10 @@ const outputCutMarker = "\n[segwi: output.log reached its 64 MiB cap here; the r
 // whole to the run's subscribers.
 const MaxEventsBytes = 64 << 20
 
-// EventCapped marks where events.jsonl reached MaxEventsBytes, in place of the first bulk
-// event it left out (with that event's sequence number); Text says what is kept after it.
-const EventCapped EventType = "capped"
-
 // eventsCapText is the text of the EventCapped event.
 const eventsCapText = "events.jsonl reached its 64 MiB cap here: from here on it records the run's states, " +
 	"approvals, prompts, turns' results, refusals and end, not Claude Code's text, tool calls and results, " +
 	"status lines or other output (the live events showed them)"
-
-// Bulk reports whether events of type t are of a run's bulk, which may come by the
-// thousand: Claude Code's text, its tool calls and their results, status lines and other
-// output. What is not bulk says how the run goes, and is never left out: past
-// MaxEventsBytes in events.jsonl, nor by a window that reads slowly.
-func (t EventType) Bulk() bool {
-	switch t {
-	case EventText, EventToolCall, EventToolResult, EventStatus, EventOutput, EventRaw:
-		return true
-	}
-	return false
-}
 
 // recorder appends a run's events and output to its folder. It is safe for concurrent
 // use: the reader goroutine, the approvals server and the run's state changes all write.

@@ -1,8 +1,10 @@
 package record
 
 import (
+	"context"
 	"fmt"
-	"strconv"
+	"io/fs"
+	"path/filepath"
 	"strings"
 )
 
@@ -34,19 +36,12 @@ func (l Loss) Words(withBranch bool) string {
 		if n > len(shown) {
 			more = fmt.Sprintf(" and %d more", n-len(shown))
 		}
-		parts = append(parts, fmt.Sprintf("%s not committed (%s%s)", plural(n, "changed file"), strings.Join(shown, ", "), more))
+		parts = append(parts, fmt.Sprintf("%s not committed (%s%s)", Plural(n, "changed file"), strings.Join(shown, ", "), more))
 	}
 	if withBranch && l.Unpushed > 0 {
-		parts = append(parts, fmt.Sprintf("%s only its branch holds, never pushed", plural(l.Unpushed, "commit")))
+		parts = append(parts, fmt.Sprintf("%s only its branch holds, never pushed", Plural(l.Unpushed, "commit")))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // Size says how large n bytes are, for a person: "120 bytes", "3.4 MiB".
@@ -78,4 +73,28 @@ type Worktree struct {
 	Common string `json:"common"`
 	// MadeBy is the run that made it; runs that continue that run work in it too.
 	MadeBy string `json:"madeBy"`
+}
+
+// DiskUse returns how much disk the folder dir holds, in bytes: the blocks its files
+// take, links not followed, each folder once. It stops when ctx is done.
+func DiskUse(ctx context.Context, dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // a file gone meanwhile, a folder it cannot read
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		total += onDisk(info)
+		return nil
+	})
+	return total, err
 }

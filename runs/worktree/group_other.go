@@ -3,7 +3,6 @@
 package worktree
 
 import (
-	"io/fs"
 	"os/exec"
 )
 
@@ -15,6 +14,3 @@ func ownGroup(*exec.Cmd) {}
 
 // killGroup does nothing where there are no process groups.
 func killGroup(int) {}
-
-// onDisk is how much disk a file takes: its size, where blocks are not known.
-func onDisk(info fs.FileInfo) int64 { return info.Size() }

@@ -3,7 +3,6 @@
 package worktree
 
 import (
-	"io/fs"
 	"os/exec"
 	"syscall"
 )
@@ -19,11 +18,3 @@ func ownGroup(cmd *exec.Cmd) {
 
 // killGroup kills the process group pgid, if anything is left of it.
 func killGroup(pgid int) { syscall.Kill(-pgid, syscall.SIGKILL) } //nolint:errcheck // gone already is fine
-
-// onDisk is how much disk a file takes: its blocks.
-func onDisk(info fs.FileInfo) int64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return st.Blocks * 512
-	}
-	return info.Size()
-}

@@ -202,27 +202,3 @@ func Forget(w Worktree) (bool, error) {
 	}
 	return true, nil
 }
-
-// DiskUse returns how much disk the folder dir holds, in bytes: the blocks its files
-// take, links not followed, each folder once. It stops when ctx is done.
-func DiskUse(ctx context.Context, dir string) (int64, error) {
-	var total int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // a file gone meanwhile, a folder it cannot read
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		total += onDisk(info)
-		return nil
-	})
-	return total, err
-}

@@ -1,12 +1,10 @@
-package runs
+package record
 
 import (
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/segwi/segwi/runs/changes"
 )
 
 // Conversation is a run and the runs that continue it (Manager.Continue), and those that
@@ -96,7 +94,7 @@ func loadLinked(stateDir, id string, seen map[string]bool) (Info, bool) {
 	if seen[id] || id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 		return Info{}, false
 	}
-	info, err := readInfo(filepath.Join(RunsDir(stateDir), id))
+	info, err := ReadInfo(filepath.Join(RunsDir(stateDir), id))
 	if err != nil || info.ID != id {
 		return Info{}, false
 	}
@@ -133,7 +131,7 @@ func (c Conversation) Live() (Info, bool) {
 // when that run recorded none (an older segwi recorded it, or its checkout was not a git
 // work tree then), the first base a later run of it recorded. It is the zero Base when
 // none did (changes.Take then says why).
-func (c Conversation) Base() changes.Base {
+func (c Conversation) Base() Base {
 	for _, r := range c.Runs {
 		if r.Base.Known() {
 			return *r.Base
@@ -142,7 +140,7 @@ func (c Conversation) Base() changes.Base {
 	if b := c.First().Base; b != nil {
 		return *b
 	}
-	return changes.Base{}
+	return Base{}
 }
 
 // CostUSD is what the conversation's runs cost in all.

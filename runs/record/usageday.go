@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"bufio"
@@ -51,7 +51,7 @@ func (d DayUsage) holds(t time.Time) bool { return !t.Before(d.Start) && t.Befor
 // as `segwi usage --by day` counts them, for the tray, which must not hold thousands of
 // summaries to say one line: only the run folders named after that day or a day each side
 // (a run's folder is named after the local time of its creation, newID) are looked at,
-// each from its index entry when that still matches its record (as loadIndex decides),
+// each from its index entry when that still matches its record (as LoadIndex decides),
 // else from the record; the index is streamed, not kept, and not written. Its error is for
 // a runs folder that cannot be listed.
 func UsageOfDay(stateDir string, day time.Time) (DayUsage, error) {
@@ -102,16 +102,16 @@ func UsageOfDay(stateDir string, day time.Time) (DayUsage, error) {
 // summaryOf is the summary of the run in dir, from its index entry e when e (not racy)
 // is of the record's present version, else from the record; false for a record that
 // cannot be read (damaged, or a folder that is not a run's).
-func summaryOf(dir string, e *indexEntry) (Summary, bool) {
+func summaryOf(dir string, e *IndexEntry) (Summary, bool) {
 	if e != nil && !e.racy {
-		if st, err := os.Stat(filepath.Join(dir, infoFile)); err == nil && keyOf(st) == e.key {
+		if st, err := os.Stat(filepath.Join(dir, InfoFile)); err == nil && keyOf(st) == e.Key {
 			var s Summary
-			if fastjson.Unmarshal(e.summary, &s) == nil {
+			if fastjson.Unmarshal(e.Summary, &s) == nil {
 				return s, true
 			}
 		}
 	}
-	info, err := readInfo(dir)
+	info, err := ReadInfo(dir)
 	if err != nil {
 		return Summary{}, false
 	}
@@ -121,7 +121,7 @@ func summaryOf(dir string, e *indexEntry) (Summary, bool) {
 // indexEntriesOf returns the entries of the index file at path for the run folders in
 // want, reading the file a line at a time and keeping no other entry; none when the file
 // is missing, of another version or damaged (its checksum is checked over the whole file).
-func indexEntriesOf(path string, want map[string]bool) map[string]*indexEntry {
+func indexEntriesOf(path string, want map[string]bool) map[string]*IndexEntry {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -130,7 +130,7 @@ func indexEntriesOf(path string, want map[string]bool) map[string]*indexEntry {
 	r := bufio.NewReaderSize(f, 64<<10)
 	header := fmt.Appendf(nil, "%s %d\n", indexHeader, indexVersion)
 	var sum uint32
-	out := map[string]*indexEntry{}
+	out := map[string]*IndexEntry{}
 	n := 0
 	for first := true; ; first = false {
 		line, err := r.ReadSlice('\n')
@@ -169,7 +169,7 @@ func indexEntriesOf(path string, want map[string]bool) map[string]*indexEntry {
 		if !ok {
 			return nil
 		}
-		e.summary = bytes.Clone(e.summary) // line is the reader's buffer
-		out[e.id] = &e
+		e.Summary = bytes.Clone(e.Summary) // line is the reader's buffer
+		out[e.ID] = &e
 	}
 }

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func initText(in *InitInfo) string {
 		parts = append(parts, in.PermissionMode+" mode")
 	}
 	if len(in.Tools) > 0 {
-		parts = append(parts, plural(len(in.Tools), "tool"))
+		parts = append(parts, Plural(len(in.Tools), "tool"))
 	}
 	if len(in.MCPServers) > 0 {
 		var servers []string
@@ -48,9 +48,9 @@ func resultText(e Event) string {
 	if res == nil {
 		return outcome
 	}
-	text := fmt.Sprintf("%s after %s, $%.4f", outcome, plural(res.NumTurns, "turn"), res.CostUSD)
+	text := fmt.Sprintf("%s after %s, $%.4f", outcome, Plural(res.NumTurns, "turn"), res.CostUSD)
 	if n := len(res.Denials); n > 0 {
-		text += ", " + plural(n, "call") + " refused"
+		text += ", " + Plural(n, "call") + " refused"
 	}
 	switch r := res.TerminalReason; r {
 	case "", "completed":
@@ -143,7 +143,7 @@ func rawWords(e Event) Words {
 		if e.Text == "" {
 			return Words{"event", "(an event this segwi does not know)"}
 		}
-		return Words{"event", "(an event this segwi does not know, " + plural(len(e.Text), "byte") + ")"}
+		return Words{"event", "(an event this segwi does not know, " + Plural(len(e.Text), "byte") + ")"}
 	}
 	switch head.Type {
 	case "text": // a text block in a user message: Claude Code's own notes ("[Request interrupted by user]")

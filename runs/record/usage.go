@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"fmt"
@@ -96,7 +96,7 @@ func UsageText(u Usage) string {
 
 // String says what u counts, for a person: its UsageText over its turns, and its models.
 func (u RunUsage) String() string {
-	return UsageText(u.Usage) + " over " + plural(u.Turns, "turn") + modelsText(u.Models)
+	return UsageText(u.Usage) + " over " + Plural(u.Turns, "turn") + modelsText(u.Models)
 }
 
 // modelsText names the models of a turn's usage, after its UsageText: " by opus" or " by

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"bytes"
@@ -32,8 +32,8 @@ func RawEventOf(v any) Event {
 	return RawEvent(js)
 }
 
-// cutFields cuts e's long text fields at MaxFieldBytes, on a rune boundary.
-func cutFields(e *Event) {
+// CutFields cuts e's long text fields at MaxFieldBytes, on a rune boundary.
+func CutFields(e *Event) {
 	cut := func(s string) string {
 		if len(s) <= MaxFieldBytes {
 			return s

@@ -1,4 +1,4 @@
-package runs
+package record
 
 // State is where a run is in its life:
 //

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import "testing"
 
@@ -22,7 +22,7 @@ func TestBudgetReached(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.b.reached(tt.u, tt.turns); got != tt.want {
+			if got := tt.b.Reached(tt.u, tt.turns); got != tt.want {
 				t.Errorf("%+v reached with %+v over %d turns: %q, want %q", tt.b, tt.u, tt.turns, got, tt.want)
 			}
 		})

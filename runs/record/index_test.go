@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func indexRun(t *testing.T, state string, info Info, at time.Time) string {
 	if err := writeInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(filepath.Join(dir, infoFile), at, at); err != nil {
+	if err := os.Chtimes(filepath.Join(dir, InfoFile), at, at); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -114,12 +114,12 @@ func TestSummariesFollowTheRecords(t *testing.T) {
 		change func(t *testing.T)
 	}{
 		{"a record rewritten as segwi writes it, the same size, its modification time put back", func(t *testing.T) {
-			in, _ := readInfo(first)
+			in, _ := ReadInfo(first)
 			in.State = StateTimedOut // as long as "succeeded"
 			indexRun(t, state, in, long.Add(time.Hour))
 		}},
 		{"a record edited in place, the same size, its modification time put back", func(t *testing.T) {
-			path := filepath.Join(first, infoFile)
+			path := filepath.Join(first, InfoFile)
 			b, _ := os.ReadFile(path)
 			if err := os.WriteFile(path, bytes.Replace(b, []byte("fix the login"), []byte("fix the logon"), 1), 0o600); err != nil {
 				t.Fatal(err)
@@ -138,7 +138,7 @@ func TestSummariesFollowTheRecords(t *testing.T) {
 			os.RemoveAll(filepath.Join(RunsDir(state), "20250601-120001-aaaaa1"))
 		}},
 		{"a record damaged", func(t *testing.T) {
-			os.WriteFile(filepath.Join(RunsDir(state), "20250601-120002-aaaaa2", infoFile), []byte(`{"id":"20250601-120002-aaaaa2","kind":"bu`), 0o600)
+			os.WriteFile(filepath.Join(RunsDir(state), "20250601-120002-aaaaa2", InfoFile), []byte(`{"id":"20250601-120002-aaaaa2","kind":"bu`), 0o600)
 		}},
 		{"a damaged record repaired", func(t *testing.T) {
 			indexRun(t, state, Info{ID: "20250601-120002-aaaaa2", Kind: KindBuild, State: StateStopped, Created: long}, long)
@@ -282,23 +282,6 @@ func TestTheIndexKeepsUpWithWritersElsewhere(t *testing.T) {
 	checkSummaries(t, state, "again")
 }
 
-// A run recorded after the index was written, left running by a segwi that is gone, is
-// marked interrupted though the index never knew it.
-func TestNewManagerMarksARunTheIndexDoesNotKnow(t *testing.T) {
-	state := t.TempDir()
-	long := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded, Created: long}, long)
-	Summaries(state)
-	indexRun(t, state, Info{ID: "20250601-130000-bbbbbb", Kind: KindBuild, State: StateRunning, Created: long}, long.Add(time.Hour))
-	if _, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)}); err != nil {
-		t.Fatalf("NewManager: %v", err)
-	}
-	if in, err := Load(state, "bbbbbb"); err != nil || in.State != StateInterrupted {
-		t.Errorf("the run unknown to the index is %s (%v), want interrupted", in.State, err)
-	}
-	checkSummaries(t, state, "after NewManager")
-}
-
 // A record written within a timestamp tick of the stat that indexed it could be written
 // again in the same tick, the same size, in place, and look unchanged to the next stat: its
 // entry is marked racy and read again, whatever its key says, until the record has settled.
@@ -310,15 +293,15 @@ func TestARacyEntryIsReadAgainThoughItsKeyMatches(t *testing.T) {
 	if err := writeInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, _ := loadIndex(state)
+	entries, _, _ := LoadIndex(state)
 	if len(entries) != 1 || !entries[0].racy {
 		t.Fatalf("a record written just now is indexed as %+v, want one racy entry", entries)
 	}
 	// What a same-tick write would leave: the index's entry, its key matching the record,
 	// summarising another version of it.
 	stale := entries[0]
-	stale.summary = bytes.Replace(stale.summary, []byte(`"succeeded"`), []byte(`"timed-out"`), 1)
-	if err := writeIndex(state, []indexEntry{stale}); err != nil {
+	stale.Summary = bytes.Replace(stale.Summary, []byte(`"succeeded"`), []byte(`"timed-out"`), 1)
+	if err := writeIndex(state, []IndexEntry{stale}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := Summaries(state); len(got) != 1 || got[0].State != StateSucceeded {
@@ -327,8 +310,8 @@ func TestARacyEntryIsReadAgainThoughItsKeyMatches(t *testing.T) {
 
 	// Settled (dated an hour back), its entry is trusted while its key matches.
 	old := time.Now().Add(-time.Hour)
-	os.Chtimes(filepath.Join(dir, infoFile), old, old)
-	if entries, _, _ = loadIndex(state); len(entries) != 1 || entries[0].racy {
+	os.Chtimes(filepath.Join(dir, InfoFile), old, old)
+	if entries, _, _ = LoadIndex(state); len(entries) != 1 || entries[0].racy {
 		t.Fatalf("a settled record is indexed as %+v, want one entry, not racy", entries)
 	}
 }
@@ -338,7 +321,7 @@ func TestARacyEntryIsReadAgainThoughItsKeyMatches(t *testing.T) {
 func TestAListAndAReadOfARecordSeeTheSameKey(t *testing.T) {
 	state := t.TempDir()
 	dir := indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded}, time.Now().Add(-time.Hour))
-	_, st, err := readInfoStat(dir)
+	_, st, err := ReadInfoStat(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,31 +329,21 @@ func TestAListAndAReadOfARecordSeeTheSameKey(t *testing.T) {
 	if err != nil || len(names) != 1 || errs[0] != nil {
 		t.Fatalf("statRuns = %q, %v, %v", names, errs, err)
 	}
-	if keys[0] != keyOf(st) || (keys[0].ino == 0 && runtime.GOOS == "linux") {
+	if keys[0] != keyOf(st) || (keys[0].Ino == 0 && runtime.GOOS == "linux") {
 		t.Errorf("a list sees %+v, a read %+v; want the same key, with its inode", keys[0], keyOf(st))
 	}
 }
 
-// The index only says which runs to look at: a run it holds as live whose record, read
-// under the run's lock, says it ended (its segwi ended it after the index was read, then
-// let go of the lock) is left as it ended.
-func TestMarkInterruptedGoesByTheRecordReadUnderTheLock(t *testing.T) {
-	state := t.TempDir()
-	long := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	indexRun(t, state, Info{ID: "20250601-120000-aaaaaa", Kind: KindBuild, State: StateSucceeded, Created: long}, long)
-	entries, _, _ := loadIndex(state)
-	if len(entries) != 1 {
-		t.Fatalf("the index holds %d runs, want 1", len(entries))
+// writeInfo writes info as dir's run.json as the runs engine does (runs.writeInfo): a new
+// file renamed over the old one.
+func writeInfo(dir string, info Info) error {
+	b, err := info.AppendJSON(nil)
+	if err != nil {
+		return err
 	}
-	seen := entries[0] // as the index read it while the run was going
-	seen.state = StateRunning
-	if err := writeIndex(state, []indexEntry{seen}); err != nil {
-		t.Fatal(err)
+	tmp := filepath.Join(dir, InfoFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
 	}
-	if damaged := MarkInterrupted(state); len(damaged) != 0 {
-		t.Fatalf("MarkInterrupted: %v", damaged)
-	}
-	if in, err := Load(state, "aaaaaa"); err != nil || in.State != StateSucceeded {
-		t.Errorf("the run is %s (%v), want succeeded, as its record says", in.State, err)
-	}
+	return os.Rename(tmp, filepath.Join(dir, InfoFile))
 }

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // stats each run.json, rather than read and decode every record (at 10,000 runs that was
 // most of the tray's start, and half a second of each history window and `segwi runs`).
 //
-// The records stay the source of truth. Each read of the index (loadIndex) lists the runs
+// The records stay the source of truth. Each read of the index (LoadIndex) lists the runs
 // folder and stats every run.json: a run whose record is not in the index, or whose stat
 // differs from what the index holds (inode, size, modification and change times), is read
 // from its record; a run whose folder is gone is dropped. So a record written by anyone (this
@@ -66,20 +66,20 @@ const (
 // CPU has it), made on first use: making it is 0.45 ms of every segwi start otherwise.
 var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
-// recordKey is what stat says of a version of a run.json: a write of the record changes
+// RecordKey is what stat says of a version of a run.json: a write of the record changes
 // it (its change time at least, and its inode when written as writeInfo does, by rename).
-type recordKey struct {
-	ino, size    uint64
-	mtime, ctime int64 // nanoseconds since the Unix epoch
+type RecordKey struct {
+	Ino, Size    uint64
+	MTime, CTime int64 // nanoseconds since the Unix epoch
 }
 
-// indexEntry is one run in the index.
-type indexEntry struct {
-	id      string // the run folder's name
-	key     recordKey
-	racy    bool // the record was written within racyWindow of its stat: read it again next time
-	state   State
-	summary []byte // the run's Summary as JSON, on one line
+// IndexEntry is one run in the runs index.
+type IndexEntry struct {
+	ID      string    // the run folder's name
+	Key     RecordKey // the version of run.json it summarises
+	racy    bool      // the record was written within racyWindow of its stat: read it again next time
+	State   State
+	Summary []byte // the run's Summary as JSON, on one line
 }
 
 // Summaries returns the summaries of the runs recorded under stateDir, oldest first, and
@@ -87,18 +87,18 @@ type indexEntry struct {
 // and named in damaged), from the runs index (brought up to date with the records first).
 // Its error is for a runs folder that cannot be listed at all.
 func Summaries(stateDir string) ([]Summary, []Damaged, error) {
-	entries, damaged, err := loadIndex(stateDir)
+	entries, damaged, err := LoadIndex(stateDir)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := make([]Summary, 0, len(entries))
 	for _, e := range entries {
-		dir := filepath.Join(RunsDir(stateDir), e.id)
+		dir := filepath.Join(RunsDir(stateDir), e.ID)
 		var s Summary
-		if err := fastjson.Unmarshal(e.summary, &s); err != nil {
+		if err := fastjson.Unmarshal(e.Summary, &s); err != nil {
 			// The index held what this segwi cannot decode, its checksum right: the
 			// record says.
-			info, err := readInfo(dir)
+			info, err := ReadInfo(dir)
 			var d Damaged
 			if errors.As(err, &d) {
 				damaged = append(damaged, d)
@@ -120,12 +120,12 @@ func Summaries(stateDir string) ([]Summary, []Damaged, error) {
 	return out, damaged, nil
 }
 
-// loadIndex returns an entry for each run recorded under stateDir whose record can be
+// LoadIndex returns an entry for each run recorded under stateDir whose record can be
 // read, in the order of their folders' names, and the records that cannot be read (named
 // each time: the index keeps no entry for them). It reads the runs index, brings it up to
 // date with the records (see the comment on indexFile) and writes it back when that changed
 // anything. Its error is for a runs folder that cannot be listed.
-func loadIndex(stateDir string) ([]indexEntry, []Damaged, error) {
+func LoadIndex(stateDir string) ([]IndexEntry, []Damaged, error) {
 	runsDir := RunsDir(stateDir)
 	names, keys, statErrs, err := statRuns(runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,25 +136,25 @@ func loadIndex(stateDir string) ([]indexEntry, []Damaged, error) {
 	}
 	old, ok := readIndex(filepath.Join(stateDir, indexFile))
 	changed := !ok
-	entries := make([]indexEntry, 0, len(names))
+	entries := make([]IndexEntry, 0, len(names))
 	var damaged []Damaged
 	now := time.Now()
 	i := 0
 	for n, name := range names {
-		for i < len(old) && old[i].id < name {
+		for i < len(old) && old[i].ID < name {
 			i, changed = i+1, true // its folder is gone
 		}
-		var prev *indexEntry
-		if i < len(old) && old[i].id == name {
+		var prev *IndexEntry
+		if i < len(old) && old[i].ID == name {
 			prev = &old[i]
 			i++
 		}
-		if prev != nil && !prev.racy && statErrs[n] == nil && keys[n] == prev.key {
+		if prev != nil && !prev.racy && statErrs[n] == nil && keys[n] == prev.Key {
 			entries = append(entries, *prev)
 			continue
 		}
 		dir := filepath.Join(runsDir, name)
-		info, st, err := readInfoStat(dir)
+		info, st, err := ReadInfoStat(dir)
 		if err != nil {
 			var d Damaged
 			if errors.As(err, &d) {
@@ -165,7 +165,7 @@ func loadIndex(stateDir string) ([]indexEntry, []Damaged, error) {
 		}
 		e, err := entryOf(name, info, st, now)
 		if err != nil {
-			damaged = append(damaged, Damaged{Dir: dir, File: filepath.Join(dir, infoFile), Err: err})
+			damaged = append(damaged, Damaged{Dir: dir, File: filepath.Join(dir, InfoFile), Err: err})
 			changed = changed || prev != nil
 			continue
 		}
@@ -188,7 +188,7 @@ func loadIndex(stateDir string) ([]indexEntry, []Damaged, error) {
 // statRuns returns the names of the run folders in runsDir, sorted (as the index is), and
 // what stat says of each one's run.json: its key, or the error in statErrs. Thousands of
 // stats are shared out among the CPUs.
-func statRuns(runsDir string) (names []string, keys []recordKey, statErrs []error, err error) {
+func statRuns(runsDir string) (names []string, keys []RecordKey, statErrs []error, err error) {
 	dir, err := os.Open(runsDir)
 	if err != nil {
 		return nil, nil, nil, err
@@ -205,7 +205,7 @@ func statRuns(runsDir string) (names []string, keys []recordKey, statErrs []erro
 		}
 	}
 	slices.Sort(names)
-	keys, statErrs = make([]recordKey, len(names)), make([]error, len(names))
+	keys, statErrs = make([]RecordKey, len(names)), make([]error, len(names))
 	workers := min(runtime.GOMAXPROCS(0), 1+len(names)/statShare)
 	share := (len(names) + workers - 1) / max(workers, 1)
 	var wg sync.WaitGroup
@@ -222,20 +222,20 @@ const statShare = 1000
 
 // entryOf is the index entry of the run folder name whose record, info, was read when
 // stat said st of it, at about now.
-func entryOf(name string, info Info, st fs.FileInfo, now time.Time) (indexEntry, error) {
+func entryOf(name string, info Info, st fs.FileInfo, now time.Time) (IndexEntry, error) {
 	summary, err := appendPlainJSON(nil, SummaryOf(info), "")
 	if err != nil {
-		return indexEntry{}, fmt.Errorf("summarising the record: %w", err)
+		return IndexEntry{}, fmt.Errorf("summarising the record: %w", err)
 	}
-	return indexEntry{
-		id: name, key: keyOf(st), racy: now.Sub(st.ModTime()) < racyWindow,
-		state: info.State, summary: summary,
+	return IndexEntry{
+		ID: name, Key: keyOf(st), racy: now.Sub(st.ModTime()) < racyWindow,
+		State: info.State, Summary: summary,
 	}, nil
 }
 
 // same says whether e and o would be written alike.
-func (e *indexEntry) same(o indexEntry) bool {
-	return e.key == o.key && e.racy == o.racy && e.state == o.state && bytes.Equal(e.summary, o.summary)
+func (e *IndexEntry) same(o IndexEntry) bool {
+	return e.Key == o.Key && e.racy == o.racy && e.State == o.State && bytes.Equal(e.Summary, o.Summary)
 }
 
 // indexable says whether a run folder's name fits on an index line; a run in a folder
@@ -245,7 +245,7 @@ func indexable(name string) bool { return !strings.ContainsAny(name, "\t\n\r") }
 
 // readIndex returns the entries of the index file at path, and whether it could be read
 // whole: false for a file that is missing, of another version or damaged.
-func readIndex(path string) ([]indexEntry, bool) {
+func readIndex(path string) ([]IndexEntry, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false
@@ -265,12 +265,12 @@ func readIndex(path string) ([]indexEntry, bool) {
 	if !ok {
 		return nil, false // another version: rebuilt
 	}
-	entries := make([]indexEntry, 0, n)
+	entries := make([]IndexEntry, 0, n)
 	for len(lines) > 0 {
 		var line []byte
 		line, lines, _ = bytes.Cut(lines, []byte("\n"))
 		e, ok := parseEntry(line)
-		if !ok || (len(entries) > 0 && entries[len(entries)-1].id >= e.id) {
+		if !ok || (len(entries) > 0 && entries[len(entries)-1].ID >= e.ID) {
 			return nil, false
 		}
 		entries = append(entries, e)
@@ -282,32 +282,32 @@ func readIndex(path string) ([]indexEntry, bool) {
 }
 
 // parseEntry reads an index line (see the index comment).
-func parseEntry(line []byte) (indexEntry, bool) {
+func parseEntry(line []byte) (IndexEntry, bool) {
 	var f [8][]byte
 	for i := range len(f) - 1 {
 		var ok bool
 		if f[i], line, ok = bytes.Cut(line, []byte("\t")); !ok {
-			return indexEntry{}, false
+			return IndexEntry{}, false
 		}
 	}
 	f[7] = line
-	var e indexEntry
+	var e IndexEntry
 	var ok [4]bool
-	e.key.ino, ok[0] = parseUint(f[1])
-	e.key.size, ok[1] = parseUint(f[2])
-	e.key.mtime, ok[2] = parseInt(f[3])
-	e.key.ctime, ok[3] = parseInt(f[4])
+	e.Key.Ino, ok[0] = parseUint(f[1])
+	e.Key.Size, ok[1] = parseUint(f[2])
+	e.Key.MTime, ok[2] = parseInt(f[3])
+	e.Key.CTime, ok[3] = parseInt(f[4])
 	if ok != [4]bool{true, true, true, true} || len(f[0]) == 0 || len(f[7]) == 0 {
-		return indexEntry{}, false
+		return IndexEntry{}, false
 	}
 	switch string(f[5]) {
 	case "r":
 		e.racy = true
 	case "-":
 	default:
-		return indexEntry{}, false
+		return IndexEntry{}, false
 	}
-	e.id, e.state, e.summary = string(f[0]), stateOf(f[6]), f[7]
+	e.ID, e.State, e.Summary = string(f[0]), stateOf(f[6]), f[7]
 	return e, true
 }
 
@@ -360,37 +360,37 @@ func parseInt(b []byte) (int64, bool) {
 // writeIndex replaces the index file of stateDir with entries, atomically: a temporary
 // file renamed over it. It is not synced: an index cut short by a crash fails its checksum
 // and is rebuilt.
-func writeIndex(stateDir string, entries []indexEntry) error {
+func writeIndex(stateDir string, entries []IndexEntry) error {
 	size := 64
 	for _, e := range entries {
-		size += len(e.id) + len(e.state) + len(e.summary) + 80
+		size += len(e.ID) + len(e.State) + len(e.Summary) + 80
 	}
 	b := make([]byte, 0, size)
 	b = fmt.Appendf(b, "%s %d\n", indexHeader, indexVersion)
 	n := 0
 	for _, e := range entries {
-		if !indexable(e.id) {
+		if !indexable(e.ID) {
 			continue
 		}
 		flags := "-"
 		if e.racy {
 			flags = "r"
 		}
-		b = append(b, e.id...)
+		b = append(b, e.ID...)
 		b = append(b, '\t')
-		b = strconv.AppendUint(b, e.key.ino, 10)
+		b = strconv.AppendUint(b, e.Key.Ino, 10)
 		b = append(b, '\t')
-		b = strconv.AppendUint(b, e.key.size, 10)
+		b = strconv.AppendUint(b, e.Key.Size, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.key.mtime, 10)
+		b = strconv.AppendInt(b, e.Key.MTime, 10)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, e.key.ctime, 10)
+		b = strconv.AppendInt(b, e.Key.CTime, 10)
 		b = append(b, '\t')
 		b = append(b, flags...)
 		b = append(b, '\t')
-		b = append(b, e.state...)
+		b = append(b, e.State...)
 		b = append(b, '\t')
-		b = append(b, e.summary...)
+		b = append(b, e.Summary...)
 		b = append(b, '\n')
 		n++
 	}

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 func TestCutFields(t *testing.T) {
 	e := Event{Text: strings.Repeat("é", MaxFieldBytes), Input: json.RawMessage(`"` + strings.Repeat("a", MaxFieldBytes) + `"`)}
-	cutFields(&e)
+	CutFields(&e)
 	if !e.Truncated || len(e.Text) > MaxFieldBytes || !json.Valid(e.Input) || !strings.HasPrefix(e.Text, "é") {
 		t.Errorf("got truncated=%v, text of %d bytes, input valid=%v; want truncated, at most %d bytes, valid JSON",
 			e.Truncated, len(e.Text), json.Valid(e.Input), MaxFieldBytes)

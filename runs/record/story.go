@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"encoding/json"
@@ -203,11 +203,11 @@ func (s Story) PullRequestBody(withApprovals bool) string {
 		fmt.Fprintf(&b, "Made by a segwi %s run of Claude Code (`%s`), cost $%.4f.\n", kind, first.ID, c.CostUSD())
 	} else {
 		fmt.Fprintf(&b, "Made by a segwi %s run of Claude Code and %s (%s), cost $%.4f in all.\n",
-			kind, plural(len(c.Runs)-1, "continuation"), codeList(c.IDs()), c.CostUSD())
+			kind, Plural(len(c.Runs)-1, "continuation"), codeList(c.IDs()), c.CostUSD())
 	}
 	for i, said := range s.Said {
 		if i == maxBodySaid {
-			fmt.Fprintf(&b, "\n…and %s more.\n", plural(len(s.Said)-maxBodySaid, "message"))
+			fmt.Fprintf(&b, "\n…and %s more.\n", Plural(len(s.Said)-maxBodySaid, "message"))
 			break
 		}
 		who := "**Asked**"
@@ -226,7 +226,7 @@ func (s Story) PullRequestBody(withApprovals bool) string {
 		}
 		for i, ap := range s.Approved {
 			if i == maxBodyApproved {
-				fmt.Fprintf(&b, "- …and %s more.\n", plural(len(s.Approved)-maxBodyApproved, "call"))
+				fmt.Fprintf(&b, "- …and %s more.\n", Plural(len(s.Approved)-maxBodyApproved, "call"))
 				break
 			}
 			b.WriteString("- " + ap.Line() + "\n")

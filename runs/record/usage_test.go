@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"testing"
@@ -18,10 +18,10 @@ func TestARunsUsageSumsItsTurns(t *testing.T) {
 			{Model: "haiku", Usage: Usage{InputTokens: 2, CostUSD: 0.05}},
 			{Model: "opus", Usage: Usage{InputTokens: 5, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.2}},
 		}}
-	in.note(&Event{Type: EventUsage, Usage: &turn1})
+	in.Note(&Event{Type: EventUsage, Usage: &turn1})
 	before := in
-	in.note(&Event{Type: EventResult, Result: &ResultInfo{CostUSD: 0.5}})
-	in.note(&Event{Type: EventUsage, Usage: &turn2})
+	in.Note(&Event{Type: EventResult, Result: &ResultInfo{CostUSD: 0.5}})
+	in.Note(&Event{Type: EventUsage, Usage: &turn2})
 
 	want := &RunUsage{Turns: 2, Usage: Usage{InputTokens: 17, OutputTokens: 1, CacheReadTokens: 100, CacheWriteTokens: 3, CostUSD: 0.75},
 		Models: []ModelUsage{

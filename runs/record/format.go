@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs/push"
 )
 
 // Words is an event put in words for a person: the one wording that `segwi run`,
@@ -54,7 +53,7 @@ func (n *Narrator) Line(e Event) string {
 	if w.Label == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s %-9s %s", e.Time.Local().Format("15:04:05"), w.Label, oneLine(w.Text, 400))
+	return fmt.Sprintf("%s %-9s %s", e.Time.Local().Format("15:04:05"), w.Label, OneLine(w.Text, 400))
 }
 
 // Words returns the words of e. They are empty (no Label) for an event that says nothing
@@ -134,7 +133,7 @@ func (n *Narrator) Words(e Event) Words {
 		case e.Exit == nil:
 			return Words{"exit", "the process ended"}
 		case e.Exit.Signal != "" && e.Exit.Code > 128:
-			return Words{"exit", fmt.Sprintf("code %d, %s", e.Exit.Code, signalWords(syscall.Signal(e.Exit.Code-128)))}
+			return Words{"exit", fmt.Sprintf("code %d, %s", e.Exit.Code, SignalWords(syscall.Signal(e.Exit.Code-128)))}
 		case e.Exit.Signal != "":
 			return Words{"exit", fmt.Sprintf("code %d (%s)", e.Exit.Code, e.Exit.Signal)}
 		}
@@ -308,7 +307,7 @@ func pushText(e Event) string {
 	if a == nil {
 		return e.Text
 	}
-	if a.Outcome == push.Pushed {
+	if a.Outcome == Pushed {
 		return a.Message
 	}
 	return "not pushed: " + a.Message
@@ -348,18 +347,19 @@ func inputSummary(input json.RawMessage) string {
 	return string(input)
 }
 
-func plural(n int, what string) string {
+// Plural counts n of what for a person: "1 file", "3 files".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// oneLine shows s on one line, at most max runes: newlines as "⏎", escapes as "␛", the
+// OneLine shows s on one line, at most max runes: newlines as "⏎", escapes as "␛", the
 // other control characters and the invisible ones escaped (visible.Escape), and "…" when
 // it was shortened. Only the start of s that can show is read: a 4 KB text costs what its
 // first max runes do.
-func oneLine(s string, max int) string {
+func OneLine(s string, max int) string {
 	s = strings.TrimRight(s, "\r\n")
 	// Most texts start with plain ASCII: when the runes that can show are all printable
 	// ASCII, they show as they are.

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"errors"
@@ -20,9 +20,9 @@ type Damaged struct {
 // Error says which file is damaged, how, what it costs and what to do (Advice).
 func (d Damaged) Error() string {
 	switch filepath.Base(d.File) {
-	case infoFile:
+	case InfoFile:
 		return fmt.Sprintf("run record %s cannot be read: %v; %s", d.File, d.Err, d.Advice())
-	case eventsFile:
+	case EventsFile:
 		return fmt.Sprintf("run events %s cannot be read or added to: %v; %s", d.File, d.Err, d.Advice())
 	}
 	if d.File == d.Dir {
@@ -36,9 +36,9 @@ func (d Damaged) Error() string {
 // is still listed. Empty for damage of the runs folder itself.
 func (d Damaged) Advice() string {
 	switch {
-	case filepath.Base(d.File) == infoFile:
+	case filepath.Base(d.File) == InfoFile:
 		return fmt.Sprintf("the run is left out: repair the file, or move its folder %s away", d.Dir)
-	case filepath.Base(d.File) == eventsFile:
+	case filepath.Base(d.File) == EventsFile:
 		return fmt.Sprintf("the run is still listed: repair the file, or move its folder %s away", d.Dir)
 	case d.File == d.Dir:
 		return ""
@@ -49,16 +49,16 @@ func (d Damaged) Advice() string {
 // Unwrap returns Err.
 func (d Damaged) Unwrap() error { return d.Err }
 
-// damagedIn returns the Damaged records among the errors err joins (errors.Join, at any
+// DamagedIn returns the Damaged records among the errors err joins (errors.Join, at any
 // depth), and wraps each other error as the damage of the runs folder of stateDir.
-func damagedIn(stateDir string, err error) []Damaged {
+func DamagedIn(stateDir string, err error) []Damaged {
 	if err == nil {
 		return nil
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []Damaged
 		for _, e := range j.Unwrap() {
-			out = append(out, damagedIn(stateDir, e)...)
+			out = append(out, DamagedIn(stateDir, e)...)
 		}
 		return out
 	}
@@ -69,8 +69,8 @@ func damagedIn(stateDir string, err error) []Damaged {
 	return []Damaged{d}
 }
 
-// unwrapPath drops the operation and path of an *fs.PathError, which Damaged says itself.
-func unwrapPath(err error) error {
+// UnwrapPath drops the operation and path of an *fs.PathError, which Damaged says itself.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -1,4 +1,4 @@
-package runs
+package record
 
 import (
 	"encoding/json"
@@ -14,8 +14,6 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs/changes"
-	"github.com/segwi/segwi/runs/push"
 )
 
 func TestNarratorWordsEveryEvent(t *testing.T) {
@@ -29,7 +27,7 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 		a.RequestID = "q1"
 		return Event{Type: EventApprovalAnswer, ToolName: "Bash", ToolUseID: "t1", Approval: &a}
 	}
-	pushed := func(a push.Attempt) Event { return Event{Type: EventPush, Text: a.Message, Push: &a} }
+	pushed := func(a Attempt) Event { return Event{Type: EventPush, Text: a.Message, Push: &a} }
 	tests := []struct {
 		name   string
 		before []Event // what the narrator saw first
@@ -106,22 +104,22 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 			Process: &ProcessInfo{PID: 7, Command: "sleep 311", Killed: true}}, "leftover  killed process 7, which the run left running: sleep 311"},
 		{"missed events point at the record", nil, Event{Type: EventDropped, RunID: "r1", Dropped: 12},
 			"missed    12 events not shown: they came faster than they could be shown; segwi runs events r1 shows what the record kept of them"},
-		{"the record's cap says what it kept after it", nil, Event{Type: EventCapped, Text: eventsCapText},
-			"capped    " + eventsCapText},
-		{"a push says where it went", nil, pushed(push.Attempt{Outcome: push.Pushed, Branch: "segwi/fix", Remote: "origin", Message: "pushed segwi/fix (0123456789ab) to origin (https://github.com/o/r.git)"}),
+		{"the record's cap says what it kept after it", nil, Event{Type: EventCapped, Text: "events.jsonl reached its cap here"},
+			"capped    events.jsonl reached its cap here"},
+		{"a push says where it went", nil, pushed(Attempt{Outcome: Pushed, Branch: "segwi/fix", Remote: "origin", Message: "pushed segwi/fix (0123456789ab) to origin (https://github.com/o/r.git)"}),
 			"push      pushed segwi/fix (0123456789ab) to origin (https://github.com/o/r.git)"},
-		{"a refused push says why", nil, pushed(push.Attempt{Outcome: push.Refused, Reason: push.ReasonNoToken, Message: "no GitHub token is set; set one with `segwi token set`"}),
+		{"a refused push says why", nil, pushed(Attempt{Outcome: Refused, Reason: ReasonNoToken, Message: "no GitHub token is set; set one with `segwi token set`"}),
 			"push      not pushed: no GitHub token is set; set one with `segwi token set`"},
-		{"a failed push says what git said", nil, pushed(push.Attempt{Outcome: push.Failed, Message: "git push of segwi/fix to origin failed: ! [rejected]"}),
+		{"a failed push says what git said", nil, pushed(Attempt{Outcome: Failed, Message: "git push of segwi/fix to origin failed: ! [rejected]"}),
 			"push      not pushed: git push of segwi/fix to origin failed: ! [rejected]"},
 		{"a push event without its attempt shows its text", nil, Event{Type: EventPush, Text: "pushed"}, "push      pushed"},
 		{"a base on a branch names it, its commit and what was already changed", nil,
-			Event{Type: EventBase, Base: &changes.Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef", Dirty: []string{"a", "b", "c", "d", "e", "f"}, DirtyCount: 7}},
+			Event{Type: EventBase, Base: &Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef", Dirty: []string{"a", "b", "c", "d", "e", "f"}, DirtyCount: 7}},
 			"base      main at 0123456789ab, 7 files already changed: a, b, c, d, e and 2 more"},
-		{"a clean base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef"}}, "base      main at 0123456789ab, clean"},
-		{"a detached base says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Detached: true, Commit: "0123456789abcdef"}}, "base      detached HEAD at 0123456789ab, clean"},
-		{"a base with no commit yet says so", nil, Event{Type: EventBase, Base: &changes.Base{Repo: "/r", Branch: "main", Unborn: true, Dirty: []string{"a"}, DirtyCount: 1}}, "base      main, no commit yet, 1 file already changed: a"},
-		{"a commit of the run's changes names what it left out", nil, Event{Type: EventCommit, Commit: &changes.Committed{Commit: "0123456789abcdef", Branch: "segwi/fix", Subject: "Fix the login",
+		{"a clean base says so", nil, Event{Type: EventBase, Base: &Base{Repo: "/src/web", Branch: "main", Commit: "0123456789abcdef"}}, "base      main at 0123456789ab, clean"},
+		{"a detached base says so", nil, Event{Type: EventBase, Base: &Base{Repo: "/r", Detached: true, Commit: "0123456789abcdef"}}, "base      detached HEAD at 0123456789ab, clean"},
+		{"a base with no commit yet says so", nil, Event{Type: EventBase, Base: &Base{Repo: "/r", Branch: "main", Unborn: true, Dirty: []string{"a"}, DirtyCount: 1}}, "base      main, no commit yet, 1 file already changed: a"},
+		{"a commit of the run's changes names what it left out", nil, Event{Type: EventCommit, Commit: &Committed{Commit: "0123456789abcdef", Branch: "segwi/fix", Subject: "Fix the login",
 			Files: []string{"a.go", "b.go"}, LeftOut: []string{"notes.txt"}}}, "commit    0123456789ab on segwi/fix: Fix the login (2 files; left out, changed before the run: notes.txt)"},
 		{"a pull request gives its URL", nil, Event{Type: EventPullRequest, PullRequest: &PullRequest{Number: 7, URL: "https://github.com/me/web/pull/7", Head: "segwi/fix", Base: "main"}},
 			"pull request #7 https://github.com/me/web/pull/7 (segwi/fix into main)"},
@@ -140,7 +138,7 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 			"worktree  made /w/web/1 on segwi/x-1, from 0123456789ab of /src/web"},
 		{"a setup step says what it did", nil, Event{Type: EventSetup, Subtype: "output", Text: "added 3 packages"}, "setup     added 3 packages"},
 		{"ports name the range and the variables", nil, Event{Type: EventPorts, Text: "20000-20009"}, "ports     20000-20009 (SEGWI_PORT, SEGWI_PORT_COUNT)"},
-		{"an unknown base says why", nil, Event{Type: EventBase, Base: &changes.Base{Error: "/tmp/x is not a git checkout"}}, "base      not known: /tmp/x is not a git checkout"},
+		{"an unknown base says why", nil, Event{Type: EventBase, Base: &Base{Error: "/tmp/x is not a git checkout"}}, "base      not known: /tmp/x is not a git checkout"},
 	}
 	covered := map[EventType]bool{}
 	answered := map[string]bool{}
@@ -160,12 +158,13 @@ func TestNarratorWordsEveryEvent(t *testing.T) {
 			answered[tt.e.Approval.By] = true
 		}
 	}
-	for _, typ := range constsOf(t, ".", "EventType") {
+	// The event types are declared here, and by the engine (package runs) for its own.
+	for _, typ := range append(constsOf(t, ".", "EventType"), constsIn(t, "..", "EventType")...) {
 		if !covered[EventType(typ)] {
 			t.Errorf("no case words a %q event", typ)
 		}
 	}
-	for _, by := range constsOf(t, "../approvals", "Answerer") {
+	for _, by := range constsOf(t, "../../approvals", "Answerer") {
 		if !answered[by] {
 			t.Errorf("no case words an answer by %q", by)
 		}
@@ -223,8 +222,8 @@ func TestOneLineReadsOnlyTheStartItShows(t *testing.T) {
 	}
 	for _, text := range texts {
 		for _, max := range []int{0, 1, 3, 400} {
-			if got, want := oneLine(text, max), oneLineOfAll(text, max); got != want {
-				t.Errorf("oneLine(%.40q, %d) = %.60q, want %.60q", text, max, got, want)
+			if got, want := OneLine(text, max), oneLineOfAll(text, max); got != want {
+				t.Errorf("OneLine(%.40q, %d) = %.60q, want %.60q", text, max, got, want)
 			}
 		}
 	}
@@ -236,8 +235,8 @@ func FuzzOneLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, max int) {
 		max = max & 63
-		if got, want := oneLine(s, max), oneLineOfAll(s, max); got != want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", s, max, got, want)
+		if got, want := OneLine(s, max), oneLineOfAll(s, max); got != want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", s, max, got, want)
 		}
 	})
 }
@@ -270,6 +269,16 @@ func TestNarratorForgetsOldCallsPastItsBound(t *testing.T) {
 // package in dir, so that a table can be checked to cover them all.
 func constsOf(t *testing.T, dir, typ string) []string {
 	t.Helper()
+	out := constsIn(t, dir, typ)
+	if len(out) == 0 {
+		t.Fatalf("no constant of type %s in %s", typ, dir)
+	}
+	return out
+}
+
+// constsIn is constsOf for a package that may declare none.
+func constsIn(t *testing.T, dir, typ string) []string {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	var out []string
 	for _, name := range files {
@@ -296,9 +305,6 @@ func constsOf(t *testing.T, dir, typ string) []string {
 			}
 			return true
 		})
-	}
-	if len(out) == 0 {
-		t.Fatalf("no constant of type %s in %s", typ, dir)
 	}
 	return out
 }

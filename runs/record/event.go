@@ -1,13 +1,10 @@
-package runs
+package record
 
 import (
 	"encoding/json"
 	"time"
 
-	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/ports"
-	"github.com/segwi/segwi/runs/push"
-	"github.com/segwi/segwi/runs/worktree"
 )
 
 // EventType says what an Event is. The first group comes from Claude Code's stream-json
@@ -64,15 +61,15 @@ type Event struct {
 	State    *StateChange  `json:"state,omitempty"`
 	Exit     *ExitInfo     `json:"exit,omitempty"`
 	Approval *ApprovalInfo `json:"approval,omitempty"`
-	Push     *push.Attempt `json:"push,omitempty"` // push: an attempt to push the run's branch
-	Base     *changes.Base `json:"base,omitempty"` // base: where the checkout stood at the start
+	Push     *Attempt      `json:"push,omitempty"` // push: an attempt to push the run's branch
+	Base     *Base         `json:"base,omitempty"` // base: where the checkout stood at the start
 	// Commit is a commit of the run's changes made for the person (commit).
-	Commit *changes.Committed `json:"commit,omitempty"`
+	Commit *Committed `json:"commit,omitempty"`
 	// PullRequest is a pull request opened for the run's branch (pull-request).
 	PullRequest *PullRequest `json:"pullRequest,omitempty"`
 	Process     *ProcessInfo `json:"process,omitempty"` // leftover: a process the run left behind
 	// Worktree is the worktree the run works in (worktree).
-	Worktree *worktree.Worktree `json:"worktree,omitempty"`
+	Worktree *Worktree `json:"worktree,omitempty"`
 	// Ports are the TCP ports in the run's environment (ports).
 	Ports   *ports.Range    `json:"ports,omitempty"`
 	Raw     json.RawMessage `json:"raw,omitempty"` // the whole line of a raw event
