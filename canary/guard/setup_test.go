@@ -1,4 +1,4 @@
-package canary
+package guard
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ func writeHome(t *testing.T, files map[string]string) string {
 	return home
 }
 
-func actions(s GuardSetup) []string {
+func actions(s Setup) []string {
 	var out []string
 	for _, f := range s.Files {
 		out = append(out, string(f.Action)+" "+filepath.Base(f.Path))
@@ -32,11 +32,11 @@ func actions(s GuardSetup) []string {
 	return out
 }
 
-// In an empty home the setup writes the example as GuardHelp shows it, the hook executable,
+// In an empty home the setup writes the example as Help shows it, the hook executable,
 // and its deny file is one the canary reads; planned again, it keeps every file.
 func TestGuardSetupWritesTheExampleInAnEmptyHome(t *testing.T) {
 	home := t.TempDir()
-	s, err := PlanGuardSetup(home)
+	s, err := PlanSetup(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestGuardSetupWritesTheExampleInAnEmptyHome(t *testing.T) {
 			t.Errorf("%s: mode %v (%v), want %v", f.name, fi.Mode().Perm(), err, f.mode)
 		}
 	}
-	if got, err := GuardCommand(s.Deny); err != nil || got != "echo segwi-canary-guard" {
+	if got, err := Command(s.Deny); err != nil || got != "echo segwi-canary-guard" {
 		t.Errorf("the deny file's first command is %q (%v), want the harmless probe", got, err)
 	}
-	again, err := PlanGuardSetup(home)
+	again, err := PlanSetup(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestGuardSetupAddsToThePersonsSettingsAndKeepsTheirs(t *testing.T) {
   "env": {"A": "1"}
 }`
 	home := writeHome(t, map[string]string{claudeSettingsFile: settings, exampleDenyFile: "rm -rf /\n"})
-	s, err := PlanGuardSetup(home)
+	s, err := PlanSetup(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,22 +126,22 @@ func TestGuardSetupRefusesWhatItWouldSpoil(t *testing.T) {
 		{"PreToolUse that is not a list", map[string]string{claudeSettingsFile: `{"hooks": {"PreToolUse": {}}}`}, `"hooks.PreToolUse" is not a list`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := PlanGuardSetup(writeHome(t, c.files)); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("PlanGuardSetup: %v, want an error saying %q", err, c.want)
+			if _, err := PlanSetup(writeHome(t, c.files)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("PlanSetup: %v, want an error saying %q", err, c.want)
 			}
 		})
 	}
 
 	home := writeHome(t, map[string]string{claudeSettingsFile: `{"model": "opus"}`})
-	s, err := PlanGuardSetup(home)
+	s, err := PlanSetup(home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(home, claudeSettingsFile), []byte(`{"model": "sonnet"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Apply(); !errors.Is(err, ErrGuardChanged) {
-		t.Errorf("Apply after the settings changed: %v, want ErrGuardChanged", err)
+	if err := s.Apply(); !errors.Is(err, ErrChanged) {
+		t.Errorf("Apply after the settings changed: %v, want ErrChanged", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(home, claudeSettingsFile)); string(data) != `{"model": "sonnet"}` {
 		t.Errorf("the settings became %q", data)

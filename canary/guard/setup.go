@@ -1,4 +1,4 @@
-package canary
+package guard
 
 import (
 	"bytes"
@@ -12,100 +12,100 @@ import (
 	"path/filepath"
 )
 
-// GuardSetup is what setting up segwi's example guard hook (GuardHelp) writes under a
+// Setup is what setting up segwi's example guard hook (Help) writes under a
 // person's home folder: the deny file, the hook script, and the hook's entry in Claude
-// Code's user settings. PlanGuardSetup makes it without writing anything, for the person
+// Code's user settings. PlanSetup makes it without writing anything, for the person
 // to read; Apply writes it. Nothing the person has is replaced: a deny file or hook of
 // theirs is kept, and the settings file keeps every key, hook and order it has.
-type GuardSetup struct {
-	Deny  string      // the deny file, for segwi.canary.guardDeny
-	Files []GuardFile // in the order they are written
+type Setup struct {
+	Deny  string // the deny file, for segwi.canary.guardDeny
+	Files []File // in the order they are written
 }
 
-// GuardFile is one file of a GuardSetup.
-type GuardFile struct {
+// File is one file of a Setup.
+type File struct {
 	Path    string      `json:"path"`
-	Action  GuardAction `json:"action"`
+	Action  Action      `json:"action"`
 	Content string      `json:"content"` // what the file holds once written
 	Mode    fs.FileMode `json:"mode"`
 	before  []byte      // the file as read when planned; nil when it did not exist
 }
 
-// GuardAction says what Apply does to a file.
-type GuardAction string
+// Action says what Apply does to a file.
+type Action string
 
 // What Apply does to each file.
 const (
-	GuardCreate GuardAction = "create" // the file is new
-	GuardAdd    GuardAction = "add to" // the hook's entry is added to the file
-	GuardKeep   GuardAction = "keep"   // the file already holds what it needs: left as it is
+	Create Action = "create" // the file is new
+	Add    Action = "add to" // the hook's entry is added to the file
+	Keep   Action = "keep"   // the file already holds what it needs: left as it is
 )
 
-// ErrGuardChanged is Apply's error when a file changed since the setup was planned.
-var ErrGuardChanged = errors.New("changed since the guard hook's setup was shown")
+// ErrChanged is Apply's error when a file changed since the setup was planned.
+var ErrChanged = errors.New("changed since the guard hook's setup was shown")
 
-// PlanGuardSetup says what setting up the example guard hook under home would write. It
+// PlanSetup says what setting up the example guard hook under home would write. It
 // refuses, saying why and what to do, when a hook script of another content is where the
 // example's goes, or when Claude Code's settings file is not a JSON object whose hooks
 // segwi can read.
-func PlanGuardSetup(home string) (GuardSetup, error) {
-	s := GuardSetup{Deny: filepath.Join(home, exampleDenyFile)}
+func PlanSetup(home string) (Setup, error) {
+	s := Setup{Deny: filepath.Join(home, exampleDenyFile)}
 	deny, err := planFile(s.Deny, exampleDeny, 0o644)
 	if err != nil {
-		return GuardSetup{}, err
+		return Setup{}, err
 	}
 	hook, err := planFile(filepath.Join(home, exampleHookFile), exampleHook, 0o755)
 	if err != nil {
-		return GuardSetup{}, err
+		return Setup{}, err
 	}
-	if hook.Action == GuardKeep && string(hook.before) != exampleHook {
-		return GuardSetup{}, fmt.Errorf("%s is there already and is not segwi's example hook: segwi does not "+
+	if hook.Action == Keep && string(hook.before) != exampleHook {
+		return Setup{}, fmt.Errorf("%s is there already and is not segwi's example hook: segwi does not "+
 			"replace it; set segwi.canary.guardDeny to the deny file it reads (Settings…, Canary)", hook.Path)
 	}
 	settingsFile, err := planSettings(filepath.Join(home, claudeSettingsFile))
 	if err != nil {
-		return GuardSetup{}, err
+		return Setup{}, err
 	}
-	s.Files = []GuardFile{deny, hook, settingsFile}
+	s.Files = []File{deny, hook, settingsFile}
 	return s, nil
 }
 
 // planFile plans a file that is written only when it is not there: a deny file of the
 // person's is theirs, and its first command is what the canary will probe.
-func planFile(path, content string, mode fs.FileMode) (GuardFile, error) {
-	f := GuardFile{Path: path, Action: GuardCreate, Content: content, Mode: mode}
+func planFile(path, content string, mode fs.FileMode) (File, error) {
+	f := File{Path: path, Action: Create, Content: content, Mode: mode}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return f, nil
 	case err != nil:
-		return GuardFile{}, fmt.Errorf("reading %s: %w", path, err)
+		return File{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	f.Action, f.Content, f.before = GuardKeep, string(data), data
+	f.Action, f.Content, f.before = Keep, string(data), data
 	return f, nil
 }
 
 // planSettings plans the hook's entry in Claude Code's user settings at path: a new file
 // with the entry alone, the entry added to the file's hooks.PreToolUse, or the file kept
 // when an entry runs the hook already.
-func planSettings(path string) (GuardFile, error) {
-	f := GuardFile{Path: path, Action: GuardCreate, Content: exampleSettings, Mode: 0o644}
+func planSettings(path string) (File, error) {
+	f := File{Path: path, Action: Create, Content: exampleSettings, Mode: 0o644}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return f, nil
 	case err != nil:
-		return GuardFile{}, fmt.Errorf("reading %s: %w", path, err)
+		return File{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	f.before = data
 	if fi, err := os.Stat(path); err == nil {
 		f.Mode = fi.Mode().Perm()
 	}
-	fail := func(what string) (GuardFile, error) {
-		return GuardFile{}, fmt.Errorf("%s: %s: add the guard hook's entry by hand (GuardHelp shows it)", path, what)
+	fail := func(what string) (File, error) {
+		return File{}, fmt.Errorf("%s: %s: add the guard hook's entry by hand (Help shows it)", path, what)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		f.Action = GuardAdd
+		f.Action = Add
 		return f, nil
 	}
 	top, err := decodeObject(data)
@@ -125,7 +125,7 @@ func planSettings(path string) (GuardFile, error) {
 		}
 	}
 	if runsHook(pre, exampleHookCommand) {
-		f.Action, f.Content = GuardKeep, string(data)
+		f.Action, f.Content = Keep, string(data)
 		return f, nil
 	}
 	var entry struct {
@@ -139,16 +139,16 @@ func planSettings(path string) (GuardFile, error) {
 	pre = append(pre, entry.Hooks.PreToolUse...)
 	list, err := json.Marshal(pre)
 	if err != nil {
-		return GuardFile{}, err
+		return File{}, err
 	}
 	hooks.set("PreToolUse", list)
 	top.set("hooks", hooks.encode())
 	var out bytes.Buffer
 	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
-		return GuardFile{}, err
+		return File{}, err
 	}
 	out.WriteByte('\n')
-	f.Action, f.Content = GuardAdd, out.String()
+	f.Action, f.Content = Add, out.String()
 	return f, nil
 }
 
@@ -174,7 +174,7 @@ func runsHook(entries []json.RawMessage, command string) bool {
 
 // Digest names what the setup writes, where: the person's confirmation is for this and
 // nothing else (see Apply's caller).
-func (s GuardSetup) Digest() string {
+func (s Setup) Digest() string {
 	h := sha256.New()
 	for _, f := range s.Files {
 		fmt.Fprintf(h, "%s\x00%s\x00%o\x00%d\x00%s\x00", f.Path, f.Action, f.Mode, len(f.Content), f.Content)
@@ -183,10 +183,10 @@ func (s GuardSetup) Digest() string {
 }
 
 // Apply writes the files the setup creates or adds to, each only if it is as it was when
-// planned (ErrGuardChanged otherwise: plan again and show it); a new file is never written
+// planned (ErrChanged otherwise: plan again and show it); a new file is never written
 // over one that appeared meanwhile, and the settings file is replaced by a rename, so
 // Claude Code never reads half of it.
-func (s GuardSetup) Apply() error {
+func (s Setup) Apply() error {
 	for _, f := range s.Files {
 		if err := f.unchanged(); err != nil {
 			return err
@@ -201,27 +201,27 @@ func (s GuardSetup) Apply() error {
 }
 
 // unchanged says whether the file is as it was when planned.
-func (f GuardFile) unchanged() error {
+func (f File) unchanged() error {
 	data, err := os.ReadFile(f.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if f.before != nil {
-			return fmt.Errorf("%s: %w (it is gone)", f.Path, ErrGuardChanged)
+			return fmt.Errorf("%s: %w (it is gone)", f.Path, ErrChanged)
 		}
 	case err != nil:
 		return fmt.Errorf("reading %s: %w", f.Path, err)
 	case f.before == nil || !bytes.Equal(data, f.before):
-		return fmt.Errorf("%s: %w", f.Path, ErrGuardChanged)
+		return fmt.Errorf("%s: %w", f.Path, ErrChanged)
 	}
 	return nil
 }
 
 // apply writes the file as planned.
-func (f GuardFile) apply() error {
+func (f File) apply() error {
 	switch f.Action {
-	case GuardKeep:
+	case Keep:
 		return nil
-	case GuardCreate:
+	case Create:
 		if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 			return fmt.Errorf("setting up the guard hook: %w", err)
 		}

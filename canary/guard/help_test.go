@@ -1,4 +1,4 @@
-package canary
+package guard
 
 import (
 	"regexp"
@@ -9,12 +9,12 @@ import (
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 )
 
-// helpBlocks returns GuardHelp's examples, the indented blocks, in order: the deny file,
+// helpBlocks returns Help's examples, the indented blocks, in order: the deny file,
 // the hook script, the Claude Code settings.
 func helpBlocks(t *testing.T) []string {
 	t.Helper()
 	var blocks []string
-	for _, b := range regexp.MustCompile(`(?m)(^    .*\n?)+`).FindAllString(GuardHelp, -1) {
+	for _, b := range regexp.MustCompile(`(?m)(^    .*\n?)+`).FindAllString(Help, -1) {
 		var lines []string
 		for _, l := range strings.Split(strings.TrimRight(b, "\n"), "\n") {
 			lines = append(lines, strings.TrimPrefix(l, "    "))
@@ -22,7 +22,7 @@ func helpBlocks(t *testing.T) []string {
 		blocks = append(blocks, strings.Join(lines, "\n")+"\n")
 	}
 	if len(blocks) != 3 {
-		t.Fatalf("GuardHelp holds %d examples, want 3 (deny file, hook, settings)", len(blocks))
+		t.Fatalf("Help holds %d examples, want 3 (deny file, hook, settings)", len(blocks))
 	}
 	return blocks
 }
@@ -48,7 +48,7 @@ func TestTheGuardSetupRefusesTheProbe(t *testing.T) {
 	srv := fakeapi.New(t, fakeapi.Turns(fakeapi.Say(probe), fakeapi.Say(ls), fakeapi.Say(fakeapi.Text("done"))))
 	env := claudetest.Env(t, srv.URL)
 	env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
-	setup, err := PlanGuardSetup(env.Home)
+	setup, err := PlanSetup(env.Home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestTheGuardSetupRefusesTheProbe(t *testing.T) {
 	if err := setup.Apply(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := GuardCommand(setup.Deny); err != nil || got != "echo segwi-canary-guard" {
+	if got, err := Command(setup.Deny); err != nil || got != "echo segwi-canary-guard" {
 		t.Fatalf("the deny file's guard command is %q, %v; want the harmless probe", got, err)
 	}
 
