@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/runs/ports"
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // Settings are segwi's settings, with every value filled in: a key the file leaves out
@@ -62,7 +62,7 @@ type Repository struct {
 	Worktree bool
 	// Setup is what a new worktree of it gets before the run's agent starts there: files
 	// copied from the checkout, a command run.
-	Setup worktree.Setup
+	Setup record.Setup
 }
 
 // Runs holds the limits every run gets (segwi.runs).

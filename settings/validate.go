@@ -15,7 +15,7 @@ import (
 
 	"github.com/segwi/segwi/internal/lib/httpsurl"
 	"github.com/segwi/segwi/runs/ports"
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // loader reads each known key from the file's tree and checks it. A bad value is recorded
@@ -334,8 +334,8 @@ func (l *loader) repository(at string, m map[string]any) (Repository, bool) {
 
 // setup reads a repository's setup (segwi.repositories[].setup): copy, a list of globs
 // relative to the checkout; run, a command; timeout, a duration.
-func (l *loader) setup(at string, raw any) worktree.Setup {
-	var s worktree.Setup
+func (l *loader) setup(at string, raw any) record.Setup {
+	var s record.Setup
 	if raw == nil {
 		return s
 	}
@@ -353,7 +353,7 @@ func (l *loader) setup(at string, raw any) worktree.Setup {
 				l.problem(fmt.Sprintf("%s.copy[%d]", at, i), fmt.Sprintf("must be a file or a glob, got %s", show(e)))
 				continue
 			}
-			if err := worktree.CheckPattern(p); err != nil {
+			if err := record.CheckPattern(p); err != nil {
 				l.problem(fmt.Sprintf("%s.copy[%d]", at, i), err.Error())
 				continue
 			}

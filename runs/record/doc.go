@@ -5,6 +5,8 @@
 //
 // The packages that do the work re-export what they make from here under their own names:
 // changes' Base, File, Patch and Committed (what a run changed in its checkout), push's
-// Attempt (a push of its branch), worktree's Worktree and Loss (the worktree it worked in,
-// and what removing it would lose).
+// Attempt (a push of its branch), worktree's Worktree, Loss and Setup (the worktree it
+// worked in, what removing it would lose, and what a new one gets, as the settings say),
+// and runs' Info, Event and the rest, with reading records back (Load, List, ReadEvents,
+// Summaries) and putting events in words (Narrator, Story).
 package record

@@ -16,48 +16,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Setup is what a repository's new worktree gets before the run's agent starts there
-// (segwi.repositories[].setup): files copied from the checkout, then a command.
-type Setup struct {
-	// Copy are globs of files to copy from the checkout into the worktree, relative to the
-	// checkout's top folder ("**" matches any number of folders): typically the ignored
-	// files a checkout needs and git does not hold, such as .env.
-	Copy []string
-	// Run is a command run with sh -c in the worktree, as the person, with the run's
-	// environment, once the files are copied; "" runs none.
-	Run string
-	// Timeout bounds the whole setup, copying and command; zero is DefaultTimeout.
-	Timeout time.Duration
-}
-
-// DefaultTimeout bounds a setup whose Timeout is zero.
-const DefaultTimeout = 10 * time.Minute
-
-// Empty reports whether s does nothing.
-func (s Setup) Empty() bool { return len(s.Copy) == 0 && strings.TrimSpace(s.Run) == "" }
-
-// CheckPattern says why p cannot be a copy glob, or nil: it must be a valid glob, relative
-// to the checkout and never leaving it (no "..", no leading "/"), and not reach into .git.
-func CheckPattern(p string) error {
-	switch {
-	case strings.TrimSpace(p) == "":
-		return errors.New("is empty: write a file or a glob relative to the checkout, e.g. .env or config/*.local.yaml")
-	case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || strings.HasPrefix(p, "~"):
-		return fmt.Errorf("%q is not relative to the checkout: write it from the checkout's top folder, e.g. .env", p)
-	case !doublestar.ValidatePattern(p):
-		return fmt.Errorf("%q is not a valid glob", p)
-	}
-	for _, part := range strings.Split(p, "/") {
-		switch part {
-		case "..":
-			return fmt.Errorf("%q leaves the checkout (..): only files inside it are copied", p)
-		case ".git":
-			return fmt.Errorf("%q reaches into .git, which segwi never copies", p)
-		}
-	}
-	return nil
-}
-
 // Copy copies the files the globs patterns match in the checkout top into the worktree
 // dir, calling say with a line for each file copied or passed over, and returns how many
 // were copied. Nothing outside top is ever copied: a match reached through a link that
