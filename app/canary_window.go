@@ -11,14 +11,14 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/segwi/segwi/canary"
+	"github.com/segwi/segwi/canary/guard"
 	"github.com/segwi/segwi/control"
 )
 
 // canaryWindow shows the tray's canary: a moving bar while it runs, then a verdict line in
 // the colour of the outcome (passed, failed, could not run), the report wrapped at words,
 // and Close, Run again and Open settings (at the Canary section). When no guard deny file
-// is set it says what a guard hook is and how to set one up (canary.GuardHelp), with a
+// is set it says what a guard hook is and how to set one up (guard.Help), with a
 // button that copies it and one that sets up the example, once the person has read what
 // it writes (guardSetup).
 type canaryWindow struct {
@@ -46,14 +46,14 @@ func newCanaryWindow(a fyne.App, run func(ctx context.Context) (string, error), 
 	c.verdict.Wrapping = fyne.TextWrapWord
 	c.report = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	c.report.Wrapping = fyne.TextWrapWord
-	c.help = widget.NewLabelWithStyle(canary.GuardHelp, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	c.help = widget.NewLabelWithStyle(guard.Help, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	c.help.Wrapping = fyne.TextWrapWord
 	c.help.Hide()
 	c.progress = widget.NewProgressBarInfinite()
 	c.progress.Stop()
 	c.progress.Hide()
 	c.copyHelp = widget.NewButton("Copy the example", func() {
-		a.Clipboard().SetContent(canary.GuardHelp)
+		a.Clipboard().SetContent(guard.Help)
 		c.copyHelp.SetText("Copied")
 	})
 	c.copyHelp.Hide()
@@ -131,7 +131,7 @@ func (c *canaryWindow) show(report string, err error) {
 	default:
 		c.setVerdict("The canary could not run: "+err.Error(), widget.DangerImportance)
 	}
-	if errors.Is(err, canary.ErrNoGuardDeny) {
+	if errors.Is(err, guard.ErrNoDeny) {
 		c.help.Show()
 		c.copyHelp.SetText("Copy the example")
 		c.copyHelp.Show()
@@ -180,7 +180,7 @@ func (c *canaryWindow) confirmGuard(plan control.GuardPlan) {
 	for _, f := range plan.Files {
 		head := widget.NewLabelWithStyle(guardActionWords(f.Action)+" "+f.Path, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		rows = append(rows, head)
-		if f.Action == string(canary.GuardKeep) {
+		if f.Action == string(guard.Keep) {
 			continue
 		}
 		body := widget.NewLabelWithStyle(f.Content, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
@@ -199,10 +199,10 @@ func (c *canaryWindow) confirmGuard(plan control.GuardPlan) {
 
 // guardActionWords says a GuardFile's action at the head of its file.
 func guardActionWords(action string) string {
-	switch canary.GuardAction(action) {
-	case canary.GuardCreate:
+	switch guard.Action(action) {
+	case guard.Create:
 		return "New file"
-	case canary.GuardAdd:
+	case guard.Add:
 		return "The hook added to"
 	}
 	return "Kept as it is:"

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -121,7 +121,7 @@ func (d *desk) open(s control.Show) error {
 	case control.ShowGuardedEdit:
 		d.guardedEdit()
 	case control.ShowDamaged:
-		var damaged []runs.Damaged
+		var damaged []record.Damaged
 		for _, r := range s.Damaged {
 			damaged = append(damaged, r.Damaged())
 		}
@@ -295,13 +295,13 @@ func (a trayApprover) Answer(ctx context.Context, ans control.Answer) error {
 }
 
 // openNewRun opens the new run dialog for kind.
-func (d *desk) openNewRun(kind runs.Kind) {
+func (d *desk) openNewRun(kind record.Kind) {
 	newNewRunDialog(d.app, d.tray, d.tray.settings().InForce, kind, d.showRun).Show()
 }
 
 // showRun opens the window of a run that has not ended.
 func (d *desk) showRun(r liveRun) {
-	w := newRunWindow(d.runDeps(), r, runs.Info{})
+	w := newRunWindow(d.runDeps(), r, record.Info{})
 	d.runWins[r.ID()] = w
 	d.runWindowsChanged()
 	d.showWaiting(w)
@@ -326,7 +326,7 @@ func (d *desk) openRun(id string) {
 		d.showRun(d.tray.run(id))
 		return
 	}
-	info, err := runs.Load(d.tray.stateDir(), id)
+	info, err := record.Load(d.tray.stateDir(), id)
 	if err != nil {
 		d.message("segwi: run "+id, "The run's record could not be read: "+err.Error())
 		return
@@ -336,7 +336,7 @@ func (d *desk) openRun(id string) {
 
 // openRecord opens the window of the run info records: live while it runs, else read only
 // from its record.
-func (d *desk) openRecord(info runs.Info) {
+func (d *desk) openRecord(info record.Info) {
 	if w := d.runWins[info.ID]; w != nil {
 		w.Show()
 		return

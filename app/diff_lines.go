@@ -8,7 +8,7 @@ import (
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/lib/unidiff"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // diffKind is what a line of the diff view is.
@@ -44,8 +44,8 @@ type diffContent struct {
 }
 
 // binaryNote says what the view shows of a file git shows no lines of: runs/changes counts
-// a file past changes.MaxTextBytes as binary too.
-var binaryNote = fmt.Sprintf("Binary, or larger than %d MiB: its content is not shown.", changes.MaxTextBytes>>20)
+// a file past record.MaxTextBytes as binary too.
+var binaryNote = fmt.Sprintf("Binary, or larger than %d MiB: its content is not shown.", record.MaxTextBytes>>20)
 
 // cutFileNote is said of a file whose diff lies past where the whole diff was cut.
 const cutFileNote = "Not shown: the diff of all the files was cut before this one. Select it in the list to read its diff alone."
@@ -141,15 +141,15 @@ func appendFileBody(lines []diffLine, f unidiff.File, file int) []diffLine {
 }
 
 // fileOfDiff is the list entry of a file the change set does not list, from its diff.
-func fileOfDiff(f unidiff.File) changes.File {
-	entry := changes.File{Path: f.Path(), Status: changes.Modified, Binary: f.Binary}
+func fileOfDiff(f unidiff.File) record.File {
+	entry := record.File{Path: f.Path(), Status: record.Modified, Binary: f.Binary}
 	switch {
 	case f.New:
-		entry.Status = changes.Added
+		entry.Status = record.Added
 	case f.Deleted:
-		entry.Status = changes.Deleted
+		entry.Status = record.Deleted
 	case f.Renamed:
-		entry.Status, entry.OldPath = changes.Renamed, f.OldPath
+		entry.Status, entry.OldPath = record.Renamed, f.OldPath
 	}
 	entry.Added, entry.Deleted = f.Counts()
 	return entry
@@ -194,15 +194,15 @@ func plainText(s string) bool {
 }
 
 // fileMark is the letter a file's status is listed with: A, M, D, R, or T for a type change.
-func fileMark(s changes.Status) string {
+func fileMark(s record.Status) string {
 	switch s {
-	case changes.Added:
+	case record.Added:
 		return "A"
-	case changes.Deleted:
+	case record.Deleted:
 		return "D"
-	case changes.Renamed:
+	case record.Renamed:
 		return "R"
-	case changes.TypeChanged:
+	case record.TypeChanged:
 		return "T"
 	}
 	return "M"
@@ -210,7 +210,7 @@ func fileMark(s changes.Status) string {
 
 // fileLine is a changed file of set as the list and the diff's file header show it:
 // "M  web/login.go  +12 -3", marked when it was changed before the run (its first run).
-func fileLine(set control.ChangeSet, f changes.File) string {
+func fileLine(set control.ChangeSet, f record.File) string {
 	line := fmt.Sprintf("%s  %s  %s", fileMark(f.Status), f.Name(), f.Lines())
 	if f.DirtyAtBase {
 		line += "  (" + set.BeforeNote() + ")"

@@ -13,8 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // diffView shows a diff to review: monospace, one text line per 1.3 em, each line with its
@@ -343,7 +342,7 @@ func (v *diffView) fileHeader(file int) int {
 // anchor is where the view stands, to find again in a new reading of the diff: the path
 // (among files, the change set's) of the file at its top, and the number of the line at its
 // top in that file, new or else old (0 for its header).
-func (v *diffView) anchor(files []changes.File) (path string, line int) {
+func (v *diffView) anchor(files []record.File) (path string, line int) {
 	top := v.topLine()
 	if top < 0 || v.lines[top].file < 0 || v.lines[top].file >= len(files) {
 		return "", 0
@@ -355,11 +354,11 @@ func (v *diffView) anchor(files []changes.File) (path string, line int) {
 // restore scrolls to the place anchor gave, in a new reading whose files are files: the
 // first line of that file numbered line or more, or its header. It does nothing when the
 // file is not shown any more.
-func (v *diffView) restore(files []changes.File, path string, line int) {
+func (v *diffView) restore(files []record.File, path string, line int) {
 	if path == "" || v.width == 0 {
 		return
 	}
-	file := slices.IndexFunc(files, func(f changes.File) bool { return f.Path == path })
+	file := slices.IndexFunc(files, func(f record.File) bool { return f.Path == path })
 	if file < 0 || !v.showFile(file, false) {
 		return
 	}

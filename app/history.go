@@ -14,15 +14,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
 // historyWindow lists every recorded run grouped by conversation (a continued run under
 // the run it continues), the newest conversations first; the list draws only the lines in
 // view. A search box keeps the conversations whose tasks or repository match; a click
-// opens a run's window. It reads the runs through the runs index (runs.Summaries), off
+// opens a run's window. It reads the runs through the runs index (record.Summaries), off
 // Fyne's goroutine.
 type historyWindow struct {
 	win      fyne.Window
@@ -31,11 +30,11 @@ type historyWindow struct {
 	open     func(id string)
 
 	// On Fyne's goroutine:
-	groups [][]runs.Summary // the conversations read, newest first
-	rows   []historyRow     // the lines shown: the conversations the search keeps
-	total  int              // runs read
-	reads  int              // reloads asked for: only the last one's runs are shown
-	shown  int              // the reload whose runs show
+	groups [][]record.Summary // the conversations read, newest first
+	rows   []historyRow       // the lines shown: the conversations the search keeps
+	total  int                // runs read
+	reads  int                // reloads asked for: only the last one's runs are shown
+	shown  int                // the reload whose runs show
 	list   *widget.List
 	note   *widget.Label
 	search *widget.Entry
@@ -58,7 +57,7 @@ var diskTurn = make(chan struct{}, 1)
 
 // historyRow is a line of the history: a run, and whether it continues the run above.
 type historyRow struct {
-	sum       runs.Summary
+	sum       record.Summary
 	continues bool
 }
 
@@ -100,7 +99,7 @@ func newHistoryWindow(a fyne.App, stateDir string, repos func() []settings.Repos
 // ", its folder removed"; "" for a run in its checkout. A folder not
 // looked at yet is measured off Fyne's goroutine when measure is set (for the rows drawn
 // only), and kept: a history of 10,000 runs measures those shown. On Fyne's goroutine.
-func (h *historyWindow) worktreeNote(s runs.Summary, measure bool) string {
+func (h *historyWindow) worktreeNote(s record.Summary, measure bool) string {
 	if s.Worktree == "" {
 		return ""
 	}
@@ -121,7 +120,7 @@ func (h *historyWindow) worktreeNote(s runs.Summary, measure bool) string {
 	case !d.exists:
 		return note + ", its folder removed"
 	}
-	return note + ", " + worktree.Size(d.bytes)
+	return note + ", " + record.Size(d.bytes)
 }
 
 // measure looks at the worktree's folder path and measures the disk it holds, one folder
@@ -133,7 +132,7 @@ func (h *historyWindow) measure(path string) {
 	if st, err := os.Lstat(path); err == nil && st.IsDir() {
 		d.exists = true
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		d.bytes, _ = worktree.DiskUse(ctx, path) //nolint:errcheck // what was counted is shown
+		d.bytes, _ = record.DiskUse(ctx, path) //nolint:errcheck // what was counted is shown
 		cancel()
 	}
 	onUI(func() {
@@ -153,8 +152,8 @@ func (h *historyWindow) reload() {
 	h.disk = nil // worktrees removed or grown since are measured again
 	read := h.reads
 	go func() {
-		sums, damaged, err := runs.Summaries(h.stateDir)
-		groups := runs.GroupConversations(sums)
+		sums, damaged, err := record.Summaries(h.stateDir)
+		groups := record.GroupConversations(sums)
 		onUI(func() {
 			if read == h.reads { // else a later reload is under way
 				h.show(groups, len(sums), damaged, err)
@@ -166,7 +165,7 @@ func (h *historyWindow) reload() {
 
 // show shows the conversations read, newest first, and what could not be read. On Fyne's
 // goroutine.
-func (h *historyWindow) show(groups [][]runs.Summary, total int, damaged []runs.Damaged, err error) {
+func (h *historyWindow) show(groups [][]record.Summary, total int, damaged []record.Damaged, err error) {
 	h.groups, h.total = groups, total
 	switch {
 	case err != nil:
@@ -204,7 +203,7 @@ func (h *historyWindow) filter() {
 	repos := h.repos()
 	h.rows = h.rows[:0]
 	for _, g := range h.groups {
-		if len(words) > 0 && !slices.ContainsFunc(g, func(s runs.Summary) bool { return historyMatches(s, words, repos) }) {
+		if len(words) > 0 && !slices.ContainsFunc(g, func(s record.Summary) bool { return historyMatches(s, words, repos) }) {
 			continue
 		}
 		for i, s := range g {
@@ -216,7 +215,7 @@ func (h *historyWindow) filter() {
 
 // historyMatches reports whether every word is in the run's task, its repository's name
 // or folder, or its worktree's folder or branch (words are lower case).
-func historyMatches(s runs.Summary, words []string, repos []settings.Repository) bool {
+func historyMatches(s record.Summary, words []string, repos []settings.Repository) bool {
 	hay := strings.ToLower(s.Task + "\n" + settings.CheckoutName(summaryRepository(s), repos) + "\n" + s.Checkout + "\n" + s.Repository + "\n" + s.Branch)
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
@@ -228,7 +227,7 @@ func historyMatches(s runs.Summary, words []string, repos []settings.Repository)
 
 // summaryRepository is the checkout the run was started in: the repository its worktree
 // was made from, else its checkout (Info.Repository).
-func summaryRepository(s runs.Summary) string {
+func summaryRepository(s record.Summary) string {
 	if s.Repository != "" {
 		return s.Repository
 	}

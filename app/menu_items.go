@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/settings"
 )
 
 // The windows of the tray menu's own items (Quit with runs going, Run canary), and a
@@ -29,7 +29,7 @@ func (d *desk) quit() {
 	}
 	grace := d.tray.settings().InForce.Runs.StopGrace
 	if grace <= 0 {
-		grace = runs.DefaultStopGrace
+		grace = settings.Default().Runs.StopGrace
 	}
 	w := d.app.NewWindow("segwi: quit?")
 	d.quitWin = w

@@ -12,13 +12,13 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
 // runStarter starts runs; the core is one.
 type runStarter interface {
-	Start(spec runs.Spec) (liveRun, error)
+	Start(spec record.Spec) (liveRun, error)
 }
 
 // Choices of the new run dialog.
@@ -31,10 +31,10 @@ const (
 	whereWorktree  = "In a new worktree, on a branch of its own (runs side by side)"
 )
 
-var kindLabels = map[runs.Kind]string{
-	runs.KindBuild: kindBuildLabel,
-	runs.KindReady: kindReadyLabel,
-	runs.KindAsk:   kindAskLabel,
+var kindLabels = map[record.Kind]string{
+	record.KindBuild: kindBuildLabel,
+	record.KindReady: kindReadyLabel,
+	record.KindAsk:   kindAskLabel,
 }
 
 // claudeRuntimeLabel is the built-in runtime in the dialog's runtime choice.
@@ -62,7 +62,7 @@ type newRunDialog struct {
 	// cost, tokens and turns are the run's budget, the settings' to start with
 	// (segwi.runs.budget); empty is no bound.
 	cost, tokens, turns *formEntry
-	settingsBudget      runs.Budget // the settings' budget, which the fields start with
+	settingsBudget      record.Budget // the settings' budget, which the fields start with
 	problem             *widget.Label
 	start               *widget.Button
 	starting            bool
@@ -72,7 +72,7 @@ type newRunDialog struct {
 }
 
 // newNewRunDialog builds the dialog for kind with the settings in force. On Fyne's goroutine.
-func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind runs.Kind, opened func(liveRun)) *newRunDialog {
+func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind record.Kind, opened func(liveRun)) *newRunDialog {
 	d := &newRunDialog{app: a, starter: starter, repos: s.Repositories, opened: opened}
 
 	d.kind = newRadioChoice([]string{kindBuildLabel, kindReadyLabel, kindAskLabel}, d.keys(), func(string) { d.changed() })
@@ -103,9 +103,9 @@ func newNewRunDialog(a fyne.App, starter runStarter, s settings.Settings, kind r
 	d.cost.SetPlaceHolder("$ cost")
 	d.tokens.SetPlaceHolder("tokens")
 	d.turns.SetPlaceHolder("turns")
-	d.settingsBudget = runs.Budget{CostUSD: s.Runs.Budget.Cost, Tokens: s.Runs.Budget.Tokens, Turns: s.Runs.Budget.Turns}
+	d.settingsBudget = record.Budget{CostUSD: s.Runs.Budget.Cost, Tokens: s.Runs.Budget.Tokens, Turns: s.Runs.Budget.Turns}
 	if b := s.Runs.Budget; b.Cost > 0 {
-		d.cost.SetText(strings.TrimPrefix(runs.CostText(b.Cost), "$"))
+		d.cost.SetText(strings.TrimPrefix(record.CostText(b.Cost), "$"))
 	}
 	if b := s.Runs.Budget; b.Tokens > 0 {
 		d.tokens.SetText(fmt.Sprint(b.Tokens))
@@ -220,28 +220,28 @@ func (d *newRunDialog) escape() {
 }
 
 // selectedKind returns the chosen kind.
-func (d *newRunDialog) selectedKind() runs.Kind {
+func (d *newRunDialog) selectedKind() record.Kind {
 	for k, l := range kindLabels {
 		if l == d.kind.Selected {
 			return k
 		}
 	}
-	return runs.KindBuild
+	return record.KindBuild
 }
 
 // selectedWhere returns where the run is to work: the choice, or, for an ask run (which
 // changes nothing) and for the checkout when it is the repository's default, as the
 // repository says (the checkout).
-func (d *newRunDialog) selectedWhere() runs.Where {
+func (d *newRunDialog) selectedWhere() record.Where {
 	switch {
-	case d.selectedKind() == runs.KindAsk:
-		return runs.WhereDefault
+	case d.selectedKind() == record.KindAsk:
+		return record.WhereDefault
 	case d.where.Selected == whereWorktree:
-		return runs.WhereWorktree
+		return record.WhereWorktree
 	case d.worktreeDefault():
-		return runs.WhereCheckout
+		return record.WhereCheckout
 	}
-	return runs.WhereDefault
+	return record.WhereDefault
 }
 
 // worktreeDefault says whether the chosen repository makes a new worktree its runs' default.
@@ -265,7 +265,7 @@ func (d *newRunDialog) showWhere() {
 		}
 		d.where.SetSelected(choice)
 	}
-	if d.selectedKind() == runs.KindAsk {
+	if d.selectedKind() == record.KindAsk {
 		d.where.Hide()
 	} else {
 		d.where.Show()
@@ -296,9 +296,9 @@ func (d *newRunDialog) changed() {
 	}
 	d.showWhere()
 	switch d.selectedKind() {
-	case runs.KindAsk:
+	case record.KindAsk:
 		d.promptL.SetText("Question")
-	case runs.KindReady:
+	case record.KindReady:
 		d.promptL.SetText("Notes for the run (optional)")
 	default:
 		d.promptL.SetText("Task")
@@ -329,7 +329,7 @@ func (d *newRunDialog) say(msg string) {
 }
 
 // Messages of the new run dialog's validation. A folder a run cannot start in is said in
-// runs.CheckoutDir's words, the ones segwi run and the core refuse it with.
+// record.CheckoutDir's words, the ones segwi run and the core refuse it with.
 const (
 	msgNoCheckout = "Choose a checkout: one of your repositories, or a folder."
 	msgNoTask     = "Write the task for the run."
@@ -339,18 +339,18 @@ const (
 
 // validateNewRun says what keeps a run from starting, in words for the dialog; "" when
 // nothing does.
-func validateNewRun(kind runs.Kind, checkout, prompt string) string {
+func validateNewRun(kind record.Kind, checkout, prompt string) string {
 	if checkout == "" {
 		return msgNoCheckout
 	}
-	if _, err := runs.CheckoutDir(checkout); err != nil {
+	if _, err := record.CheckoutDir(checkout); err != nil {
 		return err.Error()
 	}
 	if strings.TrimSpace(prompt) == "" {
 		switch kind {
-		case runs.KindBuild:
+		case record.KindBuild:
 			return msgNoTask
-		case runs.KindAsk:
+		case record.KindAsk:
 			return msgNoQuestion
 		}
 	}
@@ -380,7 +380,7 @@ func (d *newRunDialog) chooseFolder() {
 // startRun starts the run off Fyne's goroutine (the core may ask the keyring); on success
 // the dialog closes and the run's window opens, saying when it has to queue.
 func (d *newRunDialog) startRun() {
-	spec := runs.Spec{
+	spec := record.Spec{
 		Kind:     d.selectedKind(),
 		Checkout: d.checkout(),
 		Prompt:   strings.TrimSpace(d.prompt.Text),
@@ -434,21 +434,21 @@ const budgetLabel = "Budget (empty: no bound)"
 
 // budget is the run's budget the dialog's fields say: each field the whole bound, empty
 // or 0 for none.
-func (d *newRunDialog) budget() (runs.Budget, error) {
-	var b runs.Budget
+func (d *newRunDialog) budget() (record.Budget, error) {
+	var b record.Budget
 	var err error
 	if t := strings.TrimSpace(d.cost.Text); t != "" {
-		if b.CostUSD, err = runs.ParseBudgetCost(t); err != nil {
+		if b.CostUSD, err = record.ParseBudgetCost(t); err != nil {
 			return b, err
 		}
 	}
 	if t := strings.TrimSpace(d.tokens.Text); t != "" {
-		if b.Tokens, err = runs.ParseBudgetCount(t); err != nil {
+		if b.Tokens, err = record.ParseBudgetCount(t); err != nil {
 			return b, err
 		}
 	}
 	if t := strings.TrimSpace(d.turns.Text); t != "" {
-		n, err := runs.ParseBudgetCount(t)
+		n, err := record.ParseBudgetCount(t)
 		if err != nil {
 			return b, err
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // maxShownInput caps how much text the details window of a timeline row renders: a label of
@@ -28,7 +28,7 @@ const (
 )
 
 // denyPlaceholder is the hint in the box for a deny's reason, for a run whose agent is
-// agent (approvals.RunInfo.Agent, runs.Info.Runtime): who reads the reason.
+// agent (approvals.RunInfo.Agent, record.Info.Runtime): who reads the reason.
 func denyPlaceholder(agent string) string {
 	return "Reason for denying (optional): " + approvals.DenyReasonHint(visible.Escape(agent))
 }
@@ -54,7 +54,7 @@ func viewOf(req approvals.Request) requestView {
 	}
 	if req.Run.Prompt != "" {
 		// Two runs in one checkout are told apart by what they were asked.
-		v.task = taskText(runs.Kind(req.Run.Kind), req.Run.Prompt)
+		v.task = taskText(record.Kind(req.Run.Kind), req.Run.Prompt)
 		v.title += " · " + visible.FirstLine(req.Run.Prompt, 40)
 	}
 	for _, text := range []*string{&v.title, &v.task, &v.checkout} {

@@ -17,20 +17,20 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // liveRun is what a run window needs of a run that has not ended; *runs.Run has it.
 type liveRun interface {
 	ID() string
-	Info() runs.Info
-	Subscribe() (events <-chan runs.Event, cancel func())
+	Info() record.Info
+	Subscribe() (events <-chan record.Event, cancel func())
 	Send(text string) error
 	// CloseInput ends the run once its current turn is done: no more follow-ups.
 	CloseInput()
 	Stop()
 	// RaiseBudget raises the run's budget by by, who asking (runs.Run.RaiseBudget).
-	RaiseBudget(by runs.Budget, who string) error
+	RaiseBudget(by record.Budget, who string) error
 }
 
 // pusher pushes an ended run's branch: the tray does (remotePusher), with the keyring's
@@ -73,7 +73,7 @@ type runWindow struct {
 	id   string
 
 	win        fyne.Window
-	info       runs.Info
+	info       record.Info
 	tl         timeline
 	changes    *changesTab // nil without deps.changes
 	tabs       *container.AppTabs
@@ -133,7 +133,7 @@ type runWindow struct {
 
 // newRunWindow builds the window of run, or of the record info when run is nil, and starts
 // following it. On Fyne's goroutine; Show shows it.
-func newRunWindow(deps runWindowDeps, run liveRun, info runs.Info) *runWindow {
+func newRunWindow(deps runWindowDeps, run liveRun, info record.Info) *runWindow {
 	if run != nil {
 		info = run.Info()
 	}
@@ -234,7 +234,7 @@ func (w *runWindow) build() {
 	w.convRuns = newConversationBox()
 	top := container.NewVBox(w.title, w.task, w.where, w.status, w.convRuns)
 	right := container.NewHBox(w.openDir)
-	if w.deps.pusher != nil && w.info.Kind != runs.KindAsk { // an ask run changes nothing: nothing to push
+	if w.deps.pusher != nil && w.info.Kind != record.KindAsk { // an ask run changes nothing: nothing to push
 		right.Add(w.push)
 		w.sayPushOff(pushAfterEnd)
 	}
@@ -385,18 +385,18 @@ func (w *runWindow) follow() {
 	if after == nil {
 		after = time.After
 	}
-	feed(events, flushEvery, after, w.deps.received, func(batch []runs.Event, ended bool) {
+	feed(events, flushEvery, after, w.deps.received, func(batch []record.Event, ended bool) {
 		var cs []change
 		turnEnded := ended
 		for _, e := range batch {
 			cs = append(cs, w.events.changes(e)...) // none for those read from the record
-			turnEnded = turnEnded || e.Type == runs.EventResult
+			turnEnded = turnEnded || e.Type == record.EventResult
 		}
 		_ = tail.read()
 		raw := tail.lines()
 		info := w.run.Info()
 		ahead := 0
-		if info.State == runs.StateQueued && w.deps.queuedAhead != nil {
+		if info.State == record.StateQueued && w.deps.queuedAhead != nil {
 			ahead = w.deps.queuedAhead(w.id)
 		}
 		if w.detached.Load() {
@@ -450,7 +450,7 @@ func (w *runWindow) recordChanges() []change {
 		return nil
 	}
 	var cs []change
-	err := runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
+	err := record.ReadEvents(w.deps.stateDir, w.id, func(e record.Event) error {
 		cs = append(cs, w.events.changes(e)...)
 		return nil
 	})
@@ -480,7 +480,7 @@ func (w *runWindow) unsubscribe() {
 }
 
 // infoNow returns the freshest summary of the run.
-func (w *runWindow) infoNow() runs.Info {
+func (w *runWindow) infoNow() record.Info {
 	if w.run != nil {
 		return w.run.Info()
 	}
@@ -489,7 +489,7 @@ func (w *runWindow) infoNow() runs.Info {
 
 // apply shows what changed: the timeline's rows (followed to the end when follow is set),
 // the run's summary. On Fyne's goroutine.
-func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
+func (w *runWindow) apply(follow bool, info record.Info, ended bool) {
 	if info.State != w.info.State && !w.convRuns.Hidden {
 		go w.loadConversation() // the list says this run's state
 	}
@@ -524,7 +524,7 @@ func (w *runWindow) apply(follow bool, info runs.Info, ended bool) {
 	}
 	if justEnded {
 		// Once the window shows the end: what the check changes comes after it.
-		if w.deps.pusher != nil && w.info.Kind != runs.KindAsk {
+		if w.deps.pusher != nil && w.info.Kind != record.KindAsk {
 			w.sayPushOff(pushChecking)
 		}
 		go w.checkPush()

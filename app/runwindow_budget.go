@@ -7,8 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // Words of the budget bar.
@@ -18,7 +17,7 @@ const (
 	budgetRaiseBtn = "Raise and go on"
 )
 
-// budgetBar shows, while the run waits at its budget (runs.WaitBudget), how far it went,
+// budgetBar shows, while the run waits at its budget (record.WaitBudget), how far it went,
 // what to raise each of its bounds by (the bound again, to start with), Raise and go on,
 // and Stop. Touched on Fyne's goroutine only.
 type budgetBar struct {
@@ -62,7 +61,7 @@ func (w *runWindow) showBudget(on bool) {
 		return
 	}
 	b.head.SetText(fmt.Sprintf(budgetHead, w.info.Reason))
-	budget := runs.Budget{}
+	budget := record.Budget{}
 	if w.info.Budget != nil {
 		budget = *w.info.Budget
 	}
@@ -72,7 +71,7 @@ func (w *runWindow) showBudget(on bool) {
 			e.SetText(v)
 		}
 	}
-	fill(b.costRow, b.cost, budget.CostUSD > 0, strings.TrimPrefix(runs.CostText(budget.CostUSD), "$"))
+	fill(b.costRow, b.cost, budget.CostUSD > 0, strings.TrimPrefix(record.CostText(budget.CostUSD), "$"))
 	fill(b.tokensRow, b.tokens, budget.Tokens > 0, fmt.Sprint(budget.Tokens))
 	fill(b.turnsRow, b.turns, budget.Turns > 0, fmt.Sprint(budget.Turns))
 	b.content.Show()
@@ -114,21 +113,21 @@ func (w *runWindow) raiseBudget() {
 }
 
 // raiseBy reads the raise the bar's shown fields say; an empty one raises nothing.
-func (b *budgetBar) raiseBy() (runs.Budget, error) {
-	var by runs.Budget
+func (b *budgetBar) raiseBy() (record.Budget, error) {
+	var by record.Budget
 	var err error
 	if !b.costRow.Hidden && strings.TrimSpace(b.cost.Text) != "" {
-		if by.CostUSD, err = runs.ParseBudgetCost(b.cost.Text); err != nil {
+		if by.CostUSD, err = record.ParseBudgetCost(b.cost.Text); err != nil {
 			return by, err
 		}
 	}
 	if !b.tokensRow.Hidden && strings.TrimSpace(b.tokens.Text) != "" {
-		if by.Tokens, err = runs.ParseBudgetCount(b.tokens.Text); err != nil {
+		if by.Tokens, err = record.ParseBudgetCount(b.tokens.Text); err != nil {
 			return by, err
 		}
 	}
 	if !b.turnsRow.Hidden && strings.TrimSpace(b.turns.Text) != "" {
-		n, err := runs.ParseBudgetCount(b.turns.Text)
+		n, err := record.ParseBudgetCount(b.turns.Text)
 		if err != nil {
 			return by, err
 		}

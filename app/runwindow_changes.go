@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // changesReader reads what a run changed since its base: the tray does (trayLink), with
@@ -234,7 +234,7 @@ func changesSummary(set control.ChangeSet) string {
 			uncommitted++
 		}
 	}
-	since := runs.BaseText(&set.Base)
+	since := record.BaseText(&set.Base)
 	if files == 0 {
 		return "No changes\nsince " + since + "."
 	}

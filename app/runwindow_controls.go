@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // keepsGoingHint says, while the run is live, that closing its window leaves it going and
@@ -78,9 +78,9 @@ func (w *runWindow) sendFollowUp() {
 // sendError says why a follow-up was not sent.
 func sendError(err error) string {
 	switch {
-	case errors.Is(err, runs.ErrNotRunning):
+	case errors.Is(err, record.ErrNotRunning):
 		return "the run is not running (it has not started yet, or it ended)"
-	case errors.Is(err, runs.ErrInputClosed):
+	case errors.Is(err, record.ErrInputClosed):
 		return "the run's input is closed: it is finishing"
 	}
 	return err.Error()

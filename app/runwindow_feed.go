@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // flushEvery is how often at most a run window applies the events that arrived: a fast
@@ -21,9 +21,9 @@ const flushEvery = 100 * time.Millisecond
 // window waits for Fyne), which holds back reading, so memory stays bounded: the run's
 // publisher then drops events for this subscriber and says so. after makes the timer
 // (time.After outside tests). received, when set, is called after each event is taken.
-func feed(events <-chan runs.Event, every time.Duration, after func(time.Duration) <-chan time.Time,
-	received func(), apply func(batch []runs.Event, ended bool)) {
-	var batch []runs.Event
+func feed(events <-chan record.Event, every time.Duration, after func(time.Duration) <-chan time.Time,
+	received func(), apply func(batch []record.Event, ended bool)) {
+	var batch []record.Event
 	var due <-chan time.Time
 	for {
 		select {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // showHeader writes the header from w.info. On Fyne's goroutine.
@@ -26,7 +26,7 @@ func (w *runWindow) showHeader() {
 // whereLine is the header's line about where the run works: its checkout and the branch
 // it started on, or, for a run in a worktree of its own, the worktree's branch first (a
 // long folder cuts the line), then its folder.
-func whereLine(info runs.Info) string {
+func whereLine(info record.Info) string {
 	if wt := info.Worktree; wt != nil {
 		return fmt.Sprintf("Worktree on branch %s   Folder: %s", wt.Branch, wt.Path)
 	}
@@ -35,7 +35,7 @@ func whereLine(info runs.Info) string {
 
 // branchText is the branch the run started on, as its record has it (Info.Base): read
 // once by segwi when the run started, never by running git here.
-func branchText(info runs.Info) string {
+func branchText(info record.Info) string {
 	b := info.Base
 	switch {
 	case b == nil && !info.State.Final():
@@ -49,17 +49,17 @@ func branchText(info runs.Info) string {
 }
 
 // taskLine is the header's line about what the run was asked.
-func taskLine(info runs.Info) string { return taskText(info.Kind, info.Prompt) }
+func taskLine(info record.Info) string { return taskText(info.Kind, info.Prompt) }
 
 // taskText is the line about what a run of kind was asked with prompt, as the person
 // typed it: "Task: …", "Question: …" or "Notes: …", its first line. The run window's
 // header and the approval popups show it.
-func taskText(kind runs.Kind, prompt string) string {
+func taskText(kind record.Kind, prompt string) string {
 	p := visible.FirstLine(prompt, 160)
 	switch kind {
-	case runs.KindAsk:
+	case record.KindAsk:
 		return "Question: " + p
-	case runs.KindReady:
+	case record.KindReady:
 		return "Notes: " + orDefault(p, "(none)")
 	}
 	return "Task: " + p
@@ -69,7 +69,7 @@ func taskText(kind runs.Kind, prompt string) string {
 const maxTitleTask = 60
 
 // runKindIn names a run by its kind and its repository's name: "build run in web".
-func runKindIn(info runs.Info, repo string) string {
+func runKindIn(info record.Info, repo string) string {
 	return fmt.Sprintf("%s run in %s", info.Kind, repo)
 }
 
@@ -77,14 +77,14 @@ func runKindIn(info runs.Info, repo string) string {
 // web", and ", continued" for a run that continues another; for a run with no task, what
 // it is alone. Run windows and their details windows are titled by it, and the Quit
 // question names the runs it stops by it.
-func runTitle(info runs.Info, repo string) string {
+func runTitle(info record.Info, repo string) string {
 	name := runKindIn(info, repo)
 	if info.ContinuedFrom != "" {
 		name += ", continued"
 	}
 	task := visible.Escape(visible.FirstLine(info.Prompt, maxTitleTask))
-	if task == "" && info.Kind == runs.KindReady {
-		task = runs.WorkTitle(info)
+	if task == "" && info.Kind == record.KindReady {
+		task = record.WorkTitle(info)
 	}
 	if task == "" {
 		return name
@@ -94,19 +94,19 @@ func runTitle(info runs.Info, repo string) string {
 
 // statusLine is the header's line about the run's state, time, cost and tokens (as its
 // turns' usage events add up: live, turn by turn).
-func statusLine(info runs.Info, ahead int, now time.Time) string {
+func statusLine(info record.Info, ahead int, now time.Time) string {
 	state := string(info.State)
-	if info.State == runs.StateQueued {
+	if info.State == record.StateQueued {
 		if ahead > 0 {
 			state = fmt.Sprintf("queued: %d runs ahead of it", ahead)
 		} else {
 			state = "queued: waiting for a free slot or for its checkout"
 		}
-	} else if info.State == runs.StateWaiting && info.Waiting == runs.WaitReply {
+	} else if info.State == record.StateWaiting && info.Waiting == record.WaitReply {
 		state = "⚠ waiting for your reply: its turn is over; send a follow-up, or Finish"
 	} else if info.WaitsAtBudget() {
 		state = "⚠ " + info.Reason + ": raise the budget below, or Stop"
-	} else if info.State == runs.StateWaiting {
+	} else if info.State == record.StateWaiting {
 		state = "⚠ waiting for you: answer the approval here or in its popup"
 	}
 	if info.Reason != "" && info.State.Final() {
@@ -124,7 +124,7 @@ func statusLine(info runs.Info, ahead int, now time.Time) string {
 		parts = append(parts, fmt.Sprintf("$%.4f", info.CostUSD))
 	}
 	if info.Usage != nil {
-		parts = append(parts, runs.Thousands(info.Usage.Tokens())+" tokens")
+		parts = append(parts, record.Thousands(info.Usage.Tokens())+" tokens")
 	}
 	return strings.Join(parts, " · ")
 }

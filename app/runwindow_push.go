@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // checkPush enables Push when the branch can be pushed, or says why not; with changes
 // not committed yet, Push becomes "Commit and push…". Off Fyne's goroutine: the tray runs
 // git.
 func (w *runWindow) checkPush() {
-	if w.deps.pusher == nil || w.info.Kind == runs.KindAsk {
+	if w.deps.pusher == nil || w.info.Kind == record.KindAsk {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -7,7 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // Words of the reply banner and box, for a run whose agent a person calls agent ("Claude",
@@ -20,7 +20,7 @@ func replyNoMessage(agent string) string {
 
 func replyPlaceholder(agent string) string { return "Your reply to " + agent + ": Enter sends it" }
 
-// replyAgent is how the reply banner calls the agent of a run on runtime (runs.Info.Runtime):
+// replyAgent is how the reply banner calls the agent of a run on runtime (record.Info.Runtime):
 // Claude, or the ACP runtime's name.
 func replyAgent(runtime string) string {
 	if runtime == "" {
@@ -45,7 +45,7 @@ type replyBanner struct {
 // replyViewMin is the smallest size of the message's view: three lines, scrolling past them.
 var replyViewMin = fyne.NewSize(360, 72)
 
-// newReplyBanner is the reply banner of a run on runtime (runs.Info.Runtime).
+// newReplyBanner is the reply banner of a run on runtime (record.Info.Runtime).
 func newReplyBanner(runtime string) *replyBanner {
 	b := &replyBanner{view: newProseView("", replyViewMin), holder: container.NewStack(), agent: replyAgent(runtime)}
 	head := widget.NewLabelWithStyle("⚠ "+replyHead(b.agent), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -54,8 +54,8 @@ func newReplyBanner(runtime string) *replyBanner {
 }
 
 // waitsForReply says whether info is a run that waits for the person's reply.
-func waitsForReply(info runs.Info) bool {
-	return info.State == runs.StateWaiting && info.Waiting == runs.WaitReply
+func waitsForReply(info record.Info) bool {
+	return info.State == record.StateWaiting && info.Waiting == record.WaitReply
 }
 
 // showReply shows the reply banner with Claude's last message while the run waits for the

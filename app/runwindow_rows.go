@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // followList is the timeline's list. It follows the newest rows: once it shows its last
@@ -205,10 +205,10 @@ func (w *runWindow) showRow(i int) {
 // in words, with a tool call's input in full; when it is not there, the text the timeline
 // shows (shown, marked mark). Off Fyne's goroutine.
 func (w *runWindow) eventText(seq int64, mark, shown string) (title, text string) {
-	var n runs.Narrator // the words of the events before, for a refusal to name its call
-	var found *runs.Event
-	var words runs.Words
-	err := runs.ReadEvents(w.deps.stateDir, w.id, func(e runs.Event) error {
+	var n record.Narrator // the words of the events before, for a refusal to name its call
+	var found *record.Event
+	var words record.Words
+	err := record.ReadEvents(w.deps.stateDir, w.id, func(e record.Event) error {
 		wd := n.Words(e)
 		if e.Seq == seq {
 			found, words = &e, wd
@@ -231,7 +231,7 @@ func (w *runWindow) eventText(seq int64, mark, shown string) (title, text string
 		}
 	}
 	if found.Truncated {
-		text += fmt.Sprintf("\n\n(Cut at %d KiB; the run's output.log has the whole output.)", runs.MaxFieldBytes>>10)
+		text += fmt.Sprintf("\n\n(Cut at %d KiB; the run's output.log has the whole output.)", record.MaxFieldBytes>>10)
 	}
 	title = fmt.Sprintf("%s · event %d · %s", markOf(words.Label), found.Seq, found.Time.Local().Format("15:04:05"))
 	return title, visible.Escape(text)

@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // The conversation's runs in a run window: a run that continues another, or that another
@@ -23,10 +23,10 @@ const maxConversationLines = 5
 // conversationRunLine is the line of run in, the nth of its conversation's total: "Run 2
 // of 3: Yes, mention it in the README. · succeeded · 2025-03-14 10:30", and " (this
 // window)" for the window's own.
-func conversationRunLine(n, total int, in runs.Info, own bool) string {
+func conversationRunLine(n, total int, in record.Info, own bool) string {
 	task := visible.Escape(visible.FirstLine(in.Prompt, maxTitleTask))
 	if task == "" {
-		task = runs.WorkTitle(in)
+		task = record.WorkTitle(in)
 	}
 	line := fmt.Sprintf("Run %d of %d: %s · %s · %s", n, total, task, in.StateText(), in.Created.Local().Format("2006-01-02 15:04"))
 	if own {
@@ -38,7 +38,7 @@ func conversationRunLine(n, total int, in runs.Info, own bool) string {
 // conversationLines returns the lines the list shows of conv for the window of run id: a
 // line per run, or, past maxConversationLines, the first run's, a line saying how many
 // are left out ("" id), and the latest ones.
-func conversationLines(conv runs.Conversation, id string) (lines []string, ids []string) {
+func conversationLines(conv record.Conversation, id string) (lines []string, ids []string) {
 	add := func(i int) {
 		r := conv.Runs[i]
 		lines = append(lines, conversationRunLine(i+1, len(conv.Runs), r, r.ID == id))
@@ -67,7 +67,7 @@ func (w *runWindow) loadConversation() {
 	if w.deps.stateDir == "" {
 		return
 	}
-	conv := runs.ConversationOf(w.deps.stateDir, w.infoNow())
+	conv := record.ConversationOf(w.deps.stateDir, w.infoNow())
 	onUI(func() {
 		if !w.closed.Load() && !w.detached.Load() {
 			w.showConversation(conv)
@@ -77,7 +77,7 @@ func (w *runWindow) loadConversation() {
 
 // showConversation lists conv's runs under the header, a line each, the others' opening
 // their windows; a conversation of one run shows nothing. On Fyne's goroutine.
-func (w *runWindow) showConversation(conv runs.Conversation) {
+func (w *runWindow) showConversation(conv record.Conversation) {
 	box := w.convRuns
 	if len(conv.Runs) < 2 {
 		if !box.Hidden {

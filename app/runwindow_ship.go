@@ -15,8 +15,7 @@ import (
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // shipper does what the run window offers once a run has ended, beyond the push: the
@@ -27,7 +26,7 @@ import (
 type shipper interface {
 	// Commit commits the ended run's uncommitted changes as the person and says what it
 	// committed.
-	Commit(ctx context.Context, runID string, opts changes.CommitOptions) (changes.Committed, error)
+	Commit(ctx context.Context, runID string, opts record.CommitOptions) (record.Committed, error)
 	// OpenPullRequest opens a pull request for the branch last pushed for the run,
 	// against the repository's default branch, records it on the run and returns its URL.
 	OpenPullRequest(ctx context.Context, runID, title, body string) (string, error)
@@ -93,15 +92,15 @@ func (w *runWindow) newShipForm(title, okText string, content fyne.CanvasObject,
 }
 
 // shipStory is the story of the run's conversation (the run, the runs it continues and
-// those that continue it: runs.Story), whose first task and Claude's final summary the
+// those that continue it: record.Story), whose first task and Claude's final summary the
 // commit and pull request dialogs are prefilled with, as the core's defaults are made.
 // Without a state folder it is the run's own, without a summary. On Fyne's goroutine: it
 // reads the conversation's records, as the window does when it opens.
-func (w *runWindow) shipStory() runs.Story {
+func (w *runWindow) shipStory() record.Story {
 	if w.deps.stateDir == "" {
-		return runs.Story{Conversation: runs.Conversation{Runs: []runs.Info{w.info}}}
+		return record.Story{Conversation: record.Conversation{Runs: []record.Info{w.info}}}
 	}
-	return runs.ReadStory(w.deps.stateDir, runs.ConversationOf(w.deps.stateDir, w.info))
+	return record.ReadStory(w.deps.stateDir, record.ConversationOf(w.deps.stateDir, w.info))
 }
 
 // openCommit asks for the commit message and which files changed before the run to
@@ -141,7 +140,7 @@ func (w *runWindow) openCommit(set control.ChangeSet) {
 	}
 	w.commitForm = f
 	w.newShipForm("Commit and push", "Commit and push", container.NewVScroll(container.NewVBox(items...)), f, func() {
-		opts := changes.CommitOptions{Message: strings.TrimSpace(f.entry.Text)}
+		opts := record.CommitOptions{Message: strings.TrimSpace(f.entry.Text)}
 		for _, c := range f.included {
 			if c.Checked {
 				opts.Include = append(opts.Include, c.Text)
@@ -165,7 +164,7 @@ func commitHeads(n int) (ours, before string) {
 
 // commitAndPush commits the run's changes and pushes, off Fyne's goroutine, and says what
 // happened. On Fyne's goroutine.
-func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
+func (w *runWindow) commitAndPush(opts record.CommitOptions) {
 	if w.pushing {
 		return
 	}
@@ -202,7 +201,7 @@ func (w *runWindow) commitAndPush(opts changes.CommitOptions) {
 }
 
 // committedText says what a commit holds, for a person, in the words of the CLI.
-func committedText(c changes.Committed) string { return "Committed " + runs.CommitText(c) + "." }
+func committedText(c record.Committed) string { return "Committed " + record.CommitText(c) + "." }
 
 // openPullRequest asks for the pull request's title and body, then opens it. On Fyne's
 // goroutine.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // Bounds of the run window's timeline, so that a long run keeps its memory bounded.
@@ -131,7 +131,7 @@ type change struct {
 // message, the question a run waiting for a reply waits on. Safe for concurrent use.
 type eventRows struct {
 	mu       sync.Mutex
-	narrator runs.Narrator
+	narrator record.Narrator
 	last     int64             // the last sequence number taken
 	state    *stateFold        // the run's state row, while nothing but housekeeping came after it
 	requests map[string]string // the key of each approval request's entry, by request id
@@ -157,7 +157,7 @@ type stateFold struct {
 const maxFoldLines = 64
 
 // add folds a housekeeping event, whose words are w, into the row.
-func (f *stateFold) add(w runs.Words) {
+func (f *stateFold) add(w record.Words) {
 	if len(f.lines) >= maxFoldLines {
 		return
 	}
@@ -179,10 +179,10 @@ func (f *stateFold) entry() entry {
 
 // changes returns what e does to the timeline, or nothing when e was seen already or says
 // nothing the timeline shows.
-func (m *eventRows) changes(e runs.Event) []change {
+func (m *eventRows) changes(e record.Event) []change {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e.Type != runs.EventDropped { // a dropped note carries the sequence number before it
+	if e.Type != record.EventDropped { // a dropped note carries the sequence number before it
 		if e.Seq != 0 && e.Seq <= m.last {
 			return nil
 		}
@@ -193,37 +193,37 @@ func (m *eventRows) changes(e runs.Event) []change {
 		return nil // it says nothing new: a refusal of a call the answer denied
 	}
 	switch e.Type {
-	case runs.EventBase, runs.EventStatus:
+	case record.EventBase, record.EventStatus:
 		// The housekeeping between two states folds into the state row.
 		if m.state != nil {
 			m.state.add(w)
 			return []change{{entry: m.state.entry(), replace: m.state.key}}
 		}
-	case runs.EventState, runs.EventInit, runs.EventExit:
+	case record.EventState, record.EventInit, record.EventExit:
 		// The run's start of a session and its exit keep rows of their own, and the state
 		// row open for the next state.
 	default:
 		m.state = nil
 	}
 	switch e.Type {
-	case runs.EventText:
+	case record.EventText:
 		m.question = capRunes(visible.Escape(e.Text), maxQuestionRunes)
-	case runs.EventPrompt:
+	case record.EventPrompt:
 		m.question = "" // a question after this one is the next one
-	case runs.EventState:
+	case record.EventState:
 		if e.State != nil {
 			return m.stateChange(e)
 		}
-	case runs.EventInit:
+	case record.EventInit:
 		// Claude Code starts its session anew for each message you send: a start that says
 		// what the last said shows no row.
 		if w.Text == m.session {
 			return nil
 		}
 		m.session = w.Text
-	case runs.EventToolResult:
+	case record.EventToolResult:
 		w.Text = resultWords(e, w.Text)
-	case runs.EventApprovalRequest:
+	case record.EventApprovalRequest:
 		if e.Approval != nil && e.Approval.RequestID != "" {
 			if m.requests == nil || len(m.requests) >= 4096 {
 				m.requests = map[string]string{}
@@ -234,7 +234,7 @@ func (m *eventRows) changes(e runs.Event) []change {
 			ent.key = key
 			return []change{{entry: ent}}
 		}
-	case runs.EventApprovalAnswer:
+	case record.EventApprovalAnswer:
 		if a := e.Approval; a != nil && a.RequestID != "" {
 			key, ok := m.requests[a.RequestID]
 			delete(m.requests, a.RequestID)
@@ -252,9 +252,9 @@ func (m *eventRows) changes(e runs.Event) []change {
 // housekeeping came after that row; the moves between running and waiting show no row (the
 // header, the approval panel and the reply banner say them, and the events around them
 // show them).
-func (m *eventRows) stateChange(e runs.Event) []change {
+func (m *eventRows) stateChange(e record.Event) []change {
 	s := e.State
-	busy := func(st runs.State) bool { return st == runs.StateRunning || st == runs.StateWaiting }
+	busy := func(st record.State) bool { return st == record.StateRunning || st == record.StateWaiting }
 	if busy(s.From) && busy(s.To) {
 		return nil
 	}
@@ -290,15 +290,15 @@ func (m *eventRows) lastQuestion() string {
 
 // entryOf is the entry of e, whose words are w: prose for what a person reads as
 // sentences, a row per line (the first few) for a tool's call and output.
-func entryOf(e runs.Event, w runs.Words) entry {
+func entryOf(e record.Event, w record.Words) entry {
 	text := visible.Escape(strings.ReplaceAll(w.Text, "\r\n", "\n"))
 	ent := entry{mark: markOf(w.Label), seq: e.Seq}
 	switch e.Type {
-	case runs.EventToolCall, runs.EventApprovalRequest, runs.EventToolResult, runs.EventOutput:
+	case record.EventToolCall, record.EventApprovalRequest, record.EventToolResult, record.EventOutput:
 		ent.text = firstLines(text, maxResultLines)
-		ent.dim = e.Type == runs.EventToolResult || e.Type == runs.EventOutput
+		ent.dim = e.Type == record.EventToolResult || e.Type == record.EventOutput
 		return ent
-	case runs.EventInit, runs.EventBase, runs.EventExit, runs.EventStatus, runs.EventUsage:
+	case record.EventInit, record.EventBase, record.EventExit, record.EventStatus, record.EventUsage:
 		ent.dim = true
 	}
 	ent.prose = true
@@ -307,7 +307,7 @@ func entryOf(e runs.Event, w runs.Words) entry {
 		ent.text = string([]rune(ent.text)[:maxEntryRunes]) +
 			fmt.Sprintf("…\n(%d more characters: click to read them all)", n-maxEntryRunes)
 	}
-	if e.Type == runs.EventDropped {
+	if e.Type == record.EventDropped {
 		ent.seq, ent.whole = 0, true
 	}
 	return ent
@@ -339,7 +339,7 @@ var fileTools = map[string]bool{"Read": true, "Edit": true, "MultiEdit": true, "
 // resultWords is what the timeline shows of a tool's output, whose words are text
 // ("Read: <the file>"): a file tool's in one line (a Read's as how many lines it read),
 // any other tool's as it is.
-func resultWords(e runs.Event, text string) string {
+func resultWords(e record.Event, text string) string {
 	if e.IsError || !fileTools[e.ToolName] || strings.TrimSpace(e.Text) == "" {
 		return text
 	}

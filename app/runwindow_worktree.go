@@ -11,8 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // worktreeRemover removes the worktree an ended run worked in: the tray does (trayLink),
@@ -20,7 +19,7 @@ import (
 // work.
 type worktreeRemover interface {
 	// InspectWorktree says what removing the run's worktree would lose; it removes nothing.
-	InspectWorktree(ctx context.Context, runID string) (worktree.Loss, error)
+	InspectWorktree(ctx context.Context, runID string) (record.Loss, error)
 	// RemoveWorktree removes the run's worktree, and its branch when deleteBranch and it
 	// was never pushed, and says what it did, in words; force loses what InspectWorktree
 	// named.
@@ -49,7 +48,7 @@ type worktreePanel struct {
 // and whether its branch goes too.
 type removeForm struct {
 	dlg          dialog.Dialog
-	loss         worktree.Loss
+	loss         record.Loss
 	text         *widget.Label // what would be removed and lost
 	deleteBranch *widget.Check // nil when the branch was pushed or is gone
 	ok, cancel   *widget.Button
@@ -129,7 +128,7 @@ func (w *runWindow) askRemoveWorktree() {
 // openRemoveWorktree shows the dialog that asks before the worktree is removed: what
 // would be lost with its folder and, when its branch was never pushed, whether the branch
 // goes too, and what that loses. On Fyne's goroutine.
-func (w *runWindow) openRemoveWorktree(loss worktree.Loss) {
+func (w *runWindow) openRemoveWorktree(loss record.Loss) {
 	wt := w.info.Worktree
 	f := &removeForm{loss: loss}
 	f.text = widget.NewLabel(removeText(wt.Path, wt.Branch, loss))
@@ -180,7 +179,7 @@ func (w *runWindow) openRemoveWorktree(loss worktree.Loss) {
 
 // removeText says what removing the worktree at path, on branch, would lose with its
 // folder, for the dialog.
-func removeText(path, branch string, loss worktree.Loss) string {
+func removeText(path, branch string, loss record.Loss) string {
 	text := "Remove the worktree " + path + "?\n"
 	if n := len(loss.Changed); n > 0 {
 		text += "Lost with it: " + loss.Words(false) + ".\n"

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs/push"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -222,7 +222,7 @@ func (t *tokenSection) checkSaved() {
 // tokenCheckText says what GitHub said of the token.
 func tokenCheckText(c control.TokenCheck, err error) (string, widget.Importance) {
 	switch {
-	case errors.Is(err, push.ErrGitHubRefused):
+	case errors.Is(err, record.ErrGitHubRefused):
 		return "GitHub did not take the token: " + err.Error() + ".", widget.DangerImportance
 	case err != nil:
 		return "The token could not be checked: " + err.Error() + ".", widget.WarningImportance

@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/control"
-	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/changes"
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -32,7 +30,7 @@ type trayLink struct {
 	page   control.PageStatus     // the approval page on the tailnet, as the tray serves it
 	live   []control.Run          // the runs that have not ended, oldest first
 	known  map[string]control.Run // the freshest summary of each run seen
-	subs   map[string]*runs.Subscriber
+	subs   map[string]*record.Subscriber
 
 	runWins     []string // the run windows open, to tell the tray (reportRunWindows)
 	runWinsNew  bool     // runWins changed since the tray was last told
@@ -40,7 +38,7 @@ type trayLink struct {
 }
 
 func newTrayLink() *trayLink {
-	return &trayLink{known: map[string]control.Run{}, subs: map[string]*runs.Subscriber{}}
+	return &trayLink{known: map[string]control.Run{}, subs: map[string]*record.Subscriber{}}
 }
 
 // apply takes in a snapshot or event from the tray that concerns runs or settings, and
@@ -173,7 +171,7 @@ func (t *trayLink) queuedAhead(id string) int {
 		if r.ID == id {
 			return n
 		}
-		if r.State == runs.StateQueued {
+		if r.State == record.StateQueued {
 			n++
 		}
 	}
@@ -182,7 +180,7 @@ func (t *trayLink) queuedAhead(id string) int {
 
 // info is the freshest summary of the run id: what the tray last said of it, else its
 // record.
-func (t *trayLink) info(id string) runs.Info {
+func (t *trayLink) info(id string) record.Info {
 	t.mu.Lock()
 	r, ok := t.known[id]
 	stateDir := t.report.StateDir
@@ -190,10 +188,10 @@ func (t *trayLink) info(id string) runs.Info {
 	if ok {
 		return r.Summary()
 	}
-	if info, err := runs.Load(stateDir, id); err == nil {
+	if info, err := record.Load(stateDir, id); err == nil {
 		return info
 	}
-	return runs.Info{ID: id, Dir: filepath.Join(runs.RunsDir(stateDir), id)}
+	return record.Info{ID: id, Dir: filepath.Join(record.RunsDir(stateDir), id)}
 }
 
 // run is the run id as a run window follows it.
@@ -201,7 +199,7 @@ func (t *trayLink) run(id string) liveRun { return &linkedRun{tray: t, id: id} }
 
 // Start starts a run (the new-run dialog's runStarter): the tray starts it and the window
 // follows it as a linkedRun.
-func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
+func (t *trayLink) Start(spec record.Spec) (liveRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	id, err := t.client.Start(ctx, spec)
@@ -213,19 +211,19 @@ func (t *trayLink) Start(spec runs.Spec) (liveRun, error) {
 }
 
 // expect notes the run id, just started as spec says, until the tray's first word on it.
-func (t *trayLink) expect(id string, spec runs.Spec) {
+func (t *trayLink) expect(id string, spec record.Spec) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.known[id]; !ok {
-		t.known[id] = control.Run{Info: runs.Info{ID: id, Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt,
-			Model: spec.Model, ContinuedFrom: spec.ContinuedFrom, State: runs.StateQueued, Created: time.Now()},
-			Dir: filepath.Join(runs.RunsDir(t.report.StateDir), id)}
+		t.known[id] = control.Run{Info: record.Info{ID: id, Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt,
+			Model: spec.Model, ContinuedFrom: spec.ContinuedFrom, State: record.StateQueued, Created: time.Now()},
+			Dir: filepath.Join(record.RunsDir(t.report.StateDir), id)}
 	}
 }
 
 // subscribe asks the tray for the run id's events.
-func (t *trayLink) subscribe(id string) (<-chan runs.Event, func()) {
-	s := runs.NewSubscriber(nil) // its methods are called with t.mu held
+func (t *trayLink) subscribe(id string) (<-chan record.Event, func()) {
+	s := record.NewSubscriber(nil) // its methods are called with t.mu held
 	t.mu.Lock()
 	if old := t.subs[id]; old != nil {
 		old.Close()
@@ -281,10 +279,10 @@ type linkedRun struct {
 func (r *linkedRun) ID() string { return r.id }
 
 // Info returns the run's freshest summary.
-func (r *linkedRun) Info() runs.Info { return r.tray.info(r.id) }
+func (r *linkedRun) Info() record.Info { return r.tray.info(r.id) }
 
 // Subscribe returns the run's events, from the tray.
-func (r *linkedRun) Subscribe() (<-chan runs.Event, func()) { return r.tray.subscribe(r.id) }
+func (r *linkedRun) Subscribe() (<-chan record.Event, func()) { return r.tray.subscribe(r.id) }
 
 // Send sends a follow-up to the run; it returns once the tray has delivered it.
 func (r *linkedRun) Send(text string) error {
@@ -295,7 +293,7 @@ func (r *linkedRun) Send(text string) error {
 
 // RaiseBudget raises the run's budget by by; the tray records the window's person as who
 // asked. It returns once the tray has done it, or refused.
-func (r *linkedRun) RaiseBudget(by runs.Budget, _ string) error {
+func (r *linkedRun) RaiseBudget(by record.Budget, _ string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	return r.tray.client.RaiseBudget(ctx, r.id, by)
@@ -342,7 +340,7 @@ func (t *trayLink) ChangedFiles(ctx context.Context, runID string) (control.Chan
 }
 
 // Commit commits the ended run's changes as the person, in the tray (shipper).
-func (t *trayLink) Commit(ctx context.Context, runID string, opts changes.CommitOptions) (changes.Committed, error) {
+func (t *trayLink) Commit(ctx context.Context, runID string, opts record.CommitOptions) (record.Committed, error) {
 	return t.client.Commit(ctx, control.Commit{Run: runID, Message: opts.Message, Include: opts.Include})
 }
 
@@ -362,13 +360,13 @@ func (t *trayLink) Continue(ctx context.Context, runID, prompt string) (liveRun,
 		return nil, err
 	}
 	earlier := t.info(runID)
-	t.expect(id, runs.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model, ContinuedFrom: runID})
+	t.expect(id, record.Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model, ContinuedFrom: runID})
 	return t.run(id), nil
 }
 
 // InspectWorktree says what removing the run's worktree would lose, from the tray
 // (worktreeRemover).
-func (t *trayLink) InspectWorktree(ctx context.Context, runID string) (worktree.Loss, error) {
+func (t *trayLink) InspectWorktree(ctx context.Context, runID string) (record.Loss, error) {
 	return t.client.InspectWorktree(ctx, runID)
 }
 

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/internal/lib/visible"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -27,14 +27,14 @@ const usageOther = "other"
 
 // usageView is what the Usage window shows: the cost of each day of the last usageDays by
 // repository, and the costliest runs of those days. It is computed from the runs index
-// (runs.Summaries) with runs.SumUsage, as `segwi usage` is.
+// (record.Summaries) with record.SumUsage, as `segwi usage` is.
 type usageView struct {
 	Days   []time.Time   // the days charted, local midnights, oldest first
 	Series []usageSeries // the repositories, costliest first, "other" last
 	// ByRuntime are the runtimes, as Series are the repositories.
 	ByRuntime []usageSeries
-	Top       []runs.Summary
-	Total     runs.UsageRow // what every run of those days used
+	Top       []record.Summary
+	Total     record.UsageRow // what every run of those days used
 }
 
 // usageSeries is one repository's cost and tokens on each day of a usageView.
@@ -46,7 +46,7 @@ type usageSeries struct {
 
 // computeUsage is what the runs sums created in the usageDays ending on now's day (in loc)
 // used, by repository (named as the settings name them, repos) and by runtime.
-func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos []settings.Repository) usageView {
+func computeUsage(sums []record.Summary, now time.Time, loc *time.Location, repos []settings.Repository) usageView {
 	y, m, d := now.In(loc).Date()
 	since := time.Date(y, m, d-(usageDays-1), 0, 0, 0, 0, loc)
 	v := usageView{}
@@ -59,14 +59,14 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 	// The runs of the days charted; not those dated after today, by a clock set back when
 	// they started: the note's total counts what the chart shows.
 	for _, s := range sums {
-		if _, ok := day[s.UsageKey(runs.UsageByDay, loc)]; ok && !s.Created.Before(since) {
+		if _, ok := day[s.UsageKey(record.UsageByDay, loc)]; ok && !s.Created.Before(since) {
 			v.Top = append(v.Top, s)
 		}
 	}
-	v.Total = runs.SumUsage(v.Top, since, runs.UsageByRepository, loc).Total
-	v.Series = stackUsage(v.Top, since, day, runs.UsageByRepository, loc, func(k string) string { return settings.CheckoutName(k, repos) })
-	v.ByRuntime = stackUsage(v.Top, since, day, runs.UsageByRuntime, loc, visible.Escape)
-	slices.SortFunc(v.Top, func(a, b runs.Summary) int {
+	v.Total = record.SumUsage(v.Top, since, record.UsageByRepository, loc).Total
+	v.Series = stackUsage(v.Top, since, day, record.UsageByRepository, loc, func(k string) string { return settings.CheckoutName(k, repos) })
+	v.ByRuntime = stackUsage(v.Top, since, day, record.UsageByRuntime, loc, visible.Escape)
+	slices.SortFunc(v.Top, func(a, b record.Summary) int {
 		ua, _ := a.Used()
 		ub, _ := b.Used()
 		return cmp.Or(cmp.Compare(ub.CostUSD, ua.CostUSD), cmp.Compare(ub.Tokens(), ua.Tokens()), b.Created.Compare(a.Created))
@@ -78,8 +78,8 @@ func computeUsage(sums []runs.Summary, now time.Time, loc *time.Location, repos 
 // stackUsage is the cost and tokens of each day (day: a local date's index) of the runs
 // of sums, all created on those days since since, a series for each group by by (named by
 // name), the costliest first: usageApart of them, the others one "other" series.
-func stackUsage(sums []runs.Summary, since time.Time, day map[string]int, by runs.UsageBy, loc *time.Location, name func(string) string) []usageSeries {
-	rows := runs.SumUsage(sums, since, by, loc).Rows
+func stackUsage(sums []record.Summary, since time.Time, day map[string]int, by record.UsageBy, loc *time.Location, name func(string) string) []usageSeries {
+	rows := record.SumUsage(sums, since, by, loc).Rows
 	var out []usageSeries
 	series := map[string]int{} // the series of each group's key
 	apart := len(rows)
@@ -98,7 +98,7 @@ func stackUsage(sums []runs.Summary, since time.Time, day map[string]int, by run
 		out = append(out, usageSeries{Name: usageOther, Cost: make([]float64, len(day)), Tokens: make([]float64, len(day))})
 	}
 	for _, s := range sums {
-		i := day[s.UsageKey(runs.UsageByDay, loc)]
+		i := day[s.UsageKey(record.UsageByDay, loc)]
 		u, _ := s.Used()
 		ser := &out[series[s.UsageKey(by, loc)]]
 		ser.Cost[i] += u.CostUSD
@@ -181,7 +181,7 @@ func (u *usageWindow) reload() {
 	read := u.reads
 	repos, now := u.repos(), u.now()
 	go func() {
-		sums, damaged, err := runs.Summaries(u.stateDir)
+		sums, damaged, err := record.Summaries(u.stateDir)
 		v := computeUsage(sums, now, time.Local, repos)
 		onUI(func() {
 			if read == u.reads { // else a later reload is under way
@@ -248,7 +248,7 @@ func usageNote(v usageView, damaged int) string {
 
 // usageRunLine is a run's line in the Usage window: "2026-12-03 14:05 · web · $1.2345 ·
 // 1,234,567 tokens · fix the login".
-func usageRunLine(s runs.Summary, repos []settings.Repository) string {
+func usageRunLine(s record.Summary, repos []settings.Repository) string {
 	u, full := s.Used()
 	tokens := fmt.Sprintf("%s tokens", groupDigits(u.Tokens()))
 	if !full {

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/segwi/segwi/migrate"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -99,7 +99,7 @@ func uniqueRetired(found []migrate.Retired) []migrate.Retired {
 // costs and what to do, with a button that opens the run's folder. segwi keeps running and
 // lists the other runs as usual. With nothing damaged it shows nothing and returns nil.
 // Call it on the UI goroutine.
-func ShowDamagedRecords(a fyne.App, damaged []runs.Damaged) fyne.Window {
+func ShowDamagedRecords(a fyne.App, damaged []record.Damaged) fyne.Window {
 	if len(damaged) == 0 {
 		return nil
 	}
@@ -122,7 +122,7 @@ func ShowDamagedRecords(a fyne.App, damaged []runs.Damaged) fyne.Window {
 
 // damagedRow shows one damaged file: its path in monospace, what went wrong and what to do,
 // and Open folder.
-func damagedRow(a fyne.App, d runs.Damaged) fyne.CanvasObject {
+func damagedRow(a fyne.App, d record.Damaged) fyne.CanvasObject {
 	file := widget.NewLabelWithStyle(d.File, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	file.Wrapping = fyne.TextWrapBreak
 	text := fmt.Sprintf("%v.", d.Err)

@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/approvals"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // RunRef names the run a request belongs to, with what a person needs to tell it apart.
 type RunRef struct {
-	ID       string    `json:"id"`
-	Kind     runs.Kind `json:"kind"`
-	Checkout string    `json:"checkout"`
-	Name     string    `json:"name"`             // the repository's name, else the folder's
-	Prompt   string    `json:"prompt,omitempty"` // the task or question, as the person typed it
-	Agent    string    `json:"agent,omitempty"`  // the run's agent, when not Claude Code (approvals.RunInfo.Agent)
+	ID       string      `json:"id"`
+	Kind     record.Kind `json:"kind"`
+	Checkout string      `json:"checkout"`
+	Name     string      `json:"name"`             // the repository's name, else the folder's
+	Prompt   string      `json:"prompt,omitempty"` // the task or question, as the person typed it
+	Agent    string      `json:"agent,omitempty"`  // the run's agent, when not Claude Code (approvals.RunInfo.Agent)
 }
 
 // Approval is a request that waits for a person. As a message, it says that it now waits
@@ -52,7 +52,7 @@ func (a Approval) check() error {
 func ApprovalOf(req approvals.Request, name, prompt string) Approval {
 	return Approval{
 		Request:   req.ID,
-		Run:       RunRef{ID: req.Run.ID, Kind: runs.Kind(req.Run.Kind), Checkout: req.Run.Checkout, Name: name, Prompt: prompt, Agent: req.Run.Agent},
+		Run:       RunRef{ID: req.Run.ID, Kind: record.Kind(req.Run.Kind), Checkout: req.Run.Checkout, Name: name, Prompt: prompt, Agent: req.Run.Agent},
 		Tool:      req.ToolName,
 		Input:     req.Input,
 		ToolUseID: req.ToolUseID,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // RaiseBudget raises a going run's budget by By (runs.Run.RaiseBudget): a run waiting at
@@ -12,8 +12,8 @@ import (
 // page's device and login (RoleRemote), which may raise only a run that waits at its
 // budget (runs.Run.RaiseWaitingBudget).
 type RaiseBudget struct {
-	Run string      `json:"run"`
-	By  runs.Budget `json:"by"`
+	Run string        `json:"run"`
+	By  record.Budget `json:"by"`
 }
 
 // MessageType returns TypeRaiseBudget.
@@ -27,7 +27,7 @@ func (r RaiseBudget) check() error {
 }
 
 // RaiseBudget raises the run id's budget by by; see RaiseBudget.
-func (c *Client) RaiseBudget(ctx context.Context, id string, by runs.Budget) error {
+func (c *Client) RaiseBudget(ctx context.Context, id string, by record.Budget) error {
 	_, err := c.do(ctx, RaiseBudget{Run: id, By: by})
 	return err
 }

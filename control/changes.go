@@ -1,8 +1,6 @@
 package control
 
-import (
-	"github.com/segwi/segwi/runs/changes"
-)
+import "github.com/segwi/segwi/runs/record"
 
 // MaxDiffBytes is where a diff sent over the channel is cut: far more than a diff of
 // 5,000 lines, and, even with every byte escaped in JSON, well within MaxMessageBytes.
@@ -35,7 +33,7 @@ func (c Changes) check() error { return needRun(c.Run) }
 // ChangeSet is a run's changes at one moment, as the reply to Changes carries them.
 type ChangeSet struct {
 	// Base is where the checkout stood when the run started.
-	Base changes.Base `json:"base"`
+	Base record.Base `json:"base"`
 	// Runs is how many runs the conversation whose changes these are holds: 1 for a run
 	// alone. A conversation's changes count from its first run's base, so a file changed
 	// before that run is "changed before the first run".
@@ -43,15 +41,15 @@ type ChangeSet struct {
 	// Branch is the branch HEAD is on now; "" when detached.
 	Branch string `json:"branch,omitempty"`
 	// Files are the files changed since the base, at most MaxChangedFiles of them.
-	Files []changes.File `json:"files,omitempty"`
+	Files []record.File `json:"files,omitempty"`
 	// MoreFiles is how many changed files Files leaves out.
 	MoreFiles int `json:"moreFiles,omitempty"`
 	// Commits are the commits made since the base, newest first.
-	Commits []changes.CommitRef `json:"commits,omitempty"`
+	Commits []record.CommitRef `json:"commits,omitempty"`
 	// Path is the file Diff is of; "" for every file.
 	Path string `json:"path,omitempty"`
 	// Diff is the unified diff, cut at MaxDiffBytes.
-	Diff changes.Patch `json:"diff"`
+	Diff record.Patch `json:"diff"`
 	// Stamp names this reading, for a later Changes.Since; "" when the tray cannot tell
 	// whether the checkout changed without reading the changes again.
 	Stamp string `json:"stamp,omitempty"`
@@ -71,7 +69,7 @@ func (c ChangeSet) Uncommitted() bool {
 	return false
 }
 
-// BeforeNote is how a file changed before the run (changes.File.DirtyAtBase) is marked:
+// BeforeNote is how a file changed before the run (record.File.DirtyAtBase) is marked:
 // before the run, or, in a conversation of several runs, before its first run.
 func (c ChangeSet) BeforeNote() string {
 	return ChangedBefore(c.Runs)

@@ -58,7 +58,7 @@ type CommandError struct {
 func (e *CommandError) Error() string { return fmt.Sprintf("%s: %s", e.Type, e.Text) }
 
 // Unwrap returns the tray's error, which errors.Is matches against the sentinel of its
-// Code (runs.ErrNotRunning, token.ErrNotFound, ...).
+// Code (record.ErrNotRunning, token.ErrNotFound, ...).
 func (e *CommandError) Unwrap() error { return &ReplyError{Text: e.Text, Code: e.Code} }
 
 // Do sends the command cmd and returns the tray's reply: a *CommandError when the tray

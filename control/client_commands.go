@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/changes"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -26,7 +25,7 @@ func (c *Client) do(ctx context.Context, cmd Body) (Reply, error) {
 }
 
 // Start starts a run as spec says and returns its id.
-func (c *Client) Start(ctx context.Context, spec runs.Spec) (string, error) {
+func (c *Client) Start(ctx context.Context, spec record.Spec) (string, error) {
 	r, err := c.do(ctx, StartOf(spec))
 	return r.Run, err
 }
@@ -183,26 +182,26 @@ func (c *Client) Unsubscribe(ctx context.Context, id string) error {
 
 // Commit commits the ended run id's changes as the person; see Commit. It returns what
 // was committed and left out.
-func (c *Client) Commit(ctx context.Context, cmd Commit) (changes.Committed, error) {
+func (c *Client) Commit(ctx context.Context, cmd Commit) (record.Committed, error) {
 	r, err := c.do(ctx, cmd)
 	if err != nil {
-		return changes.Committed{}, err
+		return record.Committed{}, err
 	}
 	if r.Commit == nil {
-		return changes.Committed{}, errors.New("commit: the tray's reply holds no commit")
+		return record.Committed{}, errors.New("commit: the tray's reply holds no commit")
 	}
 	return *r.Commit, nil
 }
 
 // OpenPullRequest opens a pull request for the ended run's pushed branch; see
 // OpenPullRequest. It returns the pull request, whose URL is recorded on the run.
-func (c *Client) OpenPullRequest(ctx context.Context, cmd OpenPullRequest) (runs.PullRequest, error) {
+func (c *Client) OpenPullRequest(ctx context.Context, cmd OpenPullRequest) (record.PullRequest, error) {
 	r, err := c.do(ctx, cmd)
 	if err != nil {
-		return runs.PullRequest{}, err
+		return record.PullRequest{}, err
 	}
 	if r.PullRequest == nil {
-		return runs.PullRequest{}, errors.New("open pull request: the tray's reply holds no pull request")
+		return record.PullRequest{}, errors.New("open pull request: the tray's reply holds no pull request")
 	}
 	return *r.PullRequest, nil
 }

@@ -3,51 +3,51 @@ package control
 import (
 	"errors"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
-// Start starts a run, as runs.Spec says. Its reply names the run.
+// Start starts a run, as record.Spec says. Its reply names the run.
 type Start struct {
-	Kind     runs.Kind `json:"kind"`
-	Checkout string    `json:"checkout"`
-	Prompt   string    `json:"prompt,omitempty"`
-	Model    string    `json:"model,omitempty"`
-	KeepOpen bool      `json:"keepOpen,omitempty"`
-	// Where is where the run works (runs.Spec.Where): "" as its repository says,
+	Kind     record.Kind `json:"kind"`
+	Checkout string      `json:"checkout"`
+	Prompt   string      `json:"prompt,omitempty"`
+	Model    string      `json:"model,omitempty"`
+	KeepOpen bool        `json:"keepOpen,omitempty"`
+	// Where is where the run works (record.Spec.Where): "" as its repository says,
 	// "checkout" or "worktree".
-	Where runs.Where `json:"where,omitempty"`
+	Where record.Where `json:"where,omitempty"`
 	// Runtime names the runtime of segwi.runtimes the run's agent runs on; "" for Claude
 	// Code. It names one of the person's settings, never a command.
 	Runtime string `json:"runtime,omitempty"`
-	// Budget is the run's own budget over the settings' (runs.Spec.Budget); nil keeps
+	// Budget is the run's own budget over the settings' (record.Spec.Budget); nil keeps
 	// theirs.
-	Budget *runs.Budget `json:"budget,omitempty"`
+	Budget *record.Budget `json:"budget,omitempty"`
 }
 
 // MessageType returns TypeStart.
 func (Start) MessageType() Type { return TypeStart }
 
 func (s Start) check() error {
-	if _, err := runs.ParseKind(string(s.Kind)); err != nil {
+	if _, err := record.ParseKind(string(s.Kind)); err != nil {
 		return err
 	}
 	if s.Checkout == "" {
 		return errors.New("no checkout")
 	}
-	if _, err := runs.ParseWhere(string(s.Where)); err != nil {
+	if _, err := record.ParseWhere(string(s.Where)); err != nil {
 		return err
 	}
 	return nil
 }
 
 // Spec is the run to start.
-func (s Start) Spec() runs.Spec {
-	return runs.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where, Runtime: s.Runtime, Budget: s.Budget}
+func (s Start) Spec() record.Spec {
+	return record.Spec{Kind: s.Kind, Checkout: s.Checkout, Prompt: s.Prompt, Model: s.Model, KeepOpen: s.KeepOpen, Where: s.Where, Runtime: s.Runtime, Budget: s.Budget}
 }
 
 // StartOf is the Start command of spec.
-func StartOf(spec runs.Spec) Start {
+func StartOf(spec record.Spec) Start {
 	return Start{Kind: spec.Kind, Checkout: spec.Checkout, Prompt: spec.Prompt, Model: spec.Model, KeepOpen: spec.KeepOpen, Where: spec.Where, Runtime: spec.Runtime, Budget: spec.Budget}
 }
 

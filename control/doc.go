@@ -22,7 +22,7 @@
 // for each).
 // Every request carries an id of its sender's and gets one Reply with the same id: ok, or
 // an error a person can read, whose Code keeps the sentinel errors callers branch on
-// (runs.ErrNotRunning, token.ErrNotFound, ...).
+// (record.ErrNotRunning, token.ErrNotFound, ...).
 //
 // # Roles
 //
@@ -45,4 +45,8 @@
 // once what waits for it passes a bound. A Server serves each client
 // on its own connection: one client that misbehaves, stalls or dies never ends the tray
 // nor another client.
+//
+// Its messages carry the types of leaves that hold no engine (runs/record, canary/guard,
+// settings, settings/token, approvals), never the engine's: a client, the window process
+// included, links nothing that makes runs (app/deps_test.go).
 package control

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/segwi/segwi/canary"
-	"github.com/segwi/segwi/runs"
-	"github.com/segwi/segwi/runs/changes"
-	"github.com/segwi/segwi/runs/push"
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/canary/guard"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings/token"
 )
 
@@ -55,15 +52,15 @@ type Reply struct {
 	// TokenCheck is what GitHub said of the keyring's token (CheckToken).
 	TokenCheck *TokenCheck `json:"tokenCheck,omitempty"`
 	// Commit is what a Commit committed, and the files it left out.
-	Commit *changes.Committed `json:"commit,omitempty"`
+	Commit *record.Committed `json:"commit,omitempty"`
 	// PullRequest is the pull request an OpenPullRequest opened.
-	PullRequest *runs.PullRequest `json:"pullRequest,omitempty"`
+	PullRequest *record.PullRequest `json:"pullRequest,omitempty"`
 	// Changes is what a run changed (Changes).
 	Changes *ChangeSet `json:"changes,omitempty"`
 	// Guard is what setting up the guard hook would write (PlanGuard).
 	Guard *GuardPlan `json:"guard,omitempty"`
 	// Worktree is what removing a run's worktree would lose (InspectWorktree).
-	Worktree *worktree.Loss `json:"worktree,omitempty"`
+	Worktree *record.Loss `json:"worktree,omitempty"`
 }
 
 // MessageType returns TypeReply.
@@ -99,34 +96,34 @@ type Code string
 
 // The codes, each for one sentinel error of segwi's packages.
 const (
-	CodeRunNotRunning   Code = "run-not-running"   // runs.ErrNotRunning
-	CodeRunInputClosed  Code = "run-input-closed"  // runs.ErrInputClosed
-	CodeRunNotFound     Code = "run-not-found"     // runs.ErrNotFound
+	CodeRunNotRunning   Code = "run-not-running"   // record.ErrNotRunning
+	CodeRunInputClosed  Code = "run-input-closed"  // record.ErrInputClosed
+	CodeRunNotFound     Code = "run-not-found"     // record.ErrNotFound
 	CodeNoToken         Code = "token-not-found"   // token.ErrNotFound
 	CodeNoKeyring       Code = "token-unavailable" // token.ErrUnavailable
-	CodeAskRun          Code = "ask-run"           // runs.ErrAskRun: nothing of an ask run is shipped
-	CodeNoSession       Code = "no-session"        // runs.ErrNoSession: the run cannot be continued
-	CodeNothingToCommit Code = "nothing-to-commit" // changes.ErrNothingToCommit
-	CodeNoGuardDeny     Code = "canary-no-guard"   // canary.ErrNoGuardDeny
+	CodeAskRun          Code = "ask-run"           // record.ErrAskRun: nothing of an ask run is shipped
+	CodeNoSession       Code = "no-session"        // record.ErrNoSession: the run cannot be continued
+	CodeNothingToCommit Code = "nothing-to-commit" // record.ErrNothingToCommit
+	CodeNoGuardDeny     Code = "canary-no-guard"   // guard.ErrNoDeny
 	CodeLeaving         Code = "windows-leaving"   // ErrLeaving
-	CodeGitHubRefused   Code = "github-refused"    // push.ErrGitHubRefused
+	CodeGitHubRefused   Code = "github-refused"    // record.ErrGitHubRefused
 )
 
 var codes = []struct {
 	code Code
 	err  error
 }{
-	{CodeRunNotRunning, runs.ErrNotRunning},
-	{CodeRunInputClosed, runs.ErrInputClosed},
-	{CodeRunNotFound, runs.ErrNotFound},
+	{CodeRunNotRunning, record.ErrNotRunning},
+	{CodeRunInputClosed, record.ErrInputClosed},
+	{CodeRunNotFound, record.ErrNotFound},
 	{CodeNoToken, token.ErrNotFound},
 	{CodeNoKeyring, token.ErrUnavailable},
-	{CodeAskRun, runs.ErrAskRun},
-	{CodeNoSession, runs.ErrNoSession},
-	{CodeNothingToCommit, changes.ErrNothingToCommit},
-	{CodeNoGuardDeny, canary.ErrNoGuardDeny},
+	{CodeAskRun, record.ErrAskRun},
+	{CodeNoSession, record.ErrNoSession},
+	{CodeNothingToCommit, record.ErrNothingToCommit},
+	{CodeNoGuardDeny, guard.ErrNoDeny},
 	{CodeLeaving, ErrLeaving},
-	{CodeGitHubRefused, push.ErrGitHubRefused},
+	{CodeGitHubRefused, record.ErrGitHubRefused},
 }
 
 // ErrLeaving is the window process's answer to a Show that came once it had decided to

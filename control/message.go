@@ -14,7 +14,7 @@ import (
 const Version = 3
 
 // MaxMessageBytes is the largest message, as JSON text, that the channel carries. A run
-// event's text fields are each cut at runs.MaxFieldBytes, so events fit well within it
+// event's text fields are each cut at record.MaxFieldBytes, so events fit well within it
 // (see BatchEvents).
 const MaxMessageBytes = 4 << 20
 

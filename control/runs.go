@@ -4,26 +4,26 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 )
 
-// Run is one run as the tray shows it: its summary (runs.Info, which says its state and
+// Run is one run as the tray shows it: its summary (record.Info, which says its state and
 // why, its times, cost and turns, and Claude Code's session), and the name a person knows
 // its checkout by.
 type Run struct {
-	runs.Info
+	record.Info
 	// Name is the repository's name in the settings, else the checkout's folder name.
 	Name string `json:"name"`
-	// Dir is the run's folder (runs.Info.Dir, which run.json does not hold): the window
+	// Dir is the run's folder (record.Info.Dir, which run.json does not hold): the window
 	// process reads the run's output.log there.
 	Dir string `json:"dir,omitempty"`
 }
 
 // RunOf is the Run of info, known to a person as name.
-func RunOf(info runs.Info, name string) Run { return Run{Info: info, Name: name, Dir: info.Dir} }
+func RunOf(info record.Info, name string) Run { return Run{Info: info, Name: name, Dir: info.Dir} }
 
-// Summary is the run's runs.Info, with its folder.
-func (r Run) Summary() runs.Info {
+// Summary is the run's record.Info, with its folder.
+func (r Run) Summary() record.Info {
 	info := r.Info
 	info.Dir = r.Dir
 	return info
@@ -47,8 +47,8 @@ func (Runs) MessageType() Type { return TypeRuns }
 // RunEvents carries events of one run, in order, to a client that subscribed to it: its
 // backlog first, then each new event. Events are as the run recorded them.
 type RunEvents struct {
-	Run    string       `json:"run"`
-	Events []runs.Event `json:"events,omitempty"`
+	Run    string         `json:"run"`
+	Events []record.Event `json:"events,omitempty"`
 	// Now is the run's summary after these events (its cost, turns and state move with
 	// them), when the tray sends it.
 	Now *Run `json:"now,omitempty"`
@@ -65,9 +65,9 @@ func (e RunEvents) check() error { return needRun(e.Run) }
 // BatchEvents splits a run's events into RunEvents messages, each encoding to at most
 // about max bytes (MaxMessageBytes when max is zero), in order. An event that alone would
 // not fit is replaced by one of the same type, sequence and time whose text says so
-// (runs.MaxFieldBytes per field keeps that rare: only a pathological event can be so
+// (record.MaxFieldBytes per field keeps that rare: only a pathological event can be so
 // large), so that a subscriber never misses that it happened.
-func BatchEvents(runID string, events []runs.Event, max int) []RunEvents {
+func BatchEvents(runID string, events []record.Event, max int) []RunEvents {
 	if max <= 0 {
 		max = MaxMessageBytes
 	}
@@ -100,12 +100,12 @@ func BatchEvents(runID string, events []runs.Event, max int) []RunEvents {
 const envelopeSlack = 1024
 
 // tooLarge stands in for an event too large to send.
-func tooLarge(e runs.Event, n int, err error) runs.Event {
+func tooLarge(e record.Event, n int, err error) record.Event {
 	why := fmt.Sprintf("[segwi: this %s event is too large for the window (%d bytes); the run's events.jsonl has it whole]", e.Type, n)
 	if err != nil {
 		why = fmt.Sprintf("[segwi: this %s event cannot be sent to the window (%v); the run's events.jsonl has it]", e.Type, err)
 	}
-	return runs.Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Type: e.Type, Text: why, Truncated: true}
+	return record.Event{RunID: e.RunID, Seq: e.Seq, Time: e.Time, Type: e.Type, Text: why, Truncated: true}
 }
 
 // needRun is the check of a body that names a run.

@@ -22,7 +22,7 @@ func (Commit) MessageType() Type { return TypeCommit }
 func (c Commit) check() error { return needRun(c.Run) }
 
 // OpenPullRequest opens a pull request for the branch last pushed for an ended run
-// (core.Shipper.OpenPullRequest) and records its URL on the run (runs.Info.PullRequest).
+// (core.Shipper.OpenPullRequest) and records its URL on the run (record.Info.PullRequest).
 // Empty fields take the defaults: the repository's default branch as Base, the run's task
 // as Title, a body naming the run, its task and its result. Its reply's PullRequest is
 // the one opened.

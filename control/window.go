@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/segwi/segwi/migrate"
-	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -131,7 +131,7 @@ const (
 	AfterEdit Moment = "after-edit" // an edit made it bad: segwi keeps the last good settings
 )
 
-// DamagedRecord is a run record segwi could not read or update (runs.Damaged).
+// DamagedRecord is a run record segwi could not read or update (record.Damaged).
 type DamagedRecord struct {
 	Dir  string `json:"dir"`
 	File string `json:"file"`
@@ -139,13 +139,13 @@ type DamagedRecord struct {
 }
 
 // DamagedOf is the DamagedRecord of d.
-func DamagedOf(d runs.Damaged) DamagedRecord {
+func DamagedOf(d record.Damaged) DamagedRecord {
 	return DamagedRecord{Dir: d.Dir, File: d.File, Err: fmt.Sprint(d.Err)}
 }
 
 // Damaged is the record as runs names it, with its advice.
-func (d DamagedRecord) Damaged() runs.Damaged {
-	return runs.Damaged{Dir: d.Dir, File: d.File, Err: errors.New(d.Err)}
+func (d DamagedRecord) Damaged() record.Damaged {
+	return record.Damaged{Dir: d.Dir, File: d.File, Err: errors.New(d.Err)}
 }
 
 // Section names a section of the settings window, which a Show of it scrolls to.
@@ -163,7 +163,7 @@ const (
 type Show struct {
 	Window  Window            `json:"window"`
 	Section Section           `json:"section,omitempty"` // ShowSettings: the section to show; empty: the top
-	Kind    runs.Kind         `json:"kind,omitempty"`
+	Kind    record.Kind       `json:"kind,omitempty"`
 	Run     string            `json:"run,omitempty"`
 	Moment  Moment            `json:"moment,omitempty"`
 	Retired []migrate.Retired `json:"retired,omitempty"`
@@ -178,7 +178,7 @@ func (Show) MessageType() Type { return TypeShow }
 func (s Show) check() error {
 	switch s.Window {
 	case ShowNewRun:
-		_, err := runs.ParseKind(string(s.Kind))
+		_, err := record.ParseKind(string(s.Kind))
 		return err
 	case ShowRun:
 		return needRun(s.Run)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/segwi/segwi/runs/worktree"
+	"github.com/segwi/segwi/runs/record"
 )
 
 // RemoveWorktree removes the git worktree an ended run worked in (runs.Manager.RemoveWorktree):
@@ -46,13 +46,13 @@ func (InspectWorktree) MessageType() Type { return TypeInspectWorktree }
 func (r InspectWorktree) check() error { return needRun(r.Run) }
 
 // InspectWorktree says what removing the worktree the run id worked in would lose.
-func (c *Client) InspectWorktree(ctx context.Context, id string) (worktree.Loss, error) {
+func (c *Client) InspectWorktree(ctx context.Context, id string) (record.Loss, error) {
 	r, err := c.do(ctx, InspectWorktree{Run: id})
 	if err != nil {
-		return worktree.Loss{}, err
+		return record.Loss{}, err
 	}
 	if r.Worktree == nil {
-		return worktree.Loss{}, errors.New("inspecting the worktree: the tray's reply says nothing of it")
+		return record.Loss{}, errors.New("inspecting the worktree: the tray's reply says nothing of it")
 	}
 	return *r.Worktree, nil
 }
