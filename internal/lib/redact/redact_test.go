@@ -193,10 +193,12 @@ func FuzzRedactAnyBytes(f *testing.F) {
 }
 
 // BenchmarkToolResults redacts stream-json lines as a run's tool results carry them: Go
-// source (segwi's runs package, 200 lines a result), escaped into a JSON string, with its
-// keywords, quotes and URLs.
+// source (segwi's runs package and its record, 200 lines a result), escaped into a JSON
+// string, with its keywords, quotes and URLs.
 func BenchmarkToolResults(b *testing.B) {
 	files, err := filepath.Glob("../../../runs/*.go")
+	record, _ := filepath.Glob("../../../runs/record/*.go") // once part of runs
+	files = append(files, record...)
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no Go source to read: %v", err)
 	}
