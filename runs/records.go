@@ -17,7 +17,6 @@ type (
 	Budget       = record.Budget
 	BudgetRaise  = record.BudgetRaise
 	BudgetInfo   = record.BudgetInfo
-	Kind         = record.Kind
 	Conversation = record.Conversation
 	Damaged      = record.Damaged
 	EventType    = record.EventType
@@ -29,12 +28,13 @@ type (
 	StateChange  = record.StateChange
 	ExitInfo     = record.ExitInfo
 	ApprovalInfo = record.ApprovalInfo
+	ProcessInfo  = record.ProcessInfo
 	Words        = record.Words
 	Narrator     = record.Narrator
-	ProcessInfo  = record.ProcessInfo
+	Kind         = record.Kind
 	Info         = record.Info
-	Spec         = record.Spec
 	PullRequest  = record.PullRequest
+	Spec         = record.Spec
 	State        = record.State
 	Story        = record.Story
 	Said         = record.Said
@@ -54,13 +54,6 @@ type (
 )
 
 const (
-	EventPush            = record.EventPush
-	EventBase            = record.EventBase
-	KindBuild            = record.KindBuild
-	KindReady            = record.KindReady
-	KindAsk              = record.KindAsk
-	ReadyPrompt          = record.ReadyPrompt
-	AskPrefix            = record.AskPrefix
 	RunsTrailer          = record.RunsTrailer
 	EventInit            = record.EventInit
 	EventText            = record.EventText
@@ -81,8 +74,15 @@ const (
 	EventDropped         = record.EventDropped
 	TextFromACP          = record.TextFromACP
 	MaxFieldBytes        = record.MaxFieldBytes
-	EventLeftover        = record.EventLeftover
 	EventCapped          = record.EventCapped
+	EventLeftover        = record.EventLeftover
+	EventPush            = record.EventPush
+	EventBase            = record.EventBase
+	KindBuild            = record.KindBuild
+	KindReady            = record.KindReady
+	KindAsk              = record.KindAsk
+	ReadyPrompt          = record.ReadyPrompt
+	AskPrefix            = record.AskPrefix
 	EventCommit          = record.EventCommit
 	EventPullRequest     = record.EventPullRequest
 	EventContinued       = record.EventContinued
@@ -115,11 +115,11 @@ var (
 	KeepAll        = record.KeepAll
 	ErrBudget      = record.ErrBudget
 	ErrNotFound    = record.ErrNotFound
+	ErrAskRun      = record.ErrAskRun
 	ErrNoSession   = record.ErrNoSession
 	ErrInputClosed = record.ErrInputClosed
 	ErrNotRunning  = record.ErrNotRunning
 	ErrClosed      = record.ErrClosed
-	ErrAskRun      = record.ErrAskRun
 	UsageGroupings = record.UsageGroupings
 )
 
@@ -131,9 +131,6 @@ func RawEvent(js []byte) Event { return record.RawEvent(js) }
 
 // RawEventOf is record.RawEventOf.
 func RawEventOf(v any) Event { return record.RawEventOf(v) }
-
-// BaseText is record.BaseText.
-func BaseText(b *record.Base) string { return record.BaseText(b) }
 
 // CostText is record.CostText.
 func CostText(usd float64) string { return record.CostText(usd) }
@@ -149,9 +146,6 @@ func BudgetText(in Info) string { return record.BudgetText(in) }
 
 // CheckoutDir is record.CheckoutDir.
 func CheckoutDir(dir string) (string, error) { return record.CheckoutDir(dir) }
-
-// ParseKind is record.ParseKind.
-func ParseKind(s string) (Kind, error) { return record.ParseKind(s) }
 
 // LoadConversation is record.LoadConversation.
 func LoadConversation(stateDir, id string) (Conversation, error) {
@@ -172,8 +166,14 @@ func GroupConversations(sums []Summary) [][]Summary { return record.GroupConvers
 // FormatEvent is record.FormatEvent.
 func FormatEvent(e Event) string { return record.FormatEvent(e) }
 
+// BaseText is record.BaseText.
+func BaseText(b *record.Base) string { return record.BaseText(b) }
+
 // Summaries is record.Summaries.
 func Summaries(stateDir string) ([]Summary, []Damaged, error) { return record.Summaries(stateDir) }
+
+// ParseKind is record.ParseKind.
+func ParseKind(s string) (Kind, error) { return record.ParseKind(s) }
 
 // RunsDir is record.RunsDir.
 func RunsDir(stateDir string) string { return record.RunsDir(stateDir) }

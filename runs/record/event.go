@@ -163,3 +163,42 @@ func (a ApprovalInfo) MarshalJSON() ([]byte, error) {
 	type plain ApprovalInfo // without this method
 	return appendPlainJSON(nil, plain(a), "")
 }
+
+// EventCapped marks where events.jsonl reached MaxEventsBytes, in place of the first bulk
+// event it left out (with that event's sequence number); Text says what is kept after it.
+const EventCapped EventType = "capped"
+
+// EventLeftover is segwi's own event for a process a run left behind when it ended (one
+// that left Claude Code's process group, or outlived Claude Code), and what segwi did
+// about it; Event.Process says which process.
+const EventLeftover EventType = "leftover"
+
+// ProcessInfo names a process a run left behind.
+type ProcessInfo struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"`         // its command line, redacted
+	Killed  bool   `json:"killed"`          // segwi killed it; false when it could not
+	Error   string `json:"error,omitempty"` // why it could not
+}
+
+// Bulk reports whether events of type t are of a run's bulk, which may come by the
+// thousand: Claude Code's text, its tool calls and their results, status lines and other
+// output. What is not bulk says how the run goes, and is never left out: past
+// MaxEventsBytes in events.jsonl, nor by a window that reads slowly.
+func (t EventType) Bulk() bool {
+	switch t {
+	case EventText, EventToolCall, EventToolResult, EventStatus, EventOutput, EventRaw:
+		return true
+	}
+	return false
+}
+
+// EventPush is segwi's own event for an attempt to push a run's branch (segwi push, the
+// run window's Push button), refusals included; Event.Push holds the attempt and
+// Event.Text its message. It is appended to the run's events after the run ended, by
+// AppendEvent.
+const EventPush EventType = "push"
+
+// EventBase is segwi's event for a run's base, recorded before the agent gets its prompt:
+// where the checkout stood (Event.Base), what the run's changes are counted from.
+const EventBase EventType = "base"

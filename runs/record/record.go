@@ -376,15 +376,3 @@ func (e *Event) AppendJSON(b []byte) ([]byte, error) {
 	// (ApprovalInfo.MarshalJSON), as TestRecordLeavesOutZeroTimes checks.
 	return fastjson.Append(b, e, 0)
 }
-
-// Bulk reports whether events of type t are of a run's bulk, which may come by the
-// thousand: Claude Code's text, its tool calls and their results, status lines and other
-// output. What is not bulk says how the run goes, and is never left out: past
-// MaxEventsBytes in events.jsonl, nor by a window that reads slowly.
-func (t EventType) Bulk() bool {
-	switch t {
-	case EventText, EventToolCall, EventToolResult, EventStatus, EventOutput, EventRaw:
-		return true
-	}
-	return false
-}
