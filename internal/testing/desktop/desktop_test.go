@@ -102,6 +102,7 @@ func TestTrayAppOnARealDesktop(t *testing.T) {
 	})
 
 	bin := buildSegwi(t)
+	figure("the programs as built: %s", programSizes(t, filepath.Dir(bin), "segwi", "segwi-windows"))
 
 	// The run asks to touch a file; the person's own ask rule sends that to segwi's popup.
 	touch := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch approved.txt", "description": "Create approved.txt"})
@@ -406,6 +407,20 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
+}
+
+// programSizes says how large the programs names in dir are: "segwi 29.8 MB, ...".
+func programSizes(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	var out []string
+	for _, name := range names {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %.1f MB", name, float64(st.Size())/1e6))
+	}
+	return strings.Join(out, ", ")
 }
 
 // buildSegwi returns the path of segwi built as scripts/run.sh and the package install it,
