@@ -53,7 +53,7 @@ func conversationLines(conv record.Conversation, id string) (lines []string, ids
 	}
 	add(0)
 	latest := n - (maxConversationLines - 2)
-	lines = append(lines, fmt.Sprintf("… %s left out: the run history lists them all", plural(latest-1, "run")))
+	lines = append(lines, fmt.Sprintf("… %s left out: the run history lists them all", record.Plural(latest-1, "run")))
 	ids = append(ids, "")
 	for i := latest; i < n; i++ {
 		add(i)

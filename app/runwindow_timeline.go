@@ -345,7 +345,7 @@ func resultWords(e record.Event, text string) string {
 	}
 	lines := strings.Count(strings.TrimRight(e.Text, "\n"), "\n") + 1
 	if e.ToolName == "Read" {
-		return fmt.Sprintf("%s: %s", e.ToolName, plural(lines, "line"))
+		return fmt.Sprintf("%s: %s", e.ToolName, record.Plural(lines, "line"))
 	}
 	first, _, _ := strings.Cut(text, "\n")
 	switch {
@@ -355,14 +355,6 @@ func resultWords(e record.Event, text string) string {
 		first += fmt.Sprintf(" (%d more lines)", lines-1)
 	}
 	return first
-}
-
-// plural is n and what, "s" added when n is not 1.
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // cutRunes cuts s to limit runes, ending in "…" when it was longer.

@@ -137,7 +137,7 @@ func (w *runWindow) openRemoveWorktree(loss record.Loss) {
 	if !loss.Pushed && loss.BranchHead != "" {
 		label := "Delete its branch " + wt.Branch + " too: it was never pushed"
 		if loss.Unpushed > 0 {
-			label += fmt.Sprintf("; %s only it holds, lost with it", plural(loss.Unpushed, "commit"))
+			label += fmt.Sprintf("; %s only it holds, lost with it", record.Plural(loss.Unpushed, "commit"))
 		}
 		f.deleteBranch = widget.NewCheck(label, nil)
 		items = append(items, f.deleteBranch)
@@ -190,7 +190,7 @@ func removeText(path, branch string, loss record.Loss) string {
 	case loss.BranchHead == "":
 		text += "Its branch " + branch + " is gone already."
 	case loss.Pushed && loss.Unpushed > 0:
-		text += fmt.Sprintf("Its branch %s is kept: it was pushed, and %s it holds are not pushed yet.", branch, plural(loss.Unpushed, "commit"))
+		text += fmt.Sprintf("Its branch %s is kept: it was pushed, and %s it holds are not pushed yet.", branch, record.Plural(loss.Unpushed, "commit"))
 	case loss.Pushed:
 		text += "Its branch " + branch + " is kept: it was pushed."
 	default:

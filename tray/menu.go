@@ -6,6 +6,7 @@ import (
 
 	"github.com/segwi/segwi/assets"
 	"github.com/segwi/segwi/runs"
+	"github.com/segwi/segwi/runs/record"
 	"github.com/segwi/segwi/settings"
 )
 
@@ -313,7 +314,7 @@ func Tooltip(s Snapshot) string {
 	}
 	tip := Title + ": no runs going"
 	if going > 0 {
-		tip = fmt.Sprintf("%s: %s going", Title, plural(going, "run"))
+		tip = fmt.Sprintf("%s: %s going", Title, record.Plural(going, "run"))
 	}
 	if waiting > 0 {
 		tip += fmt.Sprintf(", %d waiting for you", waiting)
@@ -325,21 +326,13 @@ func Tooltip(s Snapshot) string {
 		tip += fmt.Sprintf(", budget reached for %d", budgets)
 	}
 	if s.Pending > 0 {
-		tip += fmt.Sprintf(" (%s)", plural(s.Pending, "approval"))
+		tip += fmt.Sprintf(" (%s)", record.Plural(s.Pending, "approval"))
 	}
 	if s.Today.Runs > 0 {
-		tip += fmt.Sprintf("\ntoday: %s over %s", runs.CostText(s.Today.CostUSD), plural(s.Today.Runs, "run"))
+		tip += fmt.Sprintf("\ntoday: %s over %s", runs.CostText(s.Today.CostUSD), record.Plural(s.Today.Runs, "run"))
 	}
 	if s.Page.Problem != "" {
 		tip += "\nThe approval page on the tailnet is not served: " + s.Page.Problem
 	}
 	return tip
-}
-
-// plural is "1 run", "2 runs".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
