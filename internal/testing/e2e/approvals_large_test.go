@@ -18,7 +18,7 @@ import (
 // the whole input back in its allow; a trusted command with a 120 KB description and a
 // 110 KB command the person allowed were both refused that way.
 func TestLongCallsThatAreAllowedRun(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	trusted := fakeapi.ToolUse("Bash", fakeapi.Input{
 		"command":     "ls -1 hello.txt",
 		"description": strings.Repeat("List the file. ", 8_000),
@@ -56,7 +56,7 @@ func TestLongCallsThatAreAllowedRun(t *testing.T) {
 // call is too long to check: it goes to the person (here, with no terminal, it is denied
 // saying so), the run finishes, and the record says why it was not checked.
 func TestDeepPipelineGoesToThePerson(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	command := "ls" + strings.Repeat("|ls", 340_000-1)
 	pipeline := fakeapi.ToolUse("Bash", fakeapi.Input{"command": command})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(pipeline), fakeapi.Say(fakeapi.Text("Nobody allowed it."))))

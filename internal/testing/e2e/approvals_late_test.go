@@ -20,7 +20,7 @@ import (
 // lateAnswer is when the late-answer tests answer: past the 60 s that Claude Code 2.1.328
 // gives an MCP tool call unless told otherwise, well within approvals.timeout. These tests
 // spend that much wall time and almost no CPU, so they run side by side (t.Parallel),
-// beside the package's other tests, which run one at a time (oneAtATime).
+// beside the package's other tests, which run two at a time (twoAtATime).
 const lateAnswer = 90 * time.Second
 
 // lateMaxDuration is runs.maxDuration in the late-answer tests: past approvals.timeout's 10

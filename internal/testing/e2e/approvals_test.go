@@ -27,7 +27,7 @@ const allowPrompt = "Allow? [y/N, s = deny and stop the run]"
 // with a reason; the third matches approvals.trusted and is never shown; nobody answers
 // the fourth, which the approval timeout denies.
 func TestApprovalsAreAnsweredByThePersonATrustedRuleOrTheTimeout(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	allowed := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch allowed.txt", "description": "Create allowed.txt"})
 	denied := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch denied.txt", "description": "Create denied.txt"})
 	trusted := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch trusted.txt", "description": "Create trusted.txt"})
@@ -133,7 +133,7 @@ func TestApprovalsAreAnsweredByThePersonATrustedRuleOrTheTimeout(t *testing.T) {
 // TestApprovalWithoutATerminalIsDeniedSayingSo runs segwi with no controlling terminal: a
 // call escalated by a permissions.ask rule is denied at once, saying nobody was there.
 func TestApprovalWithoutATerminalIsDeniedSayingSo(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	touch := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch nobody.txt", "description": "Create nobody.txt"})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(touch), fakeapi.Say(fakeapi.Text("Nobody allowed it."))))
 	s.env.WriteSettings(t, claudetest.Settings{Permissions: &claudetest.Permissions{Ask: []string{"Bash(touch:*)"}}})
@@ -160,7 +160,7 @@ func TestApprovalWithoutATerminalIsDeniedSayingSo(t *testing.T) {
 // wrong one before Claude Code reads it, as a damaged or stale file would. The approvals
 // server refuses it (401); the run fails and segwi says why.
 func TestWrongTokenInTheRunsMCPConfigIsAClearFailure(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	touch := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch x.txt"})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(touch), fakeapi.Say(fakeapi.Text("done"))))
 	wrapper := filepath.Join(s.env.Home, "claude-wrong-token")
@@ -227,7 +227,7 @@ func commandOf(input json.RawMessage) string {
 // request made with the copied token for a tool call Claude Code is not making is denied
 // without reaching the person, and recorded.
 func TestRunsMCPTokenIsNotLeftLyingAround(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	asked := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch asked.txt", "description": "Create asked.txt"})
 	one := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch one.txt", "description": "Create one.txt"})
 	two := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "touch two.txt", "description": "Create two.txt"})

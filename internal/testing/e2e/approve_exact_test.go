@@ -25,7 +25,7 @@ import (
 // touch. The prompt now shows what runs, whole, says that it looks as though it holds a
 // secret, and the run's record keeps the redacted input with the SHA-256 of the exact one.
 func TestWhatThePersonApprovesAtTheTerminalIsWhatRuns(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	urlPassword := fakeapi.ToolUse("Bash", fakeapi.Input{
 		"command":     "git ls-remote https://deploy:$(touch${IFS}PWNED;echo${IFS}x)@127.0.0.1:9/acme/app.git || true",
 		"description": "List the remote's branches"})

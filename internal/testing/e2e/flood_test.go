@@ -42,7 +42,7 @@ const (
 // CPU time to check that the same stream-json is valid JSON, in this process) tells a slow
 // machine from a slow segwi: the test fails when segwi run's rate falls well below it.
 func TestSegwiRunRecordsAFloodOfOutputQuickly(t *testing.T) {
-	oneAtATime(t)
+	alone(t)
 	if testing.Short() {
 		t.Skip("200 MiB of output, three times: not in -short")
 	}

@@ -5,10 +5,11 @@
 // test (flood_test.go) runs Claude Code's stand-in instead (runs/claude/testdata/fakeclaude), which prints a known
 // volume as fast as the pty takes it, and measures segwi's own CPU.
 //
-// The tests run one after the other (oneAtATime: each Claude Code costs about two
-// CPU-seconds, and the flood test measures segwi's CPU), but for those that wait on a
-// person answering late, which spend wall time and almost no CPU: they run beside the
-// others (t.Parallel), from the start. A scripted person answers
+// The tests run two at a time (twoAtATime: each Claude Code costs about two CPU-seconds,
+// and each test has a world of its own: fake model, HOME, XDG folders, state folder,
+// checkout, keyring and ports), but for the flood test, which measures segwi's CPU and runs
+// alone (alone), and those that wait on a person answering late, which spend wall time and
+// almost no CPU: they run beside the others (t.Parallel), from the start. A scripted person answers
 // approvals on a pty that is segwi's controlling terminal, as someone typing at the
 // terminal would.
 package e2e
@@ -26,12 +27,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
@@ -46,7 +47,7 @@ var segwiBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// The two late-answer tests wait beside the test that runs (oneAtATime). A test that
+	// The two late-answer tests wait beside the tests that run (twoAtATime). A test that
 	// waits for its turn holds one of go test's places while it sleeps on the lock, so
 	// every test gets one: with three, the late ones queued behind the waiting ones and ran
 	// last.
@@ -76,17 +77,39 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// oneAtATimeMu is held by the test that runs now; see oneAtATime.
-var oneAtATimeMu sync.Mutex
+// turns are the places of the tests that run now (see twoAtATime and alone), given out in
+// the order they were asked for, so that the flood test, which needs both, is not passed
+// over by the tests that need one.
+var turns = semaphore.NewWeighted(2)
 
-// oneAtATime makes the test parallel (t.Parallel) to the late-answer tests, which wait on
-// the clock, but runs it alone among the package's other tests: it holds oneAtATimeMu
-// until it ends. A test calls it first.
-func oneAtATime(t *testing.T) {
+// twoAtATime makes the test parallel (t.Parallel) to the late-answer tests, which wait on
+// the clock, and runs it beside at most one other of the package's tests: it holds one of
+// the two turns until it ends. Two at once is safe because no two scenarios share anything
+// a run writes or listens on (newScenario), and segwi ends only what runs recorded in its
+// own state folder left, in the cgroup folder all of them share (runs.endCgroupsLeftBeside).
+// On two cores, the second test works while the first waits on Claude Code or the clock.
+// A test calls it first.
+func twoAtATime(t *testing.T) {
+	t.Helper()
+	takeTurns(t, 1)
+}
+
+// alone is twoAtATime for a test that measures CPU time, which a test beside it would
+// distort: it holds both turns, so the late-answer tests, which spend almost none, are
+// all that runs beside it.
+func alone(t *testing.T) {
+	t.Helper()
+	takeTurns(t, 2)
+}
+
+// takeTurns makes the test parallel and holds n turns until it ends.
+func takeTurns(t *testing.T, n int64) {
 	t.Helper()
 	t.Parallel()
-	oneAtATimeMu.Lock()
-	t.Cleanup(oneAtATimeMu.Unlock)
+	if err := turns.Acquire(context.Background(), n); err != nil {
+		t.Fatalf("waiting for a turn: %v", err)
+	}
+	t.Cleanup(func() { turns.Release(n) })
 }
 
 // scenario is one end-to-end test's world: the fake model, a sealed environment holding

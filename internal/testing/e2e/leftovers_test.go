@@ -21,7 +21,7 @@ import (
 // A `kill -9` of segwi leaves the tool's shell and its sleep running; the next segwi
 // command ends them (here `segwi runs`; the tray app and `segwi run` do it at their start).
 func TestProcessesOfASegwiKilledHardAreEndedByTheNextSegwi(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	sleep := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "echo started && sleep 311 && echo finished", "description": "Wait"})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(sleep), fakeapi.Say(fakeapi.Text("Done waiting."))))
 	s.writeConfig(config{})
@@ -56,7 +56,7 @@ func TestProcessesOfASegwiKilledHardAreEndedByTheNextSegwi(t *testing.T) {
 // A `kill -9` of claude alone ends the run as failed; what its tools left is killed
 // before the run ends, and the run says so.
 func TestWhatClaudeKilledHardLeftIsKilledWithTheRun(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	sleep := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "echo started && sleep 312 && echo finished", "description": "Wait"})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(sleep), fakeapi.Say(fakeapi.Text("Done waiting."))))
 	s.writeConfig(config{})
@@ -85,7 +85,7 @@ func TestWhatClaudeKilledHardLeftIsKilledWithTheRun(t *testing.T) {
 
 // A process the agent detaches on purpose, in a run that succeeds, ends with the run.
 func TestADetachedProcessEndsWithItsRun(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	detach := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "setsid -f sleep 613", "description": "Start a background sleep"})
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(detach), fakeapi.Say(fakeapi.Text("Started it."))))
 	s.writeConfig(config{})
@@ -136,7 +136,7 @@ func killRunAtEnd(t *testing.T, id string) {
 // sleep with an empty environment, and the run succeeds while they hop. A sweep of /proc
 // lost that race; the run's cgroup ends every one of them, and the run records each.
 func TestForkHoppersEndWithTheirRun(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	h := proctest.NewHoppers(t, 8*time.Second, 7351)
 	s := newScenario(t, hopperScript(h, fakeapi.Say(fakeapi.Text("Started them."))))
 	s.writeConfig(config{})
@@ -162,7 +162,7 @@ func TestForkHoppersEndWithTheirRun(t *testing.T) {
 // The same attack with segwi killed -9 while the hoppers hop: the next segwi command ends
 // them through the cgroup the run's record names.
 func TestForkHoppersOfASegwiKilledHardEndWithTheNextSegwi(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	h := proctest.NewHoppers(t, 8*time.Second, 7352)
 	s := newScenario(t, hopperScript(h, fakeapi.Hang()))
 	s.writeConfig(config{})

@@ -14,7 +14,7 @@ import (
 // log an error on every start of segwi, commands included. segwi links no Fyne since the
 // windows are segwi-windows's (whose own test checks its start), and must stay quiet.
 func TestACUTF8LocaleGivesNoFyneNoise(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}

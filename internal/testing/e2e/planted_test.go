@@ -25,7 +25,7 @@ const nestedPayload = `mkdir sub && cd sub && git init -q && echo s>s && git add
 // base and segwi push each ran it twice, as the person, outside any run, leaving a sleep
 // that no sweep ended. Now none of them runs it.
 func TestANestedRepositorysFsmonitorNeverRunsFromSegwi(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	bash := fakeapi.ToolUse("Bash", fakeapi.Input{"command": nestedPayload, "description": "Make a nested repository"})
 	first := fakeapi.Turns(fakeapi.Say(fakeapi.Text("Making it."), bash), fakeapi.Say(fakeapi.Text("Done.")))
 	s := newScenario(t, func(req *fakeapi.Request) fakeapi.Reply {

@@ -32,7 +32,7 @@ const rewriterScript = `while :; do ` +
 // runs segwi push, again and again, with the token in the keyring. The proxy must never
 // see the push, and each push must land on the real server (or be refused, saying why).
 func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true}) // git's smart HTTP over TLS
 	proxy := gitserver.NewProxy(t)
 	marker := "segwi-e2e-rewriter-" + strconv.Itoa(os.Getpid())

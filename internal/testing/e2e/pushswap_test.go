@@ -27,7 +27,7 @@ import (
 // The token must reach nothing but the loopback git server, and a push that is refused
 // must say why.
 func TestAPushWhoseFolderIsSwappedKeepsTheToken(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("Nothing to do."))))
 	var mu sync.Mutex
 	var sent []string // the passwords the server was sent

@@ -13,7 +13,7 @@ import (
 // damaged file with what to do, segwi runs events says what is wrong with the file, and
 // segwi run warns and runs.
 func TestCommandsGoOnBesideDamagedRunRecords(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("A README and a hello.txt."))))
 	s.writeConfig(config{})
 	st := records.WriteDamaged(t, s.stateDir())

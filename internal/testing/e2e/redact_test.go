@@ -26,7 +26,7 @@ const (
 // output.log or any file of the run, what segwi run printed (readable or --json), or
 // segwi runs events; the masked forms must be there.
 func TestSecretsARunPrintsAreRedactedEverywhere(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	for _, asJSON := range []bool{false, true} {
 		name := "segwi run prints readable lines"
 		if asJSON {
@@ -147,7 +147,7 @@ const e2eGrepToken = "ghp_E2eGrepR8x2mKq9ZtW4vN7bYc3LpD6fHs1J"
 // key: no secret may reach events.jsonl, output.log, run.json's prompt or any file of the
 // run, what segwi run printed (readable or --json), or segwi runs events.
 func TestTheShapesIssue20FoundAreRedactedEverywhere(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	for _, asJSON := range []bool{false, true} {
 		name := "segwi run prints readable lines"
 		if asJSON {

@@ -22,7 +22,7 @@ import (
 // and when the person confirms the edit without reading it, the token, bound to the host
 // it was saved for, still goes nowhere else.
 func TestTheAgentCannotPointTheTokenAtItsOwnServer(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	server := gitserver.New(t, gitserver.Options{Token: pushToken, TLS: true}) // the person's GitHub Enterprise
 	var mu sync.Mutex
 	var requests int

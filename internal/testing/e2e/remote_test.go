@@ -47,7 +47,7 @@ func (p *proc) pageAddress(t *testing.T) string {
 // this machine's own node and a direct loopback connection, each saying that answers come
 // only from the person's other devices.
 func TestApprovalsAnsweredFromThePhone(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	tn := tailnet.New(t)
 	port := tailnet.FreePort(t)
 	host := fmt.Sprintf("%s:%d", tn.Machine.DNSName, port)
@@ -155,7 +155,7 @@ func TestApprovalsAnsweredFromThePhone(t *testing.T) {
 // phone allows it, and the agent runs the command and says so; the record names the
 // phone as who answered.
 func TestAnACPRequestAnsweredFromThePhone(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	agent := filepath.Join(t.TempDir(), "fakeacp")
 	if out, err := exec.Command("go", "build", "-o", agent, "../../../runs/acp/testdata/fakeacp").CombinedOutput(); err != nil {
 		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)

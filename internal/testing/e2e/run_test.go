@@ -18,7 +18,7 @@ import (
 const plantedToken = "ghp_e2ePLANTEDtoken0123456789abcdefghIJ"
 
 func TestAskRunReadsAndRunsLsButCannotWrite(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	read := fakeapi.ToolUse("Read", fakeapi.Input{"file_path": "hello.txt"})
 	ls := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "ls", "description": "List files"})
 	write := fakeapi.ToolUse("Write", fakeapi.Input{"file_path": "new.txt", "content": "should not exist\n"})
@@ -91,7 +91,7 @@ func TestAskRunReadsAndRunsLsButCannotWrite(t *testing.T) {
 }
 
 func TestBuildRunWritesInsideTheCheckout(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	write := fakeapi.ToolUse("Write", fakeapi.Input{"file_path": "notes/plan.md", "content": "# Plan\n\nShip it.\n"})
 	s := newScenario(t, fakeapi.Turns(
 		fakeapi.Say(fakeapi.Text("Writing the plan."), write),
@@ -122,7 +122,7 @@ func TestBuildRunWritesInsideTheCheckout(t *testing.T) {
 }
 
 func TestFlaggedCommandIsRefused(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	rm := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "rm -rf ../elsewhere", "description": "Clean up"}).
 		WithVerdict(fakeapi.Flagged("Deleting files outside the checkout was not asked for."))
 	s := newScenario(t, fakeapi.Turns(
@@ -157,7 +157,7 @@ func TestFlaggedCommandIsRefused(t *testing.T) {
 }
 
 func TestCtrlCStopsALongToolCallAndLeavesNoProcess(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	sleep := fakeapi.ToolUse("Bash", fakeapi.Input{"command": "echo waiting && sleep 300 && echo done", "description": "Wait for the build"})
 	s := newScenario(t, fakeapi.Turns(
 		fakeapi.Say(sleep),

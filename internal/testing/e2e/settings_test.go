@@ -16,7 +16,7 @@ import (
 // named pipe: it waited for a writer and ignored SIGTERM) or to fill the memory (a link to
 // /dev/zero). Both are refused at once, naming the file.
 func TestConfigCheckRefusesASettingsFileThatIsNotARegularFile(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	const (
 		deadline = 10 * time.Second
 		maxMiB   = 100

@@ -22,7 +22,7 @@ import (
 // their file out, pushes, opens the pull request (recorded on the run), and a continued
 // run resumes the session: the model sees the earlier conversation.
 func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	var s *scenario
 	hello := func() string { return filepath.Join(s.checkout, "hello.txt") }
 	read := fakeapi.ToolUse("Read", fakeapi.Input{"file_path": "HELLO"})
@@ -148,7 +148,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 // notes.txt (the first run's hello.txt counted as changed before the run) under the
 // follow-up's words.
 func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	var s *scenario
 	read := fakeapi.ToolUse("Read", fakeapi.Input{"file_path": "HELLO"})
 	edit := fakeapi.ToolUse("Edit", fakeapi.Input{"file_path": "HELLO", "old_string": "hello from the test checkout", "new_string": "hello from the run"})

@@ -17,7 +17,7 @@ import (
 // `segwi run --json | head -1` closes segwi's stdout after the first line. segwi must not
 // die of SIGPIPE with its run left "running": the run goes on and is recorded to its end.
 func TestRunOutlivesAClosedStdoutPipe(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	s := newScenario(t, fakeapi.Turns(fakeapi.Say(fakeapi.Text("A long answer."))))
 	s.writeConfig(config{})
 	r, w, err := os.Pipe()

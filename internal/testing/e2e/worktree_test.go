@@ -22,7 +22,7 @@ import (
 // ports are disjoint, a continued run works in the same worktree, and segwi worktrees
 // remove refuses the worktree holding uncommitted work and removes the other.
 func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
-	oneAtATime(t)
+	twoAtATime(t)
 	sync := t.TempDir()
 	// Each run writes its file, says it began, and waits (at most 60 s) for the other to
 	// have begun: "together" shows they ran at the same time.
