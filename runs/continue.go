@@ -32,9 +32,11 @@ func validSessionID(id string) bool {
 // (--resume) with prompt as the next message, kept open as keepOpen says. The new run's
 // Info.ContinuedFrom names the earlier run, whose record gets the new run's id in
 // ContinuedBy and a runs.EventContinued event. The new run's base is read afresh when it
-// starts: its changes are its own. Errors wrap ErrNotFound, ErrNoSession, or say the
+// starts: its changes are its own. Its budget is budget over the settings' bound by bound,
+// as Spec.Budget's (nil: the settings' budget); it counts from the new run's start, not
+// from what the earlier run used. Errors wrap ErrNotFound, ErrNoSession, or say the
 // earlier run has not ended.
-func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool) (*Run, error) {
+func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool, budget *Budget) (*Run, error) {
 	stateDir := m.config().StateDir
 	if r := m.Get(id); r != nil {
 		return nil, fmt.Errorf("continuing run %s: it is still going (%s); send it a follow-up instead", id, r.State())
@@ -56,7 +58,7 @@ func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool
 	}
 	r, err := m.start(ctx, Spec{Kind: earlier.Kind, Checkout: earlier.Checkout, Prompt: prompt, Model: earlier.Model,
 		KeepOpen: keepOpen, Resume: earlier.SessionID, ContinuedFrom: earlier.ID,
-		Runtime: earlier.Runtime}, earlier.Worktree)
+		Runtime: earlier.Runtime, Budget: budget}, earlier.Worktree)
 	if err != nil {
 		return nil, fmt.Errorf("continuing run %s: %w", earlier.ID, err)
 	}

@@ -17,7 +17,7 @@ func TestAContinuedRunResumesTheEarlierSession(t *testing.T) {
 	m, _ := testManager(t, nil)
 	checkout := newCheckout(t)
 	first := wait(t, start(t, m, Spec{Checkout: checkout, Prompt: "fake:success", Model: "sonnet"}))
-	r, err := m.Continue(context.Background(), first.ID[:len(first.ID)-1], "fake:success and now the tests", false)
+	r, err := m.Continue(context.Background(), first.ID[:len(first.ID)-1], "fake:success and now the tests", false, nil)
 	if err != nil {
 		t.Fatalf("Continue: %v", err)
 	}
@@ -41,11 +41,11 @@ func TestAContinuedRunResumesTheEarlierSession(t *testing.T) {
 
 func TestWhatCannotBeContinued(t *testing.T) {
 	m, _ := testManager(t, nil)
-	if _, err := m.Continue(context.Background(), "20250101-000000-000000", "go on", false); !errors.Is(err, ErrNotFound) {
+	if _, err := m.Continue(context.Background(), "20250101-000000-000000", "go on", false, nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("an unknown run: %v, want ErrNotFound", err)
 	}
 	live := start(t, m, Spec{Prompt: "fake:success", KeepOpen: true})
-	if _, err := m.Continue(context.Background(), live.ID(), "go on", false); err == nil || !strings.Contains(err.Error(), "send it a follow-up instead") {
+	if _, err := m.Continue(context.Background(), live.ID(), "go on", false, nil); err == nil || !strings.Contains(err.Error(), "send it a follow-up instead") {
 		t.Errorf("a live run: %v, want a refusal pointing at a follow-up", err)
 	}
 	await.For(t, 10*time.Second, "the kept-open run to wait for a reply", func() bool { return live.Info().Waiting == WaitReply })
@@ -57,7 +57,7 @@ func TestWhatCannotBeContinued(t *testing.T) {
 		if _, err := Annotate(m.config().StateDir, noSession.ID, Event{Type: EventStatus, Text: "test"}, func(in *Info) { in.SessionID = session }); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Continue(context.Background(), noSession.ID, "go on", false); !errors.Is(err, ErrNoSession) {
+		if _, err := m.Continue(context.Background(), noSession.ID, "go on", false, nil); !errors.Is(err, ErrNoSession) {
 			t.Errorf("a run with session %q: %v, want ErrNoSession", session, err)
 		}
 	}

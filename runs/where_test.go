@@ -105,7 +105,7 @@ func TestBuildRunsInWorktreesOfOneRepositoryGoSideBySide(t *testing.T) {
 	}
 
 	t.Run("continued in the same worktree", func(t *testing.T) {
-		c, err := m.Continue(context.Background(), a.ID(), "fake:success", false)
+		c, err := m.Continue(context.Background(), a.ID(), "fake:success", false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func TestRemovingALiveRunsWorktreeIsRefused(t *testing.T) {
 	if !strings.Contains(said, "removed "+w.Path+" and its branch "+w.Branch) {
 		t.Errorf("the record says %q", said)
 	}
-	if _, err := m.Continue(context.Background(), r.ID(), "fake:success", false); err == nil || !strings.Contains(err.Error(), "its worktree "+w.Path+" was removed") {
+	if _, err := m.Continue(context.Background(), r.ID(), "fake:success", false, nil); err == nil || !strings.Contains(err.Error(), "its worktree "+w.Path+" was removed") {
 		t.Errorf("continuing a run whose worktree was removed = %v", err)
 	}
 	entries, err := Worktrees(context.Background(), state, true)

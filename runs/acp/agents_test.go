@@ -189,7 +189,7 @@ func TestClaudeAgentACPContinues(t *testing.T) {
 	if first.State != runs.StateSucceeded || first.SessionID == "" {
 		t.Fatalf("the first run ended %s (%s), session %q", first.State, first.Reason, first.SessionID)
 	}
-	r, err := h.m.Continue(context.Background(), first.ID, "what did I ask?", false)
+	r, err := h.m.Continue(context.Background(), first.ID, "what did I ask?", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -69,7 +70,8 @@ func newRunCmd(env *Env) *cobra.Command {
 			"Claude Code (a continued run keeps its runtime).\n\n" +
 			"--budget-cost, --budget-tokens and --budget-turns set the run's budget over the settings'\n" +
 			"(segwi.runs.budget); 0 or none turns a bound off. It is checked where each turn ends: a turn\n" +
-			"that ends at or over it is the run's last until the budget is raised.",
+			"that ends at or over it is the run's last until the budget is raised. A continued run's budget\n" +
+			"is its own, counted from its start: the settings', with these flags over it.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			o.prompt = strings.TrimSpace(strings.Join(a, " "))
@@ -123,7 +125,7 @@ func runRun(ctx context.Context, env *Env, o runOptions) error {
 	defer stopRun(nil)
 	var r *runs.Run
 	if o.continues != "" {
-		r, err = c.Continue(runCtx, o.continues, spec.Prompt, false)
+		r, err = c.Continue(runCtx, o.continues, spec.Prompt, false, spec.Budget)
 	} else {
 		r, err = c.Start(runCtx, spec)
 	}
@@ -276,13 +278,15 @@ func runSpec(o runOptions) (runs.Spec, error) {
 		if o.kind != string(runs.KindBuild) || o.checkout != "" || o.model != "" || o.worktree || o.inCheckout || o.runtime != "" {
 			return runs.Spec{}, usageErrorf("--continue takes the kind, checkout (or worktree) model and runtime of the run it continues: leave out --kind, --checkout, --worktree, --in-checkout, --model and --runtime")
 		}
-		if o.budgetCost != "" || o.budgetTokens != "" || o.budgetTurns != "" {
-			return runs.Spec{}, usageErrorf("a continued run has the budget of the settings (segwi.runs.budget): leave out --budget-cost, --budget-tokens and --budget-turns")
-		}
 		if o.prompt == "" {
 			return runs.Spec{}, usageErrorf("no prompt given: write what the continued run should do next after the flags")
 		}
-		return runs.Spec{Prompt: o.prompt}, nil
+		// Its budget is its own, counted from its start, as a new run's is.
+		budget, err := runBudget(o)
+		if err != nil {
+			return runs.Spec{}, err
+		}
+		return runs.Spec{Prompt: o.prompt, Budget: budget}, nil
 	}
 	kind, err := runs.ParseKind(o.kind)
 	if err != nil {
@@ -365,6 +369,9 @@ type printer struct {
 
 	mcp        string // the approvals server's status in the session's init, when not connected
 	lastOutput string // the last line Claude Code printed that was not an event
+	// reached is the run's budget when a turn ended at or over it: the run sends one
+	// message, so it ends there, and goes on only as a continued run.
+	reached *runs.Budget
 }
 
 func (p *printer) print(e runs.Event) {
@@ -380,6 +387,10 @@ func (p *printer) print(e runs.Event) {
 	case runs.EventOutput:
 		if !onlyEscapes(e.Text) {
 			p.lastOutput = strings.TrimSpace(e.Text)
+		}
+	case runs.EventBudget:
+		if e.Subtype == "reached" && e.Budget != nil {
+			p.reached = &e.Budget.Budget
 		}
 	}
 	if p.json {
@@ -418,8 +429,27 @@ func (p *printer) summary(info runs.Info) string {
 			fmt.Fprintf(&b, "\nsegwi: Claude Code said: %s", p.lastOutput)
 		}
 	}
+	if p.reached != nil {
+		fmt.Fprintf(&b, "\nsegwi: the run ended at its budget; to go on, continue it with a budget of its own, counted from its start (here this run's again):\n  %s", continueLine(info.ID, *p.reached))
+	}
 	fmt.Fprintf(&b, "\nsegwi: segwi runs show %s and segwi runs events %s show the record", info.ID, info.ID)
 	return b.String()
+}
+
+// continueLine is the command line that continues the run id with the budget b, for a
+// person to copy and finish with what the run should do next.
+func continueLine(id string, b runs.Budget) string {
+	line := "segwi run --continue " + id
+	if b.CostUSD > 0 {
+		line += " --budget-cost " + strconv.FormatFloat(b.CostUSD, 'f', -1, 64)
+	}
+	if b.Tokens > 0 {
+		line += " --budget-tokens " + strconv.FormatInt(b.Tokens, 10)
+	}
+	if b.Turns > 0 {
+		line += " --budget-turns " + strconv.Itoa(b.Turns)
+	}
+	return line + ` "..."`
 }
 
 // onlyEscapes reports whether text holds nothing but terminal escapes, control characters

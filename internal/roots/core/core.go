@@ -159,10 +159,11 @@ func (c *Core) Start(ctx context.Context, spec runs.Spec) (*runs.Run, error) {
 }
 
 // Continue starts a run that continues the ended run id, resuming its Claude Code
-// session, and lives until it ends or ctx is done; see runs.Manager.Continue. Like Start,
-// a front end calls it off its UI goroutine.
-func (c *Core) Continue(ctx context.Context, id, prompt string, keepOpen bool) (*runs.Run, error) {
-	return c.mgr.Continue(ctx, id, prompt, keepOpen)
+// session, with budget over the settings' (nil: the settings'), and lives until it ends
+// or ctx is done; see runs.Manager.Continue. Like Start, a front end calls it off its UI
+// goroutine.
+func (c *Core) Continue(ctx context.Context, id, prompt string, keepOpen bool, budget *runs.Budget) (*runs.Run, error) {
+	return c.mgr.Continue(ctx, id, prompt, keepOpen, budget)
 }
 
 // Live returns the runs that have not ended, oldest first.

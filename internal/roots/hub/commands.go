@@ -76,7 +76,7 @@ func (h *Hub) Handle(ctx context.Context, p *control.Peer, cmd control.Body) con
 		}
 		return control.Reply{PullRequest: &pr}
 	case control.Continue:
-		r, err := h.core.Continue(context.WithoutCancel(ctx), cmd.Run, cmd.Prompt, cmd.KeepOpen)
+		r, err := h.core.Continue(context.WithoutCancel(ctx), cmd.Run, cmd.Prompt, cmd.KeepOpen, nil)
 		if err != nil {
 			return control.Failed(err)
 		}
