@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +211,59 @@ func TestAKeptOpenRunGivesClaudeCodeNoCostBound(t *testing.T) {
 	defer cancel()
 	if _, err := r.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run that Claude Code stopped at its cost budget (--max-budget-usd: its process takes no
+// more messages) goes on as a continued run with a budget of its own: a new process
+// resuming the session, with the raised bound as its --max-budget-usd, the model given
+// the earlier conversation. This is what segwi run says to do when a run ends at its
+// budget.
+func TestARunStoppedAtItsCostBudgetGoesOnContinuedWithABudget(t *testing.T) {
+	bin := claudetest.Binary(t)
+	perRequest := fakeapi.Usage{InputTokens: 10_000, OutputTokens: 10}
+	var resumedAfter atomic.Int64 // the assistant messages the continued run's request held
+	srv := fakeapi.New(t, func(req *fakeapi.Request) fakeapi.Reply {
+		if slices.ContainsFunc(req.UserText(), func(s string) bool { return strings.Contains(s, "Go on") }) {
+			resumedAfter.Store(int64(req.Turn()))
+			return fakeapi.Say(fakeapi.Text("Done.")).WithUsage(perRequest)
+		}
+		return fakeapi.Say(fakeapi.ToolUse("Bash", fakeapi.Input{"command": fmt.Sprintf("echo step %d", req.Turn()), "description": "A step"})).WithUsage(perRequest)
+	})
+	env := claudetest.Env(t, srv.URL)
+	m := newManager(t, runs.Config{
+		Runtime: claude.Runtime{Path: bin}, StateDir: t.TempDir(), Env: env.Vars(),
+		Model: "sonnet", StopGrace: 2 * time.Second, Budget: runs.Budget{CostUSD: 0.05},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	first, err := m.Start(context.Background(), runs.Spec{Kind: runs.KindBuild, Checkout: claudetest.Checkout(t), Prompt: "Take seven steps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := first.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(info.Reason, "budget reached: $0.0603 of $0.05") {
+		t.Fatalf("the first run ended %s: %q; want it stopped at its budget", info.State, info.Reason)
+	}
+
+	next, err := m.Continue(context.Background(), first.ID(), "Go on", false, &runs.Budget{CostUSD: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err = next.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State != runs.StateSucceeded || info.Turns != 1 {
+		t.Errorf("the continued run ended %s after %d turns: %q; want succeeded after 1", info.State, info.Turns, info.Reason)
+	}
+	if !slices.Contains(info.Argv, "--resume") || !slices.Contains(info.Argv, "--max-budget-usd") || info.Argv[slices.Index(info.Argv, "--max-budget-usd")+1] != "0.1" {
+		t.Errorf("claude ran as %q, want --resume and --max-budget-usd 0.1", info.Argv)
+	}
+	if n := resumedAfter.Load(); n < 3 {
+		t.Errorf("the continued run's request held %d of the model's earlier replies, want the 3 of the run it continues", n)
 	}
 }
