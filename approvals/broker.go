@@ -202,8 +202,9 @@ func (b *Broker) Ask(ctx context.Context, runID string, call Call) Answer {
 	case !b.callIsRunning(ctx, br, req.ToolUseID):
 		answer = notRunningAnswer(ctx, br)
 	default:
-		// A run's agent may ask before segwi has seen its process start, when its end is
-		// not known yet; it is once the call shows on the run's output.
+		// A run knows its end once its agent's process has started (runs.Run.Ends), so
+		// the request had it when recorded above; a Run that learns it later has it once
+		// the call shows on the run's output.
 		if !req.RunEnds {
 			req.Deadline, req.RunEnds = deadline(asked, timeout, br.run.Ends())
 		}

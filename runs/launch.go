@@ -131,6 +131,9 @@ func (r *Run) startAgent(st *startResult) func(cmd *exec.Cmd) error {
 			return err
 		}
 		st.proc = p
+		r.mu.Lock()
+		r.agentStarted = p.started
+		r.mu.Unlock()
 		return nil
 	}
 }

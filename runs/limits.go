@@ -42,15 +42,21 @@ func (r *Run) deadlineLocked(cfg Config) time.Time {
 // Ends returns when the run's maximum duration ends it (runs.maxDuration, as the
 // settings say now, from its process's start), or the zero time before it has started.
 // The approvals server bounds a request's deadline by it, so that no countdown outlasts
-// the run; check stops the run then.
+// the run; check stops the run then. It is known as soon as the process has started,
+// before the owner hears of the start (Info.Start), so that a request the agent asks
+// meanwhile has its deadline from the first.
 func (r *Run) Ends() time.Time {
 	maxDuration := r.m.config().MaxDuration
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.info.Start.IsZero() {
+	start := r.info.Start
+	if start.IsZero() {
+		start = r.agentStarted
+	}
+	if start.IsZero() {
 		return time.Time{}
 	}
-	return r.info.Start.Add(maxDuration)
+	return start.Add(maxDuration)
 }
 
 // check applies the limits of cfg at now: the stop grace of a run being stopped, the

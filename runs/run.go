@@ -77,6 +77,10 @@ type Run struct {
 	// agentCost is the cost bound its agent keeps to itself (Launch.MaxCostUSD), set
 	// before the owner starts; 0 for none.
 	agentCost float64
+	// agentStarted is when its agent's process started, set by the start as soon as it
+	// has: Info.Start waits for the owner to hear of the start, after the base is read,
+	// and the agent may ask for an approval before (Ends).
+	agentStarted time.Time
 	// cancelPrepare ends the making and setup of the run's worktree, for a stop (prepare).
 	cancelPrepare context.CancelFunc
 }
