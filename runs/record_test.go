@@ -29,7 +29,7 @@ func TestRecordIsGreppable(t *testing.T) {
 
 	ar := fa.run(r.ID())
 	req := approvals.Request{ID: "q1", ToolName: "Bash", ToolUseID: "toolu_9",
-		Input: json.RawMessage(`{"command":"git status && git diff <base> > out.txt"}`), Deadline: time.Now().Add(time.Minute)}
+		Input: json.RawMessage(`{"command":"git status && git diff <base> > out.txt"}`), Deadline: time.Now().Add(time.Minute), RunEnds: true}
 	ar.RecordApproval(approvals.Record{Request: req})
 	ar.RecordApproval(approvals.Record{Request: req, Answer: &approvals.Answer{Allow: true, By: approvals.ByTrusted, Rule: "git status, git diff"}})
 	open()
@@ -68,8 +68,8 @@ func TestRecordIsGreppable(t *testing.T) {
 		if strings.Contains(line, `"type":"approval-answer"`) && strings.Contains(line, `"deadline"`) {
 			t.Errorf("the answer carries a deadline: %s", line)
 		}
-		if strings.Contains(line, `"type":"approval-request"`) && !strings.Contains(line, `"deadline":"`) {
-			t.Errorf("the request lost its deadline: %s", line)
+		if strings.Contains(line, `"type":"approval-request"`) && (!strings.Contains(line, `"deadline":"`) || !strings.Contains(line, `"runEnds":true`)) {
+			t.Errorf("the request lost its deadline, or that it is the run's end: %s", line)
 		}
 	}
 }

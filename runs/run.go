@@ -225,7 +225,7 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 		ToolName:  req.ToolName,
 		ToolUseID: req.ToolUseID,
 		Input:     red.Bytes(req.Input),
-		Approval: &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline, Note: red.String(req.Note),
+		Approval: &ApprovalInfo{RequestID: req.ID, Deadline: req.Deadline, RunEnds: req.RunEnds, Note: red.String(req.Note),
 			InputSHA256: req.InputSHA256()},
 	}
 	if a := rec.Answer; a != nil {

@@ -147,13 +147,17 @@ type ApprovalInfo struct {
 	// and the person saw it, on an approval-request event: the event's Input is redacted,
 	// and this tells, for a text one holds, whether it is what was approved.
 	InputSHA256 string `json:"inputSHA256,omitempty"`
-	Allow       bool   `json:"allow,omitempty"`
-	Interrupt   bool   `json:"interrupt,omitempty"`
-	By          string `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
-	Who         string `json:"who,omitempty"`  // for a person's answer from another device: the device and its login
-	Rule        string `json:"rule,omitempty"` // the trusted prefix that matched
-	Message     string `json:"message,omitempty"`
-	WaitedMS    int64  `json:"waitedMS,omitempty"`
+	// RunEnds says, on an approval-request event, that Deadline is the run's end (its
+	// runs.maxDuration), which came before approvals.timeout: at it the request is denied
+	// and the run ends (approvals.Request.RunEnds).
+	RunEnds   bool   `json:"runEnds,omitempty"`
+	Allow     bool   `json:"allow,omitempty"`
+	Interrupt bool   `json:"interrupt,omitempty"`
+	By        string `json:"by,omitempty"`   // person, trusted, timeout, run-ended, no-terminal, limit
+	Who       string `json:"who,omitempty"`  // for a person's answer from another device: the device and its login
+	Rule      string `json:"rule,omitempty"` // the trusted prefix that matched
+	Message   string `json:"message,omitempty"`
+	WaitedMS  int64  `json:"waitedMS,omitempty"`
 }
 
 // MarshalJSON writes a as encoding/json does, without HTML escaping. It is there for the

@@ -101,6 +101,10 @@ func (n *Narrator) Words(e Event) Words {
 	case EventApprovalRequest:
 		call := callText(e.ToolName, e.Input)
 		n.remember(e.ToolUseID, call)
+		if a := e.Approval; a != nil && a.RunEnds && !a.Deadline.IsZero() {
+			// As the terminal and the notification said while it was asked.
+			call += " (answer by " + a.Deadline.Local().Format("15:04:05") + ": the run ends then, at runs.maxDuration, and segwi denies it)"
+		}
 		if e.Approval != nil && e.Approval.Note != "" {
 			return Words{"approve?", call + " (" + e.Approval.Note + ")"}
 		}
