@@ -430,7 +430,13 @@ func (p *printer) summary(info runs.Info) string {
 		}
 	}
 	if p.reached != nil {
-		fmt.Fprintf(&b, "\nsegwi: the run ended at its budget; to go on, continue it with a budget of its own, counted from its start (here this run's again):\n  %s", continueLine(info.ID, *p.reached))
+		// A cost budget cuts the turn (the run failed); tokens or turns are reached as the
+		// one turn ends, which nothing cut.
+		what := "ended at its budget"
+		if info.State == runs.StateSucceeded {
+			what = "reached its budget as its turn ended"
+		}
+		fmt.Fprintf(&b, "\nsegwi: the run %s; to go on, continue it with a budget of its own, counted from its start (here this run's again):\n  %s", what, continueLine(info.ID, *p.reached))
 	}
 	fmt.Fprintf(&b, "\nsegwi: segwi runs show %s and segwi runs events %s show the record", info.ID, info.ID)
 	return b.String()

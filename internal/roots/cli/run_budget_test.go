@@ -45,7 +45,7 @@ func TestRunBudgetFlags(t *testing.T) {
 	}
 }
 
-// A foreground run that ends at its budget says how to go on: the command line that
+// A foreground run that reaches its budget says how to go on: the command line that
 // continues it with a budget; that command continues it with the budget it names (over
 // the settings', bound by bound), and one that names none has the settings'.
 func TestRunAtItsBudgetSaysHowToGoOn(t *testing.T) {
@@ -56,7 +56,7 @@ func TestRunAtItsBudgetSaysHowToGoOn(t *testing.T) {
 	r := segwi(t, "", "--config", cfg, "run", "--checkout", checkout, "fake:success")
 	first := runIDLine(r.stderr)
 	goOn := "segwi run --continue " + first + " --budget-tokens 500000 --budget-turns 1 \"...\""
-	if r.code != 0 || !strings.Contains(r.stderr, "segwi: the run ended at its budget; to go on, continue it with a budget of its own") ||
+	if r.code != 0 || !strings.Contains(r.stderr, "segwi: the run reached its budget as its turn ended; to go on, continue it with a budget of its own") ||
 		!strings.Contains(r.stderr, "\n  "+goOn+"\n") {
 		t.Fatalf("a run at its budget: exit %d, stderr:\n%s\nwant 0 and the line %q", r.code, r.stderr, goOn)
 	}
@@ -76,7 +76,7 @@ func TestRunAtItsBudgetSaysHowToGoOn(t *testing.T) {
 	if want := (runs.Budget{Tokens: 500000, Turns: 3}); info.ContinuedFrom != first || info.Budget == nil || *info.Budget != want {
 		t.Errorf("the continued run continues %q with budget %+v, want %s and %+v", info.ContinuedFrom, info.Budget, first, want)
 	}
-	if strings.Contains(r.stderr, "ended at its budget") {
+	if strings.Contains(r.stderr, "at its budget") || strings.Contains(r.stderr, "reached its budget") {
 		t.Errorf("the continued run's 1 turn of its 3 is not at its budget, yet:\n%s", r.stderr)
 	}
 
