@@ -42,11 +42,11 @@ const (
 // process started under segwi (from the run's record; zero for a direct run), the
 // session's init event, and the result event; and for a run by segwi, the CPU time of
 // segwi's own process and the processes it waited for other than Claude Code (its git
-// calls), and Claude Code's.
+// calls), that of segwi's process alone, and Claude Code's.
 type timing struct {
-	wall, running, init, result time.Duration
-	segwiCPU, claudeCPU         time.Duration
-	cgroup                      bool // the run's processes were in a cgroup of its own (run.json's cgroup)
+	wall, running, init, result     time.Duration
+	segwiCPU, processCPU, claudeCPU time.Duration
+	cgroup                          bool // the run's processes were in a cgroup of its own (run.json's cgroup)
 }
 
 func (t timing) String() string {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/approvals/mcpserver"
 	"github.com/segwi/segwi/internal/testing/approvaltest"
@@ -196,7 +198,7 @@ func (b *bench) viaSegwi() timing { return b.segwiIn(b.checkout) }
 // segwiIn runs the task with `segwi run` in checkout and returns the time from exec to
 // exit, and segwi's own CPU: what the kernel counted for segwi's process and the processes
 // it waited for (its git calls, Claude Code), less Claude Code's own as segwi recorded it
-// on the run's exit event.
+// on the run's exit event; and of that, segwi's process alone (exitedCPU).
 func (b *bench) segwiIn(checkout string) timing {
 	var tm timing
 	ctx, cancel := context.WithTimeout(context.Background(), *timeoutFlag)
@@ -208,7 +210,13 @@ func (b *bench) segwiIn(checkout string) timing {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		tm.processCPU, err = exitedCPU(cmd.Process.Pid)
+		if waitErr := cmd.Wait(); err == nil {
+			err = waitErr
+		}
+	}
 	tm.wall = time.Since(start)
 	if *verboseFlag {
 		fmt.Fprintf(os.Stderr, "--- segwi run (exec at %s):\n%s%s\n", start.Format("15:04:05.000"), out.String(), errOut.String())
@@ -272,4 +280,28 @@ func (b *bench) segwiIn(checkout string) timing {
 func lastLines(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-5):], "\n")
+}
+
+// exitedCPU waits until process pid has exited, without reaping it, and returns the CPU
+// time its own threads took, its children's apart: the kernel keeps the process's CPU
+// clock (clock_getcpuclockid(3)), to the nanosecond, until its parent reaps it. The
+// rusage a wait returns adds the children it waited for, and /proc/PID/stat counts in
+// ticks of 10 ms.
+func exitedCPU(pid int) (time.Duration, error) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == nil {
+			break
+		}
+		if err != unix.EINTR {
+			return 0, fmt.Errorf("waiting for process %d to exit: %w", pid, err)
+		}
+	}
+	var ts unix.Timespec
+	// MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) of the kernel's posix-timers.h.
+	if err := unix.ClockGettime(int32((^pid)<<3|2), &ts); err != nil {
+		return 0, fmt.Errorf("reading the CPU clock of process %d: %w", pid, err)
+	}
+	return time.Duration(ts.Nano()), nil
 }
