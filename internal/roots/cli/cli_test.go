@@ -295,6 +295,39 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestHeadlessOnlyForCommands: a command is started by Options.Headless (where main.go
+// releases the main thread the tray keeps), the tray never.
+func TestHeadlessOnlyForCommands(t *testing.T) {
+	isolate(t)
+	path := writeConfig(t, "segwi: {}\n")
+	for _, tt := range []struct {
+		args     []string
+		headless int
+	}{
+		{[]string{"--config", path}, 0},
+		{[]string{"--config", path, "version"}, 1},
+		{[]string{"version", "--config", path}, 1},
+		{[]string{"--config", path, "runs", "list"}, 1},
+	} {
+		headless, trays := 0, 0
+		var errOut bytes.Buffer
+		code := run(context.Background(), tt.args, Options{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errOut,
+			Tray: func(context.Context, *Env) error {
+				if headless != 0 {
+					t.Errorf("%q: the tray opened after Headless", tt.args)
+				}
+				trays++
+				return nil
+			},
+			Headless: func() { headless++ },
+		})
+		if code != 0 || headless != tt.headless || trays != 1-tt.headless {
+			t.Errorf("%q: got exit %d, Headless called %d times and %d trays; want 0, %d and %d; stderr %q",
+				tt.args, code, headless, trays, tt.headless, 1-tt.headless, errOut.String())
+		}
+	}
+}
+
 func TestNoSubcommandOpensTheTray(t *testing.T) {
 	isolate(t)
 	path := writeConfig(t, "segwi:\n  mcpPermissions: x\n  runs:\n    maxConcurrent: 3\n")

@@ -43,6 +43,9 @@ type Options struct {
 	// Terminal opens the person's terminal for a question only they may answer (segwi
 	// config confirm); nil opens the controlling terminal, /dev/tty.
 	Terminal func() (io.ReadWriteCloser, error)
+	// Headless, when set, is called on the calling goroutine before a command other than
+	// the tray runs (main.go releases there the main thread, which the tray keeps).
+	Headless func()
 }
 
 // Main runs segwi with args (without the program name) and returns the exit status.
@@ -98,6 +101,11 @@ func newRoot(env *Env, opts Options) *cobra.Command {
 			}
 			return tray(cmd.Context(), env)
 		},
+	}
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd != root && opts.Headless != nil {
+			opts.Headless()
+		}
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.PersistentFlags().StringVar(&env.configFlag, "config", "", "settings `FILE` (default $SEGWI_CONFIG, else $XDG_CONFIG_HOME/segwi/config.yaml)")
