@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/segwi/segwi/control"
@@ -20,7 +21,11 @@ import (
 //go:embed page/index.html page/page.js page/page.css
 var pageFiles embed.FS
 
-var pageTemplate = template.Must(template.ParseFS(pageFiles, "page/index.html"))
+// pageTemplate parses the page on its first use: every segwi process links this package,
+// and a command (segwi run) has no use for the page (80 µs of CPU warm, more at a start).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(pageFiles, "page/index.html"))
+})
 
 // contentSecurity lets the page load only its own script and style, and talk only to its
 // own server; no frame may hold it.
@@ -52,7 +57,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, ses.cookie())
 	w.Header().Set("Content-Security-Policy", contentSecurity)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	err := pageTemplate.Execute(w, struct{ Token, Who, Machine string }{ses.token, show(d.who()), show(s.current().node.Name)})
+	err := pageTemplate().Execute(w, struct{ Token, Who, Machine string }{ses.token, show(d.who()), show(s.current().node.Name)})
 	if err != nil {
 		s.logf("remote: writing the page for %s: %v", d.who(), err)
 	}
