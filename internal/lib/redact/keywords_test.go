@@ -72,7 +72,8 @@ func BenchmarkKeywords(b *testing.B) {
 }
 
 // BenchmarkNewMatcher builds the shared matcher, as every segwi process that redacts does
-// once: part of a run's own cost (4.7 ms with a map a trie node, 1.0 ms with the table).
+// once: part of a run's own cost (4.7 ms with a map a trie node, 1.0 ms with the table;
+// 0.26 ms with the automaton built ahead, keywords_table.go).
 func BenchmarkNewMatcher(b *testing.B) {
 	for b.Loop() {
 		newMatcher()
