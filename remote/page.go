@@ -147,6 +147,22 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// decodePost decodes the JSON object a page's POST carries into v, no field unknown to it,
+// or answers the request with why not (shape says what the object holds) and returns false.
+func decodePost(w http.ResponseWriter, r *http.Request, v any, shape string) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	var tooLarge *http.MaxBytesError
+	if err := dec.Decode(v); errors.As(err, &tooLarge) {
+		http.Error(w, "segwi: request body too large", http.StatusRequestEntityTooLarge)
+		return false
+	} else if err != nil {
+		http.Error(w, "segwi: "+shape+": "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
 // answerRequest is what the page posts: a person's answer to one waiting request.
 type answerRequest struct {
 	Request  string `json:"request"`
@@ -160,14 +176,7 @@ type answerRequest struct {
 func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	d := deviceOf(r)
 	var in answerRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	var tooLarge *http.MaxBytesError
-	if err := dec.Decode(&in); errors.As(err, &tooLarge) {
-		http.Error(w, "segwi: request body too large", http.StatusRequestEntityTooLarge)
-		return
-	} else if err != nil {
-		http.Error(w, "segwi: an answer is a JSON object with request, decision and reason: "+err.Error(), http.StatusBadRequest)
+	if !decodePost(w, r, &in, "an answer is a JSON object with request, decision and reason") {
 		return
 	}
 	a := control.Answer{Request: in.Request, Decision: control.Decision(in.Decision), Reason: in.Reason}
@@ -203,14 +212,7 @@ type raiseRequest struct {
 func (s *Server) serveRaise(w http.ResponseWriter, r *http.Request) {
 	d := deviceOf(r)
 	var in raiseRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	var tooLarge *http.MaxBytesError
-	if err := dec.Decode(&in); errors.As(err, &tooLarge) {
-		http.Error(w, "segwi: request body too large", http.StatusRequestEntityTooLarge)
-		return
-	} else if err != nil {
-		http.Error(w, "segwi: a raise is a JSON object with run, cost, tokens and turns: "+err.Error(), http.StatusBadRequest)
+	if !decodePost(w, r, &in, "a raise is a JSON object with run, cost, tokens and turns") {
 		return
 	}
 	raise := control.RaiseBudget{Run: in.Run, By: runs.Budget{CostUSD: in.Cost, Tokens: in.Tokens, Turns: in.Turns}}
