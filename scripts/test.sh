@@ -9,8 +9,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# fastTmp prints a folder on a tmpfs for the tests' throwaway files, or nothing: /dev/shm
+# when it is a tmpfs with 4 GB free that may run programs (the tests build and run theirs
+# there). On this kind of machine's ext4, making and removing a file costs about 0.5 ms of
+# CPU (the 10,000-run fixture, written by seven tests: 13.7 s of CPU on ext4, 0.57 s on a
+# tmpfs), and the tests make hundreds of thousands.
+fastTmp() {
+  local d=/dev/shm
+  [ "$(stat -f -c %T "$d" 2>/dev/null)" = tmpfs ] || return 0
+  [ "$(df --output=avail -k "$d" 2>/dev/null | tail -1)" -ge 4000000 ] 2>/dev/null || return 0
+  local t
+  t=$(mktemp -d "$d/segwi-tmp.XXXXXX" 2>/dev/null) || return 0
+  printf '#!/bin/sh\nexit 0\n' >"$t/x" && chmod +x "$t/x" && "$t/x" 2>/dev/null || { rm -rf "$t"; return 0; }
+  rm -f "$t/x"
+  echo "$t"
+}
+
 if [ "${1:-}" != "--in-session" ]; then
   scripts/setup.sh --test
+  # The tests' throwaway files go on a tmpfs when there is one (fastTmp), unless
+  # SEGWI_TEST_TMPDIR names another folder; Go's build caches stay where they are.
+  tmp=${SEGWI_TEST_TMPDIR:-$(fastTmp)}
+  if [ -n "$tmp" ]; then
+    export TMPDIR="$tmp"
+  fi
   work=$(mktemp -d -t segwi-test.XXXXXX)
   # The runtime folder holds sockets (the bus's, the keyring's, Claude Code's), whose paths
   # must fit in 108 bytes: under TMPDIR when it is short, else under /tmp, as the tests'
@@ -24,7 +46,7 @@ if [ "${1:-}" != "--in-session" ]; then
   # compiling all of segwi again (about 65 s of CPU on two cores).
   export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
   lint=
-  trap '[ -z "$lint" ] || kill "$lint" 2>/dev/null; rm -rf "$work" "$run"' EXIT
+  trap '[ -z "$lint" ] || kill "$lint" 2>/dev/null; rm -rf "$work" "$run"; [ -z "${SEGWI_TEST_TMPDIR:-}" ] && [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
   if [ $# -eq 0 ]; then
     # The lint runs beside the tests, which mostly wait (on Claude Code, on the clock), and
     # its findings are told after theirs: before, it held the tests back by its own time.
