@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,14 +100,19 @@ func (snap *Snapshot) commit(ctx context.Context, msg string, opts CommitOptions
 		return Committed{}, fmt.Errorf("making the commit: %w", err)
 	}
 	commit := strings.TrimSpace(out.String())
-	// Only the objects the new commit needs, none the checkout has: into a pack of the
-	// checkout's own.
-	pack := filepath.Join(c.Common, "objects", "pack", "pack")
+	// Only the objects the new commit needs, none the checkout has: packed in the scratch
+	// repository, then copied into a pack of the checkout's own. (git renames its pack
+	// into place from a temporary file in the repository it runs in, which fails across
+	// file systems: a checkout on /home, the scratch on a tmpfs /tmp.)
 	revs := commit + "\n"
 	if c.Head != "" {
 		revs += "^" + c.Head + "\n"
 	}
-	if err := s.run(ctx, strings.NewReader(revs), nil, "pack-objects", "--revs", "--local", "-q", pack); err != nil {
+	out.Reset()
+	if err := s.run(ctx, strings.NewReader(revs), &out, "pack-objects", "--revs", "--local", "-q", s.repo.GitPath("objects/pack/pack")); err != nil {
+		return Committed{}, fmt.Errorf("packing the commit's objects: %w", err)
+	}
+	if err := s.copyPack(strings.TrimSpace(out.String()), filepath.Join(c.Common, "objects", "pack")); err != nil {
 		return Committed{}, fmt.Errorf("writing the commit's objects into %s: %w", c.Common, err)
 	}
 	reflog := opts.Reflog
@@ -245,4 +253,51 @@ func subject(msg string) string {
 func lastLine(err error) string {
 	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// copyPack copies the scratch repository's pack named hash (pack-objects' output) into
+// the folder to, each file through a temporary file there and a rename, the index last:
+// git finds a pack by its index, which must not name a pack not whole yet.
+func (s *scratch) copyPack(hash, to string) error {
+	if hash == "" || strings.ContainsAny(hash, "/\\.") {
+		return fmt.Errorf("git pack-objects named no pack (%q)", hash)
+	}
+	for _, ext := range []string{".pack", ".rev", ".idx"} {
+		name := "pack-" + hash + ext
+		src, err := os.Open(s.repo.Path("objects/pack/" + name))
+		if errors.Is(err, fs.ErrNotExist) && ext == ".rev" {
+			continue // written only where pack.writeReverseIndex is on
+		}
+		if err != nil {
+			return err
+		}
+		err = copyInto(src, to, name)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyInto writes what src holds to the file name in the folder dir, through a temporary
+// file there, read-only as git writes its packs.
+func copyInto(src io.Reader, dir, name string) error {
+	tmp, err := os.CreateTemp(dir, "tmp_segwi_"+name+"_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // once renamed, this removes nothing
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o444); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }

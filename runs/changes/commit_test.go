@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )
@@ -201,5 +204,42 @@ func TestCommitRunsNoProgramTheConfigNames(t *testing.T) {
 	}
 	if got := git(t, dir, "cat-file", "commit", "HEAD"); strings.Contains(got, "gpgsig") {
 		t.Errorf("the commit is signed:\n%s", got)
+	}
+}
+
+// A checkout on another file system than the one segwi's git works in (/tmp, its private
+// folder here; a tmpfs /tmp and a checkout on /home's disk on many machines): the commit's
+// objects still reach it. git renames a pack into place from the repository it runs in,
+// which fails across file systems ("Invalid cross-device link").
+func TestCommitIntoACheckoutOnAnotherFileSystem(t *testing.T) {
+	var tmp syscall.Stat_t
+	if err := syscall.Stat("/tmp", &tmp); err != nil {
+		t.Skip("no /tmp:", err)
+	}
+	other := ""
+	for _, d := range []string{os.TempDir(), "/dev/shm", "/var/tmp", os.Getenv("HOME")} {
+		var st syscall.Stat_t
+		if d != "" && syscall.Stat(d, &st) == nil && st.Dev != tmp.Dev && unix.Access(d, unix.W_OK) == nil {
+			other = d
+			break
+		}
+	}
+	if other == "" {
+		t.Skip("no folder on another file system than /tmp to make a checkout in")
+	}
+	t.Setenv("TMPDIR", other) // before the test's first t.TempDir, which every later one shares
+	g, _ := sealedGit(t)      // no TMPDIR or XDG_RUNTIME_DIR: its private folders go in /tmp
+	dir := claudetest.Checkout(t)
+	base := baseOf(t, g, dir)
+	write(t, dir, "x.txt", "a new file\n")
+	c, err := Commit(context.Background(), g, base, CommitOptions{Message: "Add x"})
+	if err != nil {
+		t.Fatalf("Commit into a checkout in %s, segwi's git working in /tmp: %v", other, err)
+	}
+	if got := git(t, dir, "show", "--name-status", "--format=", c.Commit); got != "A\tx.txt" {
+		t.Errorf("the commit holds:\n%s", got)
+	}
+	if out := git(t, dir, "fsck", "--no-dangling"); strings.Contains(out, "error") || strings.Contains(out, "missing") {
+		t.Errorf("git fsck in the checkout:\n%s", out)
 	}
 }

@@ -181,6 +181,10 @@ func (r *Repo) gitPath(rel string) string {
 // of its own: GIT_INDEX_FILE=GitPath("commit-index")).
 func (r *Repo) GitPath(rel string) string { return r.gitPath(rel) }
 
+// Path is the name for this process of the file rel in the repository's folder, through
+// the descriptor held open on it.
+func (r *Repo) Path(rel string) string { return r.dir.at(rel) }
+
 // Index reads the entries of the repository's index (RepoOptions.WorkTree), the copy of
 // the checkout's, as data (ParseIndex), without git; its error wraps ErrIndexUnread for an
 // index that only git reads.
