@@ -31,8 +31,8 @@ type tray struct {
 	dest string
 }
 
-// waitForTray waits until the process pid has registered its tray item on the session bus
-// and returns how long that took from since.
+// waitForTray waits until the process pid has registered its tray item on the session bus,
+// its properties readable, and returns how long that took from since.
 func waitForTray(t testing.TB, conn *dbus.Conn, pid int, since time.Time, within time.Duration) (*tray, time.Duration) {
 	t.Helper()
 	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", pid)
@@ -43,6 +43,12 @@ func waitForTray(t testing.TB, conn *dbus.Conn, pid int, since time.Time, within
 		}
 		if !has {
 			return errors.New("the name has no owner on the bus")
+		}
+		// fyne.io/systray takes the name before it exports the item's properties: the
+		// item is there once they can be read.
+		item := conn.Object(dest, "/StatusNotifierItem")
+		if _, err := item.GetProperty("org.kde.StatusNotifierItem.Id"); err != nil {
+			return fmt.Errorf("the item's properties cannot be read yet: %w", err)
 		}
 		return nil
 	})
