@@ -240,16 +240,16 @@ func TestTheIndexKeepsUpWithWritersElsewhere(t *testing.T) {
 	for i := range 50 {
 		indexRun(t, state, Info{ID: fmt.Sprintf("20250601-1200%02d-aaaaaa", i), Kind: KindBuild, State: StateSucceeded, Created: long}, long)
 	}
-	var wg sync.WaitGroup
+	// Each writer writes a bounded number of runs, so that the test's work does not
+	// depend on how fast the file system is (on a tmpfs, writers that ran until the
+	// readers were done wrote thousands of runs, which every read then indexed); the
+	// readers read until the writers are done, so that they read while writes go on.
+	const runsEach = 150
+	var writers, readers sync.WaitGroup
 	stop := make(chan struct{})
 	for w := range 2 {
-		wg.Go(func() { // a segwi running runs: each goes through its states
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+		writers.Go(func() { // a segwi running runs: each goes through its states
+			for i := range runsEach {
 				id := fmt.Sprintf("20250601-13%02d%02d-%06d", w, i%60, i)
 				dir := filepath.Join(RunsDir(state), id)
 				os.MkdirAll(dir, 0o700)
@@ -264,20 +264,23 @@ func TestTheIndexKeepsUpWithWritersElsewhere(t *testing.T) {
 			}
 		})
 	}
-	for range 2 {
-		wg.Go(func() { // readers: the tray, the history window, segwi runs
-			for range 30 {
+	for range 3 { // readers: the tray, the history window, segwi runs
+		readers.Go(func() {
+			for {
 				if _, _, err := Summaries(state); err != nil {
 					t.Errorf("Summaries: %v", err)
+				}
+				select {
+				case <-stop:
+					return
+				default:
 				}
 			}
 		})
 	}
-	for range 30 {
-		Summaries(state)
-	}
+	writers.Wait()
 	close(stop)
-	wg.Wait()
+	readers.Wait()
 	checkSummaries(t, state, "once the writers stopped")
 	checkSummaries(t, state, "again")
 }
