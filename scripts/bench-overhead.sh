@@ -15,7 +15,8 @@
 #   run, measured from the kernel's count for its process, with one run and with 20 at
 #   once, the time from `segwi run` to Claude Code's exec, and `segwi version` against a
 #   hello world; each the best of -tries 5 (-many 20 runs at once); it fails on a clear
-#   regression
+#   regression. It also runs TestOwnCostInALongLivedSegwi: the same share in a segwi
+#   that outlives its runs, as the tray does (-test.run picks one of the two)
 # The benchmark is a test of the test room, internal/testing/bench/overhead, built on the
 # harness (internal/testing/claudetest and fakeapi); this script builds segwi and that
 # test's binary and runs it. Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one
@@ -51,7 +52,7 @@ go test -c -o "$work/overhead.test" ./internal/testing/bench/overhead
 test='^TestOverhead$'
 if [ "${1:-}" = "--own" ]; then
   shift
-  test='^TestOwnCost$'
+  test='^TestOwnCost'
 fi
 bench=("$work/overhead.test" -test.run "$test" -segwi "$work/segwi" "$@")
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
