@@ -42,7 +42,9 @@ func TestProcessesARunLeftAreGoneWhenItEnds(t *testing.T) {
 		{name: "a run stopped while a detached process runs", prompt: "fake:detach-hang=env", want: StateStopped,
 			act: func(t *testing.T, r *Run, rec startRecord) { r.Stop() }},
 		{name: "a run that ran out of time while a detached process with no environment runs", prompt: "fake:detach-hang=scrubbed", want: StateTimedOut,
-			change: func(c *Config) { c.MaxDuration = 500 * time.Millisecond }},
+			// Long enough for fakeclaude to start its detached process and say so first,
+			// also on a loaded machine (500 ms was not, once, in the full test command).
+			change: func(c *Config) { c.MaxDuration = 3 * time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
