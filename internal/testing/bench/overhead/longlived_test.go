@@ -121,12 +121,16 @@ func TestLongLivedHost(t *testing.T) {
 			t.Fatalf("run %s: %s (%s), %v", info.ID, info.State, info.Reason, err)
 		}
 		var claude time.Duration
-		runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
+		err = runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
 			if e.Exit != nil {
 				claude = time.Duration(e.Exit.CPUSeconds * float64(time.Second))
 			}
 			return nil
 		})
+		if err != nil || claude <= 0 {
+			// Without it, Claude Code's CPU would count as segwi's.
+			t.Fatalf("run %s recorded no CPU time for Claude Code on its exit event (%v)", info.ID, err)
+		}
 		mark(claude)
 	}
 }
