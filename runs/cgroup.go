@@ -61,6 +61,7 @@ func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 func (r *Run) containSetup() func(*exec.Cmd) {
 	cg, err := newRunCgroup(r.id)
 	if err != nil {
+		r.noteNoCgroup()
 		return nil
 	}
 	r.noteCgroup(cg.dir, "")
@@ -107,11 +108,23 @@ func retryable(cmd *exec.Cmd) *exec.Cmd {
 // noteCgroup records on run.json the cgroup that holds the run's processes, or why there
 // is none: not synced, as a cgroup does not outlive a power cut (see replaceInfo).
 func (r *Run) noteCgroup(dir, why string) {
+	if dir == "" {
+		r.noteNoCgroup()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.info.Cgroup, r.info.NoCgroup = dir, why
 	if err := replaceInfo(r.dir, r.info, false); err != nil {
 		r.rec.failed(err)
+	}
+}
+
+// noteNoCgroup dates the state folder's noCgroupStamp, before the run starts a process
+// outside a cgroup of its own: from then until the system restarts, a segwi looks for
+// what the runs of a killed segwi left with a sweep of /proc.
+func (r *Run) noteNoCgroup() {
+	if err := stamp(r.m.config().StateDir, noCgroupStamp); err != nil {
+		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
 	}
 }
 

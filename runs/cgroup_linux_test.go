@@ -361,6 +361,9 @@ func TestARecordCannotPointSegwiAtAnotherCgroup(t *testing.T) {
 		if err := writeInfo(dir, Info{ID: tc.id, Kind: KindBuild, Checkout: t.TempDir(), State: StateRunning, Created: time.Now(), Cgroup: tc.cgroup}); err != nil {
 			t.Fatal(err)
 		}
+		if err := markLive(stateDir, tc.id); err != nil { // as the run's segwi, killed, left it
+			t.Fatal(err)
+		}
 		damaged := MarkInterrupted(stateDir)
 		if !proctest.Alive(pid, "sleep 7335") {
 			t.Fatalf("a record naming %s made segwi kill process %d of another cgroup", tc.cgroup, pid)

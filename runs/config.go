@@ -45,6 +45,10 @@ type Config struct {
 	// Budget is what a run may use before it waits for the person (budget.go), unless its
 	// Spec says otherwise; the zero Budget bounds nothing.
 	Budget Budget
+	// CheckEveryRecord makes NewManager read every run's record for runs left live, and
+	// report every damaged one (Damaged), rather than look at the runs marked live only
+	// (see liveFolder): the tray app shows the person each damaged record at its start.
+	CheckEveryRecord bool
 }
 
 // Repository is what runs need of a configured repository (segwi.repositories).

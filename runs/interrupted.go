@@ -21,41 +21,48 @@ import (
 // (sweepDeadRuns). NewManager does it; this is for the commands that read the records
 // without a Manager, such as segwi runs and segwi push, so that a run whose segwi died
 // reads as what it is and leaves nothing running. Runs of a live segwi are left alone. It
-// returns the records it could not read or update; the others are marked.
+// looks at the runs marked live only (see liveFolder), except the first time after the
+// system started, when it reads every record. It returns the records it could not read or
+// update; the others are marked.
 func MarkInterrupted(stateDir string) []Damaged {
-	_, _, err := markInterrupted(stateDir)
+	_, err := markInterrupted(stateDir, false)
 	return damagedIn(stateDir, err)
 }
 
-// markInterrupted is MarkInterrupted, its problems joined. It sweeps /proc for the
+// markInterrupted is MarkInterrupted, its problems joined; every makes it read every
+// record, as it does the first time after the system started. It sweeps /proc for the
 // processes of dead runs only where a run may have some outside a cgroup (see
-// procSweepNeeded), and says so: sweep. It returns the ids of the runs the index listed:
-// those whose records it read.
-func markInterrupted(stateDir string) (sweep bool, ids []string, err error) {
-	sweep, ids, err = markInterruptedRuns(stateDir)
+// procSweepNeeded), and says so: sweep.
+func markInterrupted(stateDir string, every bool) (sweep bool, err error) {
+	if every || !stampedSinceBoot(stateDir, checkedStamp) {
+		sweep, err = markEveryRun(stateDir)
+	} else {
+		sweep, err = markMarkedRuns(stateDir)
+	}
 	if sweep {
 		err = errors.Join(err, sweepDeadRuns(stateDir))
 	}
-	return sweep, ids, err
+	return sweep, err
 }
 
-// markInterruptedRuns marks the runs interrupted, as MarkInterrupted says. It finds the
-// runs left in a live state in the runs index (which stats every record, and reads only
-// those it does not know as they are), and reads each such record again under its folder's
-// lock: its segwi may have ended it meanwhile, and let go of the lock. It says whether a
-// sweep of /proc is needed for what dead runs left (procSweepNeeded; also when the runs
-// cannot be listed, to be safe).
-func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) {
+// markEveryRun marks the runs interrupted, as MarkInterrupted says, reading every record.
+// It finds the runs left in a live state in the runs index (which stats every record, and
+// reads only those it does not know as they are), and reads each such record again under
+// its folder's lock: its segwi may have ended it meanwhile, and let go of the lock. It
+// marks live the runs a live segwi owns (one too old to mark them), and stamps the state
+// folder as read (checkedStamp). It says whether a sweep of /proc is needed for what dead
+// runs left (procSweepNeeded; also when the runs cannot be listed, to be safe).
+func markEveryRun(stateDir string) (sweep bool, err error) {
 	entries, damaged, listErr := loadIndex(stateDir)
-	ids = make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.ID
-	}
 	errs := []error{listErr}
 	for _, d := range damaged {
 		errs = append(errs, d)
 	}
-	sweep = listErr != nil || procSweepNeeded(entries)
+	sweep = stampedSinceBoot(stateDir, noCgroupStamp)
+	if procSweepNeeded(entries) {
+		sweep = true
+		errs = append(errs, stamp(stateDir, noCgroupStamp))
+	}
 	left := leftCgroups{}
 	for _, e := range entries {
 		if e.State.Final() {
@@ -65,7 +72,10 @@ func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) 
 		dir := filepath.Join(RunsDir(stateDir), e.ID)
 		lock, err := lockRun(dir)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			continue // a live segwi (the tray app, another `segwi run`) owns it
+			// A live segwi (the tray app, another `segwi run`) owns it: marked, in case that
+			// segwi is one that does not mark its runs.
+			errs = append(errs, markLive(stateDir, e.ID))
+			continue
 		}
 		if err != nil {
 			errs = append(errs, Damaged{Dir: dir, File: filepath.Join(dir, lockFile), Err: unwrapPath(err)})
@@ -74,7 +84,11 @@ func markInterruptedRuns(stateDir string) (sweep bool, ids []string, err error) 
 		errs = append(errs, markInterruptedLocked(dir))
 		lock.Close()
 	}
-	return sweep, ids, errors.Join(errs...)
+	if listErr != nil {
+		return true, errors.Join(errs...)
+	}
+	errs = append(errs, stamp(stateDir, checkedStamp))
+	return sweep, errors.Join(errs...)
 }
 
 // markInterruptedLocked marks interrupted the run in dir, whose folder lock the caller

@@ -263,6 +263,12 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	if r.token != "" {
 		r.m.red.Remove(r.token)
 	}
+	r.mu.Lock()
+	done := doneWith(r.info) // a cgroup it could not remove is the next segwi's to end
+	r.mu.Unlock()
+	if done {
+		unmarkLive(r.m.config().StateDir, r.id) // before its lock goes: no other segwi looks meanwhile
+	}
 	r.lock.Close() // releases the folder's lock: the run is no longer live
 	r.tellEnd()
 	if r.checkoutLock != nil {

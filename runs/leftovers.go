@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -258,8 +256,8 @@ const sweepShared = time.Second
 
 // sweepBeforeRun sweeps /proc for what dead runs left (sweepDeadRuns) before a run starts,
 // where a run may have processes outside a cgroup: when runs recorded under stateDir named
-// none at the manager's start (procSweepNeeded), or one recorded since by another segwi
-// names none (newRunsWithoutCgroup), or this process can make no cgroup (nor, likely,
+// none at the manager's start (procSweepNeeded), or a run since went without one, in this
+// segwi or another (noCgroupStamp), or this process can make no cgroup (nor, likely,
 // another segwi here). A sweep made within sweepShared, at the manager's start or for
 // another run, serves.
 func (m *Manager) sweepBeforeRun(stateDir string) error {
@@ -270,7 +268,7 @@ func (m *Manager) sweepBeforeRun(stateDir string) error {
 	defer m.sweep.mu.Unlock()
 	if !m.sweep.needed {
 		_, err := runCgroupHome()
-		m.sweep.needed = err != nil || m.newRunsWithoutCgroup(stateDir)
+		m.sweep.needed = err != nil || stampedSinceBoot(stateDir, noCgroupStamp)
 		if !m.sweep.needed {
 			return nil
 		}
@@ -281,92 +279,6 @@ func (m *Manager) sweepBeforeRun(stateDir string) error {
 	err := sweepDeadRuns(stateDir)
 	m.sweep.at = time.Now()
 	return err
-}
-
-// knowRuns notes the runs ids as seen, for newRunsWithoutCgroup.
-func (m *Manager) knowRuns(ids []string) {
-	for _, id := range ids {
-		m.sweep.known = append(m.sweep.known, idHash(id))
-	}
-	slices.Sort(m.sweep.known)
-}
-
-// listedSettle is how old the runs folder's modification time must be for
-// newRunsWithoutCgroup to trust that a folder made later changes it: the file system's
-// clock ticks coarsely (a jiffy), and a folder made in the tick of a listing would not.
-const listedSettle = time.Second
-
-// newRunsWithoutCgroup says whether a run recorded under stateDir since the manager last
-// looked, not one of its own that is queued or starting, names no cgroup, and notes the
-// others as seen: another segwi, which could make none, ran it and may have been killed.
-// It reads the names of the runs' folders, and the records of those it had not seen; when
-// the folder has not changed since a listing that saw every run there (m.sweep.listed), a
-// stat of it serves: with 10,000 runs a listing costs about 6 ms, at every run's start.
-// The caller holds m.sweep.mu.
-func (m *Manager) newRunsWithoutCgroup(stateDir string) bool {
-	st, err := os.Stat(RunsDir(stateDir))
-	if err != nil {
-		return true
-	}
-	if !m.sweep.listed.IsZero() && st.ModTime().Equal(m.sweep.listed) {
-		return false
-	}
-	m.sweep.listed = time.Time{}
-	names, err := runNames(stateDir)
-	if err != nil {
-		return true
-	}
-	m.mu.Lock()
-	ours := make(map[string]bool, len(m.live))
-	for _, r := range m.live {
-		ours[r.id] = true
-	}
-	m.mu.Unlock()
-	boot := bootTime()
-	all := true // every run there seen: the listing can serve until the folder changes
-	for _, id := range names {
-		h := idHash(id)
-		i, seen := slices.BinarySearch(m.sweep.known, h)
-		if seen {
-			continue
-		}
-		if ours[id] {
-			// This segwi's own: it ends what that run leaves (endLeftovers), in a cgroup or
-			// by the sweep, and a killed segwi's runs are the next one's to look at.
-			m.sweep.known = slices.Insert(m.sweep.known, i, h)
-			continue
-		}
-		info, rst, err := readInfoStat(filepath.Join(RunsDir(stateDir), id))
-		if err != nil {
-			all = false // not written yet, or damaged (the sweep leaves it alone): looked at again
-			continue
-		}
-		if info.Cgroup == "" && !rst.ModTime().Before(boot) {
-			return true
-		}
-		m.sweep.known = slices.Insert(m.sweep.known, i, h)
-	}
-	if all && time.Since(st.ModTime()) > listedSettle {
-		m.sweep.listed = st.ModTime()
-	}
-	return false
-}
-
-// runNames returns the names of the run folders under stateDir.
-func runNames(stateDir string) ([]string, error) {
-	d, err := os.Open(RunsDir(stateDir))
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return d.Readdirnames(-1)
-}
-
-// idHash is the hash of run id that Manager.sweep.known keeps, smaller than the id.
-func idHash(id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64()
 }
 
 // endLeftRun ends what run id, recorded under stateDir, left behind, when its record is

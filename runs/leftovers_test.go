@@ -243,7 +243,12 @@ func TestARunStartsOnlyOnceWhatAKilledSegwiLeftIsGone(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// What its segwi left when it was killed: the run's record, its mark, and the stamp
+	// that says a run went without a cgroup (as one does where it cannot have one).
 	if err := writeInfo(dir, Info{ID: dead, Kind: KindBuild, Checkout: t.TempDir(), State: StateRunning, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(markLive(stateDir, dead), stamp(stateDir, noCgroupStamp)); err != nil {
 		t.Fatal(err)
 	}
 	pid := proctest.Detach(t, append(os.Environ(), "SEGWI_RUN_ID="+dead), 7307)
@@ -295,62 +300,5 @@ func TestOnlyARunWithoutACgroupSinceBootCallsForASweep(t *testing.T) {
 		if got := procSweepNeeded(tc.entries); got != tc.want {
 			t.Errorf("%s: procSweepNeeded = %v, want %v", tc.name, got, tc.want)
 		}
-	}
-}
-
-// Before each run, a manager that makes cgroups looks for runs another segwi recorded
-// without one: it lists the runs folder only when the folder changed since a listing that
-// saw every run there (a listing of 10,000 runs costs about 6 ms at every start), and
-// still finds a run recorded without a cgroup after that listing, or one whose record was
-// not written yet when it listed.
-func TestNewRunsWithoutACgroupAreFoundWithoutListingEveryStart(t *testing.T) {
-	state := t.TempDir()
-	now := time.Now()
-	record := func(in Info) { t.Helper(); indexRun(t, state, in, now) } // written since the system started
-	record(Info{ID: "in-cgroup", Kind: KindBuild, Checkout: "/src", State: StateSucceeded, Created: now, Cgroup: "/sys/fs/cgroup/segwi-run-in-cgroup"})
-	m, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runsDir := RunsDir(state)
-	settle := func() { // as if the folder last changed a minute ago
-		t.Helper()
-		if err := os.Chtimes(runsDir, time.Time{}, time.Now().Add(-time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settle()
-	if m.newRunsWithoutCgroup(state) {
-		t.Fatal("a run in a cgroup calls for a sweep")
-	}
-	if m.sweep.listed.IsZero() {
-		t.Fatal("a listing that saw every run does not serve until the folder changes")
-	}
-
-	// Another segwi makes a run's folder and has not written its record yet.
-	if err := os.Mkdir(filepath.Join(runsDir, "unwritten"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	settle()
-	if m.newRunsWithoutCgroup(state) || !m.sweep.listed.IsZero() {
-		t.Fatalf("a run folder without a record: needed, listed = true, %v; want false and a listing that does not serve", m.sweep.listed)
-	}
-	// It writes the record, naming no cgroup: the folder itself does not change.
-	record(Info{ID: "unwritten", Kind: KindBuild, Checkout: "/src", State: StateRunning, Created: now})
-	settle()
-	if !m.newRunsWithoutCgroup(state) {
-		t.Error("a run whose record was written after the listing, naming no cgroup, calls for no sweep")
-	}
-
-	// A new run's folder changes the runs folder: it is listed again.
-	m2, err := NewManager(Config{StateDir: state, Runtime: ClaudeRuntime(fakeClaude)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	settle()
-	m2.newRunsWithoutCgroup(state)
-	record(Info{ID: "later", Kind: KindBuild, Checkout: "/src", State: StateRunning, Created: now})
-	if !m2.newRunsWithoutCgroup(state) {
-		t.Error("a run recorded without a cgroup after a listing that served calls for no sweep")
 	}
 }

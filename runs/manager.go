@@ -27,11 +27,6 @@ type Manager struct {
 		mu     sync.Mutex // taken before mu, never under it
 		needed bool       // a run recorded named no cgroup: a sweep before each run
 		at     time.Time  // when the last sweep ended
-		known  []uint64   // the runs seen (their idHash), sorted: newRunsWithoutCgroup
-		// listed is the runs folder's modification time when newRunsWithoutCgroup last
-		// listed it and found every run there seen; zero when not, or when that time was
-		// too recent to tell a folder made in the same tick of the file system's clock.
-		listed time.Time
 	}
 
 	mu         sync.Mutex
@@ -59,8 +54,9 @@ type Manager struct {
 
 // NewManager returns a Manager for cfg. It creates StateDir/runs, marks interrupted the
 // runs a previous segwi left in a live state (whose folder lock no process holds), and
-// kills the processes such runs left (MarkInterrupted): those in their cgroups, and where
-// a run recorded since the system started had none, those a sweep of /proc finds. On Linux it also makes this
+// kills the processes such runs left (MarkInterrupted; reading every record with
+// Config.CheckEveryRecord): those in their cgroups, and where a run recorded since the
+// system started had none, those a sweep of /proc finds. On Linux it also makes this
 // process a child subreaper, once, so that the processes that leave a run become its
 // children (which it reaps) rather than init's, and sets SEGWI_OUTSIDE_RUN in its own
 // environment, so that what this process starts outside its runs is told apart from them.
@@ -84,8 +80,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		slots:     map[*Run]struct{}{},
 		checkouts: map[string]*Run{},
 	}
-	swept, ids, err := markInterrupted(cfg.StateDir)
-	m.knowRuns(ids) // a run recorded meanwhile is not among them: it is looked at later
+	swept, err := markInterrupted(cfg.StateDir, cfg.CheckEveryRecord)
 	m.damaged = damagedIn(cfg.StateDir, err)
 	if swept {
 		m.sweep.needed, m.sweep.at = true, time.Now()
@@ -178,9 +173,15 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 	if err != nil {
 		return nil, fmt.Errorf("locking the folder of run %s: %w", id, err)
 	}
+	if err := markLive(cfg.StateDir, id); err != nil { // before its first record
+		lock.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting run %s: %w", id, err)
+	}
 	rec, err := openRecorder(dir)
 	if err != nil {
 		lock.Close()
+		unmarkLive(cfg.StateDir, id)
 		return nil, err
 	}
 	r := newRun(ctx, m, id, dir, spec, rec, lock)
@@ -196,6 +197,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 		rec.close()
 		lock.Close()
 		os.RemoveAll(dir)
+		unmarkLive(cfg.StateDir, id)
 		return nil, err
 	}
 	r.setState(StateQueued, "")
@@ -207,6 +209,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 		rec.close()
 		lock.Close()
 		os.RemoveAll(dir)
+		unmarkLive(cfg.StateDir, id)
 		return nil, fmt.Errorf("starting a run: %w", ErrClosed)
 	}
 	m.live = append(m.live, r)

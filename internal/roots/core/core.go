@@ -55,6 +55,10 @@ type Config struct {
 	Secrets func() []string
 	// Watch makes New watch the settings file and apply its edits.
 	Watch bool
+	// CheckEveryRecord makes New read every run's record for runs a gone segwi left live,
+	// and find every damaged record (Damaged), rather than look at the runs marked live
+	// only (runs.Config.CheckEveryRecord): the tray app shows each damaged one at its start.
+	CheckEveryRecord bool
 	// Log is where the core writes what goes wrong in its background work, and what it
 	// found at start (damaged run records, bad settings); nil writes nothing.
 	Log logger.Logf

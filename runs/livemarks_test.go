@@ -1,0 +1,177 @@
+package runs
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// liveRecord writes, under state, the record a segwi that was killed leaves: a run in a
+// live state whose folder lock no process holds; marked says whether its marker is there,
+// as a segwi that marks its runs leaves it.
+func liveRecord(t *testing.T, state, id string, marked bool) string {
+	t.Helper()
+	dir := filepath.Join(RunsDir(state), id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if marked {
+		if err := markLive(state, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := writeInfo(dir, Info{ID: id, Kind: KindBuild, Checkout: "/src", State: StateRunning, Created: time.Now(),
+		Cgroup: "/sys/fs/cgroup/segwi-run-" + id}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func stateOf(t *testing.T, dir string) State {
+	t.Helper()
+	info, err := readInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State
+}
+
+func marked(t *testing.T, state string) []string {
+	t.Helper()
+	ids, err := markedRuns(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A run is marked live from before its first record until it ended: a segwi that is
+// killed leaves the marks of its runs, and the next segwi looks at those runs only, not
+// at every record (with 10,000 runs, 44 to 72 ms of CPU at every `segwi run`'s start).
+func TestARunIsMarkedLiveUntilItEnds(t *testing.T) {
+	m, recDir := testManager(t, nil)
+	state := m.config().StateDir
+	r := start(t, m, Spec{Prompt: "fake:silent"})
+	waitStart(t, recDir, r.ID())
+	if got := marked(t, state); !slices.Equal(got, []string{r.ID()}) {
+		t.Errorf("runs marked live while run %s goes: %v", r.ID(), got)
+	}
+	r.Stop()
+	wait(t, r)
+	if got := marked(t, state); len(got) != 0 {
+		t.Errorf("runs marked live once run %s ended: %v, want none", r.ID(), got)
+	}
+}
+
+// Once a segwi read every record since the system started, the next ones find a killed
+// segwi's runs by their marks, and leave the marks of live runs and the runs not marked
+// alone; after the system restarts (a power cut can lose a mark, which is not synced),
+// the first segwi reads every record again.
+func TestRunsLeftLiveAreFoundByTheirMarksUntilTheSystemRestarts(t *testing.T) {
+	state := t.TempDir()
+	if err := os.MkdirAll(RunsDir(state), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if damaged := MarkInterrupted(state); len(damaged) != 0 { // the first since the start: every record
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	if !stampedSinceBoot(state, checkedStamp) {
+		t.Fatal("no stamp says every record was read since the system started")
+	}
+
+	killed := liveRecord(t, state, "20250101-000000-aaaaaa", true)
+	going := liveRecord(t, state, "20250101-000001-bbbbbb", true)
+	lock, err := lockRun(going) // its segwi is alive
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	lost := liveRecord(t, state, "20250101-000002-cccccc", false) // its mark lost in a power cut
+	if damaged := MarkInterrupted(state); len(damaged) != 0 {
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	for dir, want := range map[string]State{killed: StateInterrupted, going: StateRunning, lost: StateRunning} {
+		if got := stateOf(t, dir); got != want {
+			t.Errorf("run %s: %s, want %s", filepath.Base(dir), got, want)
+		}
+	}
+	if got, want := marked(t, state), []string{filepath.Base(going)}; !slices.Equal(got, want) {
+		t.Errorf("runs still marked live: %v, want %v (the interrupted run's mark gone)", got, want)
+	}
+
+	// The system restarted since the stamp.
+	before := bootTime().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(liveDir(state), checkedStamp), before, before); err != nil {
+		t.Fatal(err)
+	}
+	if damaged := MarkInterrupted(state); len(damaged) != 0 {
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	if got := stateOf(t, lost); got != StateInterrupted {
+		t.Errorf("the run whose mark was lost: %s after the system restarted, want interrupted", got)
+	}
+	if !stampedSinceBoot(state, checkedStamp) {
+		t.Error("reading every record did not stamp the state folder")
+	}
+}
+
+// A segwi too old to mark its runs may be running beside the first segwi that reads every
+// record: that one marks the runs it finds live, so that they are found if their segwi is
+// killed later.
+func TestReadingEveryRecordMarksTheRunsOfALiveSegwi(t *testing.T) {
+	state := t.TempDir()
+	going := liveRecord(t, state, "20250101-000001-bbbbbb", false)
+	lock, err := lockRun(going)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damaged := MarkInterrupted(state); len(damaged) != 0 {
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	lock.Close() // its segwi is killed
+	if damaged := MarkInterrupted(state); len(damaged) != 0 {
+		t.Fatalf("MarkInterrupted: %v", damaged)
+	}
+	if got := stateOf(t, going); got != StateInterrupted {
+		t.Errorf("the run of a killed segwi too old to mark it: %s, want interrupted", got)
+	}
+}
+
+// A manager that makes cgroups learns before each run that a run went without one since
+// the system started, in any segwi that may since have been killed, from one stamp in the
+// state folder: not from a listing of every run (about 6 ms with 10,000, at every start).
+func TestARunWithoutACgroupSinceBootCallsForASweepBeforeTheNextRun(t *testing.T) {
+	if !canFindLeftovers {
+		t.Skip("no sweep of /proc here")
+	}
+	if _, err := runCgroupHome(); err != nil {
+		t.Skipf("no cgroups for runs here (%v): every run is swept for", err)
+	}
+	m, _ := testManager(t, nil)
+	state := m.config().StateDir
+	m.sweepBeforeRun(state)
+	if m.sweep.needed {
+		t.Fatal("a sweep is needed where every run had a cgroup")
+	}
+	if err := stamp(state, noCgroupStamp); err != nil {
+		t.Fatal(err)
+	}
+	before := bootTime().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(liveDir(state), noCgroupStamp), before, before); err != nil {
+		t.Fatal(err)
+	}
+	m.sweepBeforeRun(state)
+	if m.sweep.needed {
+		t.Fatal("a run without a cgroup before the system started calls for a sweep")
+	}
+	if err := stamp(state, noCgroupStamp); err != nil { // another segwi's run, just now
+		t.Fatal(err)
+	}
+	m.sweepBeforeRun(state)
+	if !m.sweep.needed {
+		t.Error("a run another segwi ran without a cgroup calls for no sweep before the next run")
+	}
+}
