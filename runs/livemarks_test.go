@@ -175,3 +175,26 @@ func TestARunWithoutACgroupSinceBootCallsForASweepBeforeTheNextRun(t *testing.T)
 		t.Error("a run another segwi ran without a cgroup calls for no sweep before the next run")
 	}
 }
+
+// A run left live whose record cannot be read is named (Damaged), and keeps its mark: it
+// is looked at again until its record is repaired or its folder moved away.
+func TestARunLeftLiveWithADamagedRecordIsNamed(t *testing.T) {
+	state := t.TempDir()
+	if err := os.MkdirAll(RunsDir(state), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	MarkInterrupted(state) // every record, once since the system started
+	dir := liveRecord(t, state, "20250101-000000-aaaaaa", true)
+	if err := os.WriteFile(filepath.Join(dir, infoFile), []byte(`{"id":"20250101-0`), 0o600); err != nil { // cut short
+		t.Fatal(err)
+	}
+	for range 2 {
+		damaged := MarkInterrupted(state)
+		if len(damaged) != 1 || damaged[0].File != filepath.Join(dir, infoFile) {
+			t.Fatalf("MarkInterrupted = %v, want %s named", damaged, filepath.Join(dir, infoFile))
+		}
+	}
+	if got := marked(t, state); len(got) != 1 {
+		t.Errorf("runs marked live: %v, want the damaged one still", got)
+	}
+}

@@ -50,13 +50,13 @@ func TestCommandsGoOnBesideDamagedRunRecords(t *testing.T) {
 		}
 	})
 
-	t.Run("segwi run warns and runs", func(t *testing.T) {
+	// segwi run looks at the runs left live only (see runs.MarkInterrupted), and the
+	// listing above read every record: it runs, and leaves naming them to segwi runs and
+	// the tray, rather than read 10,000 records at every start to name one again.
+	t.Run("segwi run runs beside them", func(t *testing.T) {
 		p := s.start("run", "--kind", "ask", "What is in this checkout?")
 		id := p.runID()
 		wantExit(t, p, 0)
-		if errOut := p.stderr.String(); !strings.Contains(errOut, st.BadInfo) {
-			t.Errorf("segwi run does not warn about the damaged %s:\n%s", st.BadInfo, errOut)
-		}
 		if !strings.Contains(p.stdout.String(), "A README and a hello.txt.") {
 			t.Errorf("segwi run did not print the run's answer:\n%s", p.stdout.String())
 		}
