@@ -51,7 +51,7 @@ var schemaCache = mcp.NewSchemaCache()
 func (s *Server) newRunServer(runID string, run approvals.Run) *mcp.Server {
 	server := mcp.NewServer(
 		&mcp.Implementation{Name: approvals.ServerName, Title: "segwi approvals", Version: "1"},
-		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}, SchemaCache: schemaCache},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, SchemaCache: schemaCache},
 	)
 	mcp.AddTool(server, &mcp.Tool{
 		Name: approvals.ToolName,

@@ -193,6 +193,26 @@ func TestApproveIsTheOnlyTool(t *testing.T) {
 	}
 }
 
+// segwi's tool list never changes (and a stateless server could not tell a client if it
+// did): it says so. While it let Claude Code (2.1.328) think the list might change, Claude
+// Code opened a subscriptions/listen stream at every run's start and held it for the whole
+// run: one request in three of a run's, and a connection kept open, for nothing.
+func TestTheToolListIsSaidNeverToChange(t *testing.T) {
+	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
+	reg, _ := register(t, s, "r1")
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run("to a client speaking "+version, func(t *testing.T) {
+			caps := connect(t, s, reg.Token, version).InitializeResult().Capabilities
+			if caps == nil || caps.Tools == nil {
+				t.Fatalf("capabilities %+v: no tools capability, so a client looks for no tools", caps)
+			}
+			if caps.Tools.ListChanged {
+				t.Error("the tools capability says the list may change: a client listens for changes for the whole run")
+			}
+		})
+	}
+}
+
 func TestApproveRefusesCallsWithoutToolName(t *testing.T) {
 	s := newTestServer(t, Config{Decider: approvaltest.Nobody(t)})
 	reg, run := register(t, s, "r1")
