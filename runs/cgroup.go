@@ -19,6 +19,13 @@ import (
 // cgroupPrefix starts the name of every run's cgroup; the run's id follows.
 const cgroupPrefix = "segwi-run-"
 
+// canBeRunCgroup says whether dir, a path a record of run id names as its cgroup, can be
+// the cgroup segwi makes for that run: a clean absolute path ending in its name. A record
+// is a file the run's own processes could rewrite, to point segwi at another cgroup.
+func canBeRunCgroup(id, dir string) bool {
+	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && filepath.Base(dir) == cgroupPrefix+id
+}
+
 // EventStatus subtype of the event that says how a run keeps track of its processes.
 const subtypeProcesses = "processes"
 

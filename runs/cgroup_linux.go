@@ -230,7 +230,7 @@ func (c *cgroup) closeFD() { unix.Close(c.fd) }
 // a file the run's own processes could rewrite, to make segwi kill another cgroup's. A
 // cgroup that is gone already is (nil, nil).
 func openRecordedCgroup(id, dir string) (*cgroup, error) {
-	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Base(dir) != cgroupPrefix+id {
+	if !canBeRunCgroup(id, dir) {
 		return nil, fmt.Errorf("the record of run %s names %q as its cgroup, which is not a cgroup segwi makes for that run: left alone", id, dir)
 	}
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)

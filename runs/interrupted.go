@@ -98,9 +98,22 @@ func markInterruptedLocked(dir string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil || info.State.Final() {
+	if err != nil {
 		return err
 	}
+	_, err = interruptLocked(info)
+	return err
+}
+
+// interruptLocked marks interrupted the run of info, its record as read under its folder's
+// lock, which the caller holds, if it is in a live state, and ends what it left in its
+// cgroup. It returns the record as it now stands on disk: final once marked, as it was when
+// its run.json could not be written.
+func interruptLocked(info Info) (Info, error) {
+	if info.State.Final() {
+		return info, nil
+	}
+	was := info
 	from := info.State
 	info.State, info.Waiting = StateInterrupted, ""
 	info.Reason = fmt.Sprintf("segwi ended while the run was %s", from)
@@ -108,6 +121,7 @@ func markInterruptedLocked(dir string) error {
 	var errs []error
 	if err := writeInfo(info.Dir, info); err != nil {
 		errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, infoFile), Err: unwrapPath(err)})
+		info = was
 	} else if _, err := appendLocked(info.Dir, Event{Type: EventState,
 		State: &StateChange{From: from, To: StateInterrupted, Reason: info.Reason}}); err != nil {
 		errs = append(errs, Damaged{Dir: info.Dir, File: filepath.Join(info.Dir, eventsFile), Err: unwrapPath(err)})
@@ -115,7 +129,7 @@ func markInterruptedLocked(dir string) error {
 	if _, err := endRecordedCgroup(info, afterSegwiEnded); err != nil {
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return info, errors.Join(errs...)
 }
 
 // leftCgroups finds the cgroups ended runs left behind (ones a segwi that was killed, or

@@ -138,8 +138,9 @@ func markMarkedRuns(stateDir string) (sweep bool, err error) {
 				sweep = true // as procSweepNeeded: its processes, if any, are in no cgroup
 				errs = append(errs, stamp(stateDir, noCgroupStamp))
 			}
-			errs = append(errs, markInterruptedLocked(dir))
-			if info, err := readInfo(dir); err == nil && info.State.Final() && doneWith(info) {
+			info, err := interruptLocked(info)
+			errs = append(errs, err)
+			if info.State.Final() && doneWith(info) {
 				unmarkLive(stateDir, id)
 			}
 		default: // its segwi ended it, and may have been killed before it removed its cgroup
@@ -156,8 +157,8 @@ func markMarkedRuns(stateDir string) (sweep bool, err error) {
 }
 
 // doneWith says whether the ended run of info left nothing for a segwi to end: it names no
-// cgroup, or one that is gone, or one that is not the cgroup segwi makes for that run (a
+// cgroup, or one that is gone, or one that cannot be the cgroup segwi makes for that run (a
 // record its run's processes rewrote, which openRecordedCgroup refuses, once).
 func doneWith(info Info) bool {
-	return info.Cgroup == "" || filepath.Base(info.Cgroup) != cgroupPrefix+filepath.Base(info.Dir) || !cgroupLeft(info.Cgroup)
+	return info.Cgroup == "" || !canBeRunCgroup(filepath.Base(info.Dir), info.Cgroup) || !cgroupLeft(info.Cgroup)
 }
