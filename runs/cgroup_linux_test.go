@@ -3,9 +3,11 @@ package runs
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/proctest"
+	"github.com/segwi/segwi/runs/worktree"
 )
 
 // noCgroupEnv, set to 1, makes every run of this test binary fall back to the sweep, as on
@@ -439,5 +442,48 @@ func BenchmarkEndOfARunInItsCgroup(b *testing.B) {
 		if found, err := cg.end(); err != nil || len(found) > 0 {
 			b.Fatalf("end: %v, %v", found, err)
 		}
+	}
+}
+
+// A setup command that leaves a process behind, even one that left its process group
+// (setsid) and the run's environment (env -i), which no sweep finds, leaves nothing once
+// the run ended, whether its agent ran or the setup failed: the setup runs in the run's
+// cgroup, which ends with the run, as the agent's processes do.
+func TestWhatASetupLeftEndsWithTheRun(t *testing.T) {
+	needCgroups(t)
+	for _, c := range []struct {
+		name, prompt, then string
+		want               State
+	}{
+		{"a run that succeeds", "fake:success", "", StateSucceeded},
+		{"a run whose agent fails", "fake:fail", "", StateFailed},
+		{"a setup that fails", "fake:success", "; exit 3", StateFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			checkout := repoCheckout(t)
+			marker := fmt.Sprintf("%d.%d", 1000+rand.IntN(8000), rand.IntN(1000)) // sleep's argument, unique to the test
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			m, _ := testManager(t, func(cfg *Config) {
+				cfg.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
+				cfg.Repositories = []Repository{{Path: checkout, Name: "web", Setup: worktree.Setup{
+					// The command waits until sleep runs, out of its group, before it ends.
+					Run: "setsid env -i sleep " + marker + " </dev/null >/dev/null 2>&1 & echo $! >" + pidFile +
+						"; until grep -q " + marker + " /proc/$!/cmdline 2>/dev/null; do sleep 0.01; done" + c.then}}}
+			})
+			r := start(t, m, Spec{Kind: KindBuild, Checkout: checkout, Where: WhereWorktree, Prompt: c.prompt})
+			info := wait(t, r)
+			b, err := os.ReadFile(pidFile)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || pid == 0 {
+				t.Fatalf("the setup wrote no pid: %q, %v (run %s: %s)", b, err, info.State, info.Reason)
+			}
+			proctest.KillAtEnd(t, pid, "sleep "+marker)
+			if info.State != c.want {
+				t.Errorf("run: %s (%s), want %s", info.State, info.Reason, c.want)
+			}
+			if proctest.Alive(pid, "sleep "+marker) {
+				t.Errorf("the process %d the setup left (sleep %s) is alive after the run ended", pid, marker)
+			}
+		})
 	}
 }
