@@ -3,6 +3,8 @@ package desktop
 import (
 	"context"
 	"errors"
+	"fmt"
+	"image"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -90,23 +92,47 @@ func TestTheRunWindowRemovesAWorktree(t *testing.T) {
 		c, err := corner()
 		return err == nil && !near(c, plain, 3)
 	}
-	// askRemove presses Remove worktree…, the window's last button, until its dialog shades
-	// the window: the button is on once the window has looked for the folder.
-	askRemove := func() {
+	// still is the run window once it holds still: two screenshots alike.
+	still := func() image.Image {
 		t.Helper()
-		var pressed time.Time
-		await.For(t, windowWait, "Remove worktree…'s dialog", func() error {
-			if shaded() {
+		var last, img image.Image
+		await.For(t, windowWait, "the run window to hold still", func() error {
+			var err error
+			if img, err = windowImage(t, runWin); err != nil {
+				return err
+			}
+			if last != nil && changedBox(last, img).Empty() {
 				return nil
 			}
-			if time.Since(pressed) < 3*time.Second {
-				return errors.New("pressed Remove worktree…; no dialog yet")
-			}
-			clickAt(t, runWin, 400, 12) // on the title: nothing has the keyboard
-			press("shift+Tab", "space")
-			pressed = time.Now()
-			return errors.New("pressed Remove worktree…")
+			last = img
+			return errors.New("the run window changed between two screenshots")
 		})
+		return img
+	}
+	// askRemove gives Remove worktree…, the window's bottom right button, the keyboard's
+	// focus, presses it, and waits for its dialog to shade the window. The button is off
+	// until the window has looked for the folder, and while it looks at what removing
+	// would lose; shift+Tab then focuses another button. So space is pressed only once the
+	// screen shows the focus on the bottom right button: a blind press would press
+	// whatever else had the focus.
+	askRemove := func() {
+		t.Helper()
+		await.For(t, windowWait, "Remove worktree… to take the keyboard's focus", func() error {
+			clickAt(t, runWin, 400, 12) // on the title: nothing has the keyboard
+			before := still()
+			press("shift+Tab")
+			after := still()
+			box, b := changedBox(before, after), after.Bounds()
+			if box.Empty() {
+				return errors.New("shift+Tab changed nothing in the window")
+			}
+			if b.Max.X-box.Max.X > 40 || box.Min.Y < b.Min.Y+b.Dy()/2 {
+				return fmt.Errorf("shift+Tab changed the window at %v of %v, not its bottom right button (Remove worktree… is still off)", box, b)
+			}
+			return nil
+		})
+		press("space")
+		await.For(t, windowWait, "Remove worktree…'s dialog", shaded)
 	}
 
 	askRemove()
@@ -129,4 +155,23 @@ func TestTheRunWindowRemovesAWorktree(t *testing.T) {
 		t.Errorf("the branch %s went, though its deletion was not ticked", made.Branch)
 	}
 	app.terminate(t)
+}
+
+// changedBox is the smallest rectangle that holds every pixel in which a and b, two
+// screenshots of one window, differ; empty when they are alike. When the window changed
+// size, it is the whole of both.
+func changedBox(a, b image.Image) image.Rectangle {
+	var box image.Rectangle
+	if a.Bounds() != b.Bounds() {
+		return a.Bounds().Union(b.Bounds())
+	}
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if !near(a.At(x, y), b.At(x, y), 0) {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return box
 }
