@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
+
+	"github.com/segwi/segwi/internal/lib/gitcmd"
 )
 
 // How a segwi finds the runs a segwi that is gone left in a live state, or with processes
@@ -20,16 +21,16 @@ import (
 //
 // A marker is not synced (that would cost a run's start a wait on the disk), so a power
 // cut can lose one: the first segwi after the system starts reads every record once
-// instead (markEveryRun), and says so with a stamp, live/.checked, dated after the start.
-// The same pass marks the live runs of a segwi too old to mark its own.
+// instead (markEveryRun), and says so with a stamp, live/.checked, that holds the id of
+// the boot it was written in (stamp). The same pass marks the live runs of a segwi too old to mark its own.
 const (
 	liveFolder = "live"
-	// checkedStamp is dated when a segwi last read every record: since the system
-	// started, the markers serve.
+	// checkedStamp is written when a segwi last read every record: written since the
+	// system started, it says the markers serve.
 	checkedStamp = ".checked"
-	// noCgroupStamp is dated when a run last went without a cgroup of its own: since the
-	// system started, a run's processes may be outside any cgroup, and only a sweep of
-	// /proc finds what a run of a killed segwi left (procSweepNeeded).
+	// noCgroupStamp is written when a run last went without a cgroup of its own: written
+	// since the system started, it says a run's processes may be outside any cgroup, and
+	// only a sweep of /proc finds what a run of a killed segwi left (procSweepNeeded).
 	noCgroupStamp = ".nocgroup"
 )
 
@@ -38,7 +39,7 @@ func liveDir(stateDir string) string { return filepath.Join(stateDir, liveFolder
 
 // markLive marks run id under stateDir live, before its first record is written.
 func markLive(stateDir, id string) error {
-	return touchFile(liveDir(stateDir), id, false)
+	return writeLiveFile(stateDir, id, os.O_WRONLY|os.O_CREATE, nil)
 }
 
 // unmarkLive removes the marker of run id, once it ended and left nothing to end.
@@ -46,31 +47,42 @@ func unmarkLive(stateDir, id string) {
 	os.Remove(filepath.Join(liveDir(stateDir), id)) //nolint:errcheck // a marker left over costs the next segwi a look at that run, no more
 }
 
-// stamp dates the stamp name under stateDir now.
-func stamp(stateDir, name string) error { return touchFile(liveDir(stateDir), name, true) }
+// stamp writes the stamp name under stateDir now: the id of this boot of the system.
+func stamp(stateDir, name string) error {
+	return writeLiveFile(stateDir, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, []byte(bootID()+"\n"))
+}
 
-// stampedSinceBoot says whether the stamp name under stateDir was dated since the system
-// started.
+// stampedSinceBoot says whether the stamp name under stateDir was written since the system
+// started: by the boot id in it, which no setting of the clock changes (a machine without a
+// clock of its own may start with its clock behind or ahead of the last boot's); by its
+// date where the system has no boot id or the stamp holds none (a segwi of before boot ids
+// wrote it) or cannot be read as a stamp.
 func stampedSinceBoot(stateDir, name string) bool {
-	st, err := os.Stat(filepath.Join(liveDir(stateDir), name))
+	path := filepath.Join(liveDir(stateDir), name)
+	b, err := gitcmd.ReadRegular(path, 256)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if id, written := bootID(), strings.TrimSpace(string(b)); err == nil && id != "" && written != "" {
+		return written == id
+	}
+	st, err := os.Stat(path)
 	return err == nil && !st.ModTime().Before(bootTime())
 }
 
-// touchFile creates the file name in dir, and dir where it is missing; redate dates a file
-// that was there already now.
-func touchFile(dir, name string, redate bool) error {
+// writeLiveFile opens the file name in the folder of the live runs' markers with flag,
+// making the folder where it is missing, and writes data in it.
+func writeLiveFile(stateDir, name string, flag int, data []byte) error {
+	dir := liveDir(stateDir)
 	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, flag, 0o600)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = os.MkdirAll(dir, 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+			f, err = os.OpenFile(path, flag, 0o600)
 		}
 	}
-	if err == nil && redate {
-		now := time.Now()
-		err = os.Chtimes(path, now, now)
-	}
-	if f != nil {
+	if err == nil {
+		_, err = f.Write(data)
 		err = errors.Join(err, f.Close())
 	}
 	if err != nil {

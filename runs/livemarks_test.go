@@ -29,6 +29,23 @@ func liveRecord(t *testing.T, state, id string, marked bool) string {
 	return dir
 }
 
+// stampOfTheLastBoot makes the stamp name under state one written before the system
+// started: it holds another boot's id, and is dated before the start.
+func stampOfTheLastBoot(t *testing.T, state, name string) {
+	t.Helper()
+	path := filepath.Join(liveDir(state), name)
+	if err := os.WriteFile(path, []byte(lastBootID+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := bootTime().Add(-time.Minute)
+	if err := os.Chtimes(path, before, before); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lastBootID is a boot id of another boot of the system.
+const lastBootID = "0f3c51a6-96b1-4d51-9e1a-2a6d3d5c1b7e"
+
 func stateOf(t *testing.T, dir string) State {
 	t.Helper()
 	info, err := readInfo(dir)
@@ -102,11 +119,7 @@ func TestRunsLeftLiveAreFoundByTheirMarksUntilTheSystemRestarts(t *testing.T) {
 		t.Errorf("runs still marked live: %v, want %v (the interrupted run's mark gone)", got, want)
 	}
 
-	// The system restarted since the stamp.
-	before := bootTime().Add(-time.Minute)
-	if err := os.Chtimes(filepath.Join(liveDir(state), checkedStamp), before, before); err != nil {
-		t.Fatal(err)
-	}
+	stampOfTheLastBoot(t, state, checkedStamp) // the system restarted since the stamp
 	if damaged := MarkInterrupted(state); len(damaged) != 0 {
 		t.Fatalf("MarkInterrupted: %v", damaged)
 	}
@@ -115,6 +128,51 @@ func TestRunsLeftLiveAreFoundByTheirMarksUntilTheSystemRestarts(t *testing.T) {
 	}
 	if !stampedSinceBoot(state, checkedStamp) {
 		t.Error("reading every record did not stamp the state folder")
+	}
+}
+
+// A stamp says it was written since the system started by the boot id in it, whatever the
+// clock says: a machine without a clock of its own may start with its clock behind the
+// last boot's (a stamp of that boot then looks new) or ahead of it, until it sets its
+// clock (a stamp of this boot then looks old). A stamp without a boot id, as a segwi of
+// before boot ids wrote it, goes by its date.
+func TestAStampIsOfThisBootWhateverTheClockSays(t *testing.T) {
+	if bootID() == "" {
+		t.Skip("this system has no boot id: the stamps are dated")
+	}
+	state := t.TempDir()
+	path := filepath.Join(liveDir(state), checkedStamp)
+	write := func(content string, date time.Time) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, date, date); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stamp(state, checkedStamp); err != nil {
+		t.Fatal(err)
+	}
+	if !stampedSinceBoot(state, checkedStamp) {
+		t.Fatal("a stamp written now is not of this boot")
+	}
+	lastYear, nextYear := bootTime().AddDate(-1, 0, 0), time.Now().AddDate(1, 0, 0)
+	for _, c := range []struct {
+		what    string
+		content string
+		date    time.Time
+		want    bool
+	}{
+		{"the last boot's stamp dated after the start", lastBootID + "\n", nextYear, false},
+		{"this boot's stamp dated before the start", bootID() + "\n", lastYear, true},
+		{"a stamp without a boot id dated before the start", "", lastYear, false},
+		{"a stamp without a boot id dated after the start", "", time.Now(), true},
+	} {
+		write(c.content, c.date)
+		if got := stampedSinceBoot(state, checkedStamp); got != c.want {
+			t.Errorf("%s: written since the start = %v, want %v", c.what, got, c.want)
+		}
 	}
 }
 
@@ -156,13 +214,7 @@ func TestARunWithoutACgroupSinceBootCallsForASweepBeforeTheNextRun(t *testing.T)
 	if m.sweep.needed {
 		t.Fatal("a sweep is needed where every run had a cgroup")
 	}
-	if err := stamp(state, noCgroupStamp); err != nil {
-		t.Fatal(err)
-	}
-	before := bootTime().Add(-time.Minute)
-	if err := os.Chtimes(filepath.Join(liveDir(state), noCgroupStamp), before, before); err != nil {
-		t.Fatal(err)
-	}
+	stampOfTheLastBoot(t, state, noCgroupStamp)
 	m.sweepBeforeRun(state)
 	if m.sweep.needed {
 		t.Fatal("a run without a cgroup before the system started calls for a sweep")

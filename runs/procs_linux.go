@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -16,6 +17,16 @@ import (
 // canFindLeftovers says whether this system lets segwi find the processes a run left
 // (it reads them from /proc).
 const canFindLeftovers = true
+
+// bootID is the kernel's id of this boot, new at each start of the system; "" where it
+// cannot be read. Read once a process.
+var bootID = sync.OnceValue(func() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+})
 
 // bootTime returns when the system started, by the wall clock: no process started before
 // it is alive. It is the zero time where it cannot be told.

@@ -25,6 +25,9 @@ func commandLine(pid int) string { return "?" }
 // selfIDs returns this process's pid; its group and session are not needed here.
 func selfIDs() (pid, pgid, sid int) { return os.Getpid(), 0, 0 }
 
+// bootID is unknown here: the stamps are dated instead (stampedSinceBoot).
+func bootID() string { return "" }
+
 // bootTime is unknown here: the zero time.
 func bootTime() time.Time { return time.Time{} }
 
