@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/segwi/segwi/internal/lib/procexit"
 )
 
 // process is a run's agent as segwi started it (startAgent): the leader of a session and
@@ -48,9 +50,12 @@ func startAgent(cmd *exec.Cmd, cg *cgroup) (*process, error) {
 	return &process{cmd: cmd, pgid: pid, start: startOf(pid), started: started, cgroup: cg, kill: syscall.Kill}, nil
 }
 
-// wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped.
+// wait waits for the process to exit (cmd.Wait), and tells the reaper it was reaped. It
+// waits on the poller first (procexit.Await): a run's whole life in a blocking wait would
+// cost segwi's process some 60 wakeups of Go's sysmon thread.
 func (p *process) wait() error {
 	defer childWaited(p.cmd.Process.Pid)
+	procexit.Await(p.cmd.Process)
 	return p.cmd.Wait()
 }
 

@@ -57,6 +57,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/segwi/segwi/internal/lib/procexit"
 )
 
 // DefaultTimeout is the deadline of a git command whose Git sets none.
@@ -281,7 +283,11 @@ func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer,
 	ownGroup(cmd)
 	// What git started keeps its output open after a kill: stop waiting for it soon.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		procexit.Await(cmd.Process) // not in a blocking wait: see the package
+		err = cmd.Wait()
+	}
 	if err != nil && ctx.Err() != nil {
 		if errors.Is(context.Cause(ctx), ErrDeadline) {
 			return fmt.Errorf("git %s: %w: it was ended after %s (is a file it reads a FIFO or a device?)", strings.Join(args, " "), ErrDeadline, timeout)

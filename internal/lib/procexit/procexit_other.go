@@ -1,0 +1,7 @@
+//go:build !linux
+
+package procexit
+
+import "os"
+
+func await(*os.Process) {}
