@@ -22,7 +22,8 @@ import (
 // A marker is not synced (that would cost a run's start a wait on the disk), so a power
 // cut can lose one: the first segwi after the system starts reads every record once
 // instead (markEveryRun), and says so with a stamp, live/.checked, that holds the id of
-// the boot it was written in (stamp). The same pass marks the live runs of a segwi too old to mark its own.
+// the boot it was written in (stamp). The same pass marks the live runs of a segwi too
+// old to mark its own.
 const (
 	liveFolder = "live"
 	// checkedStamp is written when a segwi last read every record: written since the
