@@ -82,18 +82,27 @@ func TestSegwiRunRecordsAFloodOfOutputQuickly(t *testing.T) {
 		if st.Size() > runs.MaxEventsBytes+1<<20 {
 			t.Errorf("events.jsonl of the 200 MiB run holds %d bytes, want at most its cap of %d and what is kept past it", st.Size(), runs.MaxEventsBytes)
 		}
-		wall, cpu := s.bestOf(t, "runs", "events", id)
-		t.Logf("segwi runs events of the 200 MiB run (events.jsonl %.1f MiB): %s wall, %s of CPU (best of %d)",
-			float64(st.Size())/(1<<20), wall.Round(time.Millisecond), cpu.Round(time.Millisecond), floodTries)
-		if wall >= time.Second {
-			t.Errorf("segwi runs events took %s, want under a second", wall.Round(time.Millisecond))
+		wall, cpu, share := s.bestOf(t, "runs", "events", id)
+		t.Logf("segwi runs events of the 200 MiB run (events.jsonl %.1f MiB): %s wall, %s of CPU (best of %d); the fastest had %.0f%% of a core",
+			float64(st.Size())/(1<<20), wall.Round(time.Millisecond), cpu.Round(time.Millisecond), floodTries, 100*share)
+		// Its wall time is judged where the machine gave it most of a core: in the test
+		// command, beside other packages, it once took 1.07 s for 230 ms of CPU (a fifth of
+		// a core), where alone it takes 156 to 221 ms. Its CPU is judged always.
+		switch {
+		case wall >= time.Second && share >= 0.5:
+			t.Errorf("segwi runs events took %s with %.0f%% of a core, want under a second", wall.Round(time.Millisecond), 100*share)
+		case wall >= time.Second:
+			t.Logf("the machine was too busy to judge the wall time (%.0f%% of a core); the CPU is judged instead", 100*share)
+		}
+		if cpu >= time.Second {
+			t.Errorf("segwi runs events took %s of CPU, want under a second", cpu.Round(time.Millisecond))
 		}
 	})
 
 	t.Run("segwi runs events reads an uncapped record of 200 MiB quickly", func(t *testing.T) {
 		// As a segwi without the cap recorded such a run: every one of its events.
 		old := writeUncappedRecord(t, s.stateDir(), floodBytes)
-		wall, cpu := s.bestOf(t, "runs", "events", old)
+		wall, cpu, _ := s.bestOf(t, "runs", "events", old)
 		t.Logf("segwi runs events of an uncapped 200 MiB record: %s wall, %s of CPU (best of %d)",
 			wall.Round(time.Millisecond), cpu.Round(time.Millisecond), floodTries)
 		// Before: 7 to 9 CPU-seconds, 36% of them escaping whole texts.
@@ -159,9 +168,11 @@ func (s *scenario) measure(t *testing.T, args ...string) measured {
 	return measured{cpu: cpu, wall: wall, stdout: out.n, stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}
 }
 
-// bestOf measures segwi with args floodTries times and returns the best wall and CPU
-// times; it fails the test when segwi does not exit 0.
-func (s *scenario) bestOf(t *testing.T, args ...string) (wall, cpu time.Duration) {
+// bestOf measures segwi with args floodTries times and returns the best wall and CPU time,
+// each the best of the tries, and the fastest try's share of a core: its CPU over its wall
+// time, which tells a machine too busy to give segwi the CPU it asked for. It fails the
+// test when segwi does not exit 0.
+func (s *scenario) bestOf(t *testing.T, args ...string) (wall, cpu time.Duration, share float64) {
 	t.Helper()
 	for range floodTries {
 		m := s.measure(t, args...)
@@ -169,13 +180,13 @@ func (s *scenario) bestOf(t *testing.T, args ...string) (wall, cpu time.Duration
 			t.Fatalf("segwi %s exited %d:\n%s", strings.Join(args, " "), m.code, m.stderr)
 		}
 		if wall == 0 || m.wall < wall {
-			wall = m.wall
+			wall, share = m.wall, float64(m.cpu)/float64(m.wall)
 		}
 		if cpu == 0 || m.cpu < cpu {
 			cpu = m.cpu
 		}
 	}
-	return wall, cpu
+	return wall, cpu, share
 }
 
 // cpuAtExit waits for the child pid to exit, without reaping it, and returns the CPU time
