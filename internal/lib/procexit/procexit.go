@@ -17,4 +17,4 @@ import "os"
 // Await returns once p, a child of this process, has exited, leaving it for p.Wait (or
 // exec.Cmd.Wait) to reap. Where it cannot wait so (no pidfd: an old kernel, not Linux) it
 // returns at once, and the Wait that follows waits as it always does.
-func Await(p *os.Process) { await(p) }
+func Await(p *os.Process) { awaitExit(p) }

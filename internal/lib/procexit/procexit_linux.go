@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func await(p *os.Process) {
+func awaitExit(p *os.Process) {
 	fd, err := unix.PidfdOpen(p.Pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
 		return // ESRCH: reaped already; ENOSYS, EINVAL: a kernel before 5.10

@@ -4,4 +4,4 @@ package procexit
 
 import "os"
 
-func await(*os.Process) {}
+func awaitExit(*os.Process) {}

@@ -6,11 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // Await returns once the child exited, and leaves it to Wait: Wait still reaps it and
@@ -56,42 +59,59 @@ func TestAwaitReturnsForWhatItCannotWaitFor(t *testing.T) {
 	}
 }
 
-// Waiting with Await wakes this process's threads a handful of times, where a blocking
-// Wait wakes Go's sysmon thread every 20 µs for a millisecond and then less and less
-// often until 10 ms have passed: about 60 context switches a wait.
-func TestAwaitWaitsWithoutWakingTheProcess(t *testing.T) {
+// While Await waits, no thread of this process is in a waitid system call, where a
+// blocking Wait keeps one (and, with it, one of Go's Ps, which sysmon then watches every
+// 20 µs). The control, a blocking Wait, shows the check can see such a thread.
+func TestAwaitLeavesNoThreadInWaitid(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("counts the threads' context switches in /proc")
+		t.Skip("reads the threads' system calls in /proc")
 	}
-	waitFor := func(await bool) int {
-		var all []int
-		for range 7 {
-			cmd := exec.Command("sleep", "0.1")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			before := switches(t)
-			if await {
-				Await(cmd.Process)
-			}
-			cmd.Wait()
-			all = append(all, switches(t)-before)
+	start := func() *exec.Cmd {
+		t.Helper()
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		slices.Sort(all)
-		return all[len(all)/2]
+		t.Cleanup(func() { cmd.Process.Kill() })
+		return cmd
 	}
-	blocking, awaited := waitFor(false), waitFor(true)
-	t.Logf("context switches of this process while a child runs 100 ms, median of 7: %d with a blocking Wait, %d with Await first", blocking, awaited)
-	if awaited*3 > blocking {
-		t.Errorf("waiting with Await took %d context switches, a blocking Wait %d: want under a third", awaited, blocking)
+
+	blocking := start()
+	waited := make(chan struct{})
+	go func() { blocking.Wait(); close(waited) }()
+	await.For(t, 10*time.Second, "a thread of this process in waitid, under a blocking Wait", func() bool {
+		return threadsInWaitid(t) > 0
+	})
+	blocking.Process.Kill()
+	<-waited
+
+	awaited := start()
+	done := make(chan struct{})
+	go func() { Await(awaited.Process); close(done) }()
+	// What the goroutine does within the first 300 ms, sampled every millisecond: it has
+	// long reached its wait by then.
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if n := threadsInWaitid(t); n > 0 {
+			t.Fatalf("%d threads of this process in waitid while Await waits", n)
+		}
+	}
+	select {
+	case <-done:
+		t.Fatal("Await returned while its child runs")
+	default:
+	}
+	awaited.Process.Kill()
+	await.Recv(t, 10*time.Second, "Await to return once its child was killed", done)
+	if err := awaited.Wait(); err == nil {
+		t.Error("Wait after a kill says the child exited 0")
 	}
 }
 
-// switches returns the voluntary and involuntary context switches of this process's
-// threads.
-func switches(t *testing.T) int {
+// threadsInWaitid counts the threads of this process that are in a waitid system call
+// (/proc/self/task/*/syscall starts with its number).
+func threadsInWaitid(t *testing.T) int {
 	t.Helper()
-	tasks, err := filepath.Glob("/proc/self/task/*/status")
+	tasks, err := filepath.Glob("/proc/self/task/*/syscall")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +121,8 @@ func switches(t *testing.T) int {
 		if err != nil {
 			continue // a thread that ended
 		}
-		for line := range strings.Lines(string(b)) {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
-				c, _ := strconv.Atoi(strings.TrimSpace(v))
-				n += c
-			}
+		if nr, _, _ := strings.Cut(string(b), " "); nr == strconv.Itoa(unix.SYS_WAITID) {
+			n++
 		}
 	}
 	return n
