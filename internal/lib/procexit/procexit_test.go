@@ -46,17 +46,13 @@ func TestAwaitReturnsForWhatItCannotWaitFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	Await(cmd.Process) // reaped: returns at once
-	self, err := os.FindProcess(os.Getppid())
+	parent, err := os.FindProcess(os.Getppid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { Await(self); close(done) }() // not a child: waitid says ECHILD
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Await of a process that is not a child did not return")
-	}
+	go func() { Await(parent); close(done) }() // not a child: waitid says ECHILD
+	await.Recv(t, 10*time.Second, "Await of a process that is not a child to return", done)
 }
 
 // While Await waits, no thread of this process is in a waitid system call, where a
