@@ -14,9 +14,10 @@
 #   scripts/bench-overhead.sh --own           segwi's own cost (TestOwnCost): its CPU per
 #   run, measured from the kernel's count for its process, with one run and with 20 at
 #   once, the time from `segwi run` to Claude Code's exec, and `segwi version` against a
-#   hello world; each the best of -tries 5 (-many 20 runs at once); it fails on a clear
-#   regression. It also runs TestOwnCostInALongLivedSegwi: the same share in a segwi
-#   that outlives its runs, as the tray does (-test.run picks one of the two)
+#   hello world; each the best of -tries 5 (-many 20 runs at once, judged against what
+#   they did to Claude Code's own CPU); it fails on a clear regression. It also runs
+#   TestOwnCostInALongLivedSegwi: the same share in a segwi that outlives its runs, as
+#   the tray does, one run after another and -many at once (-test.run picks one of the two)
 # The benchmark is a test of the test room, internal/testing/bench/overhead, built on the
 # harness (internal/testing/claudetest and fakeapi); this script builds segwi and that
 # test's binary and runs it. Claude Code is $SEGWI_TEST_CLAUDE, else the pinned one

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,12 +18,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/segwi/segwi/internal/roots/core"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/runs"
 	"github.com/segwi/segwi/settings"
 )
 
 // hostEnv, set in the environment of this test binary, makes TestLongLivedHost the
-// long-lived segwi of TestOwnCostInALongLivedSegwi: its value is the checkout to run in.
+// long-lived segwi of TestOwnCostInALongLivedSegwi: its value is the checkouts to run in
+// (a path list), the first for the runs one after another, all for the runs at once.
 const hostEnv = "SEGWI_BENCH_HOST_CHECKOUT"
 
 // limitLongLivedCPU bounds segwi's own CPU per run in a segwi that outlives its runs,
@@ -31,11 +34,13 @@ const hostEnv = "SEGWI_BENCH_HOST_CHECKOUT"
 // (a factor of 3; `segwi run` 75 ms there, 34 ms where the factor is 1).
 const limitLongLivedCPU = 20 * time.Millisecond
 
-// hostRun is what the host says of one run: its process's CPU clock and its reaped
-// children's CPU when the run was started, and Claude Code's own CPU, as segwi recorded it.
+// hostRun is a mark the host prints between runs: its process's CPU clock and its reaped
+// children's CPU, and of the runs since the last mark, how many and their Claude Code's
+// own CPU, as segwi recorded it.
 type hostRun struct {
 	Self     time.Duration `json:"self"`
 	Children time.Duration `json:"children"`
+	Runs     int           `json:"runs"`
 	Claude   time.Duration `json:"claude"`
 }
 
@@ -44,15 +49,21 @@ type hostRun struct {
 // runs -tries+1 runs one after another, and a run's cost is what the process and the
 // processes it reaped (its git calls, Claude Code) took from that run's start to the next
 // one's, less Claude Code's own CPU, which segwi recorded on the run's exit event. The
-// first run warms the process and is not counted. Beside TestOwnCost's `segwi run`, this
-// tells what a run costs from what starting a segwi for each run costs.
+// first run warms the process and is not counted. Then, with -many above 1, it runs -many
+// at once (each in a checkout of its own), -tries/2 times, and judges their cost per run
+// against one run's as TestOwnCost does. Beside TestOwnCost's `segwi run`, this tells what
+// a run costs from what starting a segwi for each run costs.
 func TestOwnCostInALongLivedSegwi(t *testing.T) {
 	b := newBench(t)
 	printLoad("before")
+	checkouts := []string{b.checkout}
+	for len(checkouts) < *manyFlag {
+		checkouts = append(checkouts, claudetest.Checkout(t))
+	}
 	argv := append(strings.Fields(*wrapFlag), os.Args[0], "-test.run", "^TestLongLivedHost$", "-tries", strconv.Itoa(*triesFlag))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = b.checkout
-	cmd.Env = append(b.env.Vars(), hostEnv+"="+b.checkout)
+	cmd.Env = append(b.env.Vars(), hostEnv+"="+strings.Join(checkouts, string(os.PathListSeparator)))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -65,34 +76,59 @@ func TestOwnCostInALongLivedSegwi(t *testing.T) {
 			marks = append(marks, h)
 		}
 	}
-	if len(marks) != *triesFlag+2 {
-		t.Fatalf("the long-lived segwi reported %d marks, want %d:\n%s", len(marks), *triesFlag+2, out)
+	batches := 0
+	if len(checkouts) > 1 {
+		batches = max(1, *triesFlag/2)
 	}
-	var own, process []time.Duration
-	for i := 1; i+1 < len(marks); i++ { // run 0 warms up; the last mark ends the last run
-		self := marks[i+1].Self - marks[i].Self
-		children := marks[i+1].Children - marks[i].Children
-		own = append(own, self+children-marks[i+1].Claude)
-		process = append(process, self)
+	if len(marks) != *triesFlag+2+batches {
+		t.Fatalf("the long-lived segwi reported %d marks, want %d:\n%s", len(marks), *triesFlag+2+batches, out)
+	}
+	var own, process, claude []time.Duration
+	for i := 1; i < *triesFlag+1; i++ { // run 0 warms up
+		o, p := costOf(marks[i], marks[i+1])
+		own, process, claude = append(own, o), append(process, p), append(claude, marks[i+1].Claude)
 	}
 	ownBest, processBest := slices.Min(own), slices.Min(process)
 	fmt.Printf("a long-lived segwi, %d runs one after another: segwi's own CPU per run best %5.1f ms, median %5.1f ms; of which its process best %5.1f ms, median %5.1f ms\n",
 		len(own), ms(ownBest), ms(median(own)), ms(processBest), ms(median(process)))
+	var many growth
+	for i := *triesFlag + 1; i+1 < len(marks); i++ {
+		o, p := costOf(marks[i], marks[i+1])
+		n := time.Duration(marks[i+1].Runs)
+		g := growthOf(median(own), o/n, median(claude), marks[i+1].Claude/n)
+		fmt.Printf("a long-lived segwi, %d runs at once: segwi's own CPU per run %5.1f ms, of which its process %5.1f ms (Claude Code's %6.1f ms a run)\n              %s\n",
+			n, ms(o/n), ms(p/n), ms(marks[i+1].Claude/n), g)
+		if i == *triesFlag+1 || g.beyond() < many.beyond() {
+			many = g
+		}
+	}
 	f := helloFactor(t, b, 2**triesFlag)
 	printLoad("after")
 	if ownBest > f.scale(limitLongLivedCPU) {
 		t.Errorf("a long-lived segwi's own CPU per run is %.1f ms at best, over the limit of %v", ms(ownBest), f.scale(limitLongLivedCPU))
 	}
+	if batches > 0 && many.beyond() > limitManyGrowth {
+		t.Errorf("in a long-lived segwi with %d runs at once, its own CPU per run grew %.2f times as much as Claude Code's: over the limit of %.2f (%s)",
+			len(checkouts), many.beyond(), limitManyGrowth, many)
+	}
+}
+
+// costOf returns what the runs between two of the host's marks cost segwi: its process
+// and the processes it reaped, less Claude Code's own CPU; and its process alone.
+func costOf(from, to hostRun) (own, process time.Duration) {
+	process = to.Self - from.Self
+	return process + to.Children - from.Children - to.Claude, process
 }
 
 // TestLongLivedHost is the long-lived segwi of TestOwnCostInALongLivedSegwi, run in a
 // process of its own (so that the fake model server's CPU is not counted): it builds the
-// core from the settings the benchmark wrote and runs -tries+1 runs one after another,
-// printing a mark (hostRun) before each and one after the last, each mark after a run
-// carrying that run's Claude Code CPU.
+// core from the settings the benchmark wrote, runs -tries+1 runs one after another in the
+// first checkout it was given, printing a mark (hostRun) before each and one after the
+// last, then, given more than one checkout, -tries/2 times a run in each at once, printing
+// a mark after each time.
 func TestLongLivedHost(t *testing.T) {
-	checkout := os.Getenv(hostEnv)
-	if checkout == "" {
+	checkouts := filepath.SplitList(os.Getenv(hostEnv))
+	if len(checkouts) == 0 {
 		t.Skip("run by TestOwnCostInALongLivedSegwi")
 	}
 	path, err := settings.Path()
@@ -105,36 +141,59 @@ func TestLongLivedHost(t *testing.T) {
 	}
 	defer c.Close()
 	w := bufio.NewWriter(os.Stdout)
-	mark := func(claude time.Duration) {
-		h := hostRun{Self: processCPU(t), Children: childrenCPU(t), Claude: claude}
+	mark := func(runs int, claude time.Duration) {
+		h := hostRun{Self: processCPU(t), Children: childrenCPU(t), Runs: runs, Claude: claude}
 		line, _ := json.Marshal(h)
 		fmt.Fprintf(w, "%s\n", line)
 		w.Flush()
 	}
 	ctx := context.Background()
-	mark(0)
-	for range *triesFlag + 1 {
+	start := func(checkout string) *runs.Run {
 		r, err := c.Start(ctx, runs.Spec{Kind: runs.KindBuild, Checkout: checkout, Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
-		info, err := r.Wait(ctx)
-		if err != nil || info.State != runs.StateSucceeded {
-			t.Fatalf("run %s: %s (%s), %v", info.ID, info.State, info.Reason, err)
+		return r
+	}
+	mark(0, 0)
+	for range *triesFlag + 1 {
+		mark(1, claudeCPU(t, c, start(checkouts[0])))
+	}
+	if len(checkouts) < 2 {
+		return
+	}
+	for range max(1, *triesFlag/2) {
+		var rs []*runs.Run
+		for _, dir := range checkouts {
+			rs = append(rs, start(dir))
 		}
 		var claude time.Duration
-		err = runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
-			if e.Exit != nil {
-				claude = time.Duration(e.Exit.CPUSeconds * float64(time.Second))
-			}
-			return nil
-		})
-		if err != nil || claude <= 0 {
-			// Without it, Claude Code's CPU would count as segwi's.
-			t.Fatalf("run %s recorded no CPU time for Claude Code on its exit event (%v)", info.ID, err)
+		for _, r := range rs {
+			claude += claudeCPU(t, c, r)
 		}
-		mark(claude)
+		mark(len(rs), claude)
 	}
+}
+
+// claudeCPU waits for r to succeed and returns its Claude Code's CPU, as segwi recorded it
+// on the run's exit event.
+func claudeCPU(t *testing.T, c *core.Core, r *runs.Run) time.Duration {
+	info, err := r.Wait(context.Background())
+	if err != nil || info.State != runs.StateSucceeded {
+		t.Fatalf("run %s: %s (%s), %v", info.ID, info.State, info.Reason, err)
+	}
+	var claude time.Duration
+	err = runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
+		if e.Exit != nil {
+			claude = time.Duration(e.Exit.CPUSeconds * float64(time.Second))
+		}
+		return nil
+	})
+	if err != nil || claude <= 0 {
+		// Without it, Claude Code's CPU would count as segwi's.
+		t.Fatalf("run %s recorded no CPU time for Claude Code on its exit event (%v)", info.ID, err)
+	}
+	return claude
 }
 
 // processCPU returns this process's CPU time, all its threads, to the nanosecond.

@@ -21,6 +21,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/approvaltest"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
+	"github.com/segwi/segwi/settings"
 )
 
 // The benchmark's flags; scripts/bench-overhead.sh passes them on. Claude Code is the
@@ -130,14 +131,15 @@ func printLoad(when string) {
 }
 
 // writeConfig writes segwi's settings where segwi looks by default in the sealed
-// environment: only the Claude Code binary to run.
+// environment: the Claude Code binary to run, and room for -many runs at once.
 func (b *bench) writeConfig(claude string) {
 	path := filepath.Join(b.env.Get("XDG_CONFIG_HOME"), "segwi", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		b.t.Fatal(err)
 	}
 	quoted, _ := json.Marshal(claude) // JSON's quoting is valid YAML
-	if err := os.WriteFile(path, []byte("segwi:\n  claude:\n    path: "+string(quoted)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("segwi:\n  claude:\n    path: %s\n  runs:\n    maxConcurrent: %d\n",
+		quoted, min(max(*manyFlag, 4), settings.MaxConcurrentLimit))), 0o600); err != nil {
 		b.t.Fatal(err)
 	}
 }

@@ -39,12 +39,14 @@ const (
 	// limitProcessCPU bounds the part of it that is segwi's process alone: 28 to 39 ms
 	// measured at a load of 3 to 16.
 	limitProcessCPU = 55 * time.Millisecond
-	// limitManyRatio bounds segwi's own CPU per run with -many runs at once, over the
-	// same for one run: the cost of a run must not grow with the runs beside it. Where
-	// runs have no cgroup, each /proc scan covers the others' processes: 1.1 to 1.4
-	// measured, a load of 40 included; runs in cgroups, which scan nothing, 1.3 to 1.75 at
-	// a load of 15 to 49; a scan that grows with the square of the runs is far above.
-	limitManyRatio = 2.0
+	// limitManyGrowth bounds how much segwi's own CPU per run grows with -many runs at
+	// once over one run's, beyond what the same runs do to Claude Code's own CPU (growth):
+	// 20 runs on two cores slow every process there, and segwi's cost is flat when it
+	// grows no more than Claude Code's. Measured: 0.77 to 0.99 (segwi's cost 1.07 to
+	// 1.35 times one run's, Claude Code's 1.27 to 1.51 times, at a load of 25 to 43), in a
+	// long-lived segwi 0.58 to 0.64; the /proc scans issue 22 found, which grew with the
+	// square of the runs, took segwi's cost alone from 120 to 210 ms a run (1.75 times).
+	limitManyGrowth = 1.5
 	// limitExec bounds the time from `segwi run`'s exec to Claude Code's: 27 to 34 ms
 	// measured at a load of 5 to 16, 54 to 105 ms at 15 to 19 in tries beside a build.
 	limitExec = 120 * time.Millisecond
@@ -85,7 +87,9 @@ func TestOwnCost(t *testing.T) {
 	for len(checkouts) < *manyFlag {
 		checkouts = append(checkouts, claudetest.Checkout(t))
 	}
-	var manyCPU time.Duration
+	oneSegwi := medianOf(one, func(t timing) time.Duration { return t.segwiCPU })
+	oneClaude := medianOf(one, func(t timing) time.Duration { return t.claudeCPU })
+	var many growth
 	for try := range max(1, *triesFlag/2) {
 		ts := make([]timing, len(checkouts))
 		var wg sync.WaitGroup
@@ -96,13 +100,17 @@ func TestOwnCost(t *testing.T) {
 		if t.Failed() {
 			t.FailNow()
 		}
-		perRun := meanOf(ts, func(t timing) time.Duration { return t.segwiCPU })
-		fmt.Printf("%2d runs at once (try %d): segwi's own CPU per run mean %5.1f ms, median %5.1f ms (its process mean %5.1f ms); Claude Code exec'd after median %5.1f ms\n",
-			len(ts), try+1, ms(perRun), ms(medianOf(ts, func(t timing) time.Duration { return t.segwiCPU })),
+		g := growthOf(oneSegwi, medianOf(ts, func(t timing) time.Duration { return t.segwiCPU }),
+			oneClaude, medianOf(ts, func(t timing) time.Duration { return t.claudeCPU }))
+		fmt.Printf("%2d runs at once (try %d): segwi's own CPU per run mean %5.1f ms, median %5.1f ms (its process mean %5.1f ms; Claude Code's median %6.1f ms); Claude Code exec'd after median %5.1f ms\n",
+			len(ts), try+1, ms(meanOf(ts, func(t timing) time.Duration { return t.segwiCPU })),
+			ms(medianOf(ts, func(t timing) time.Duration { return t.segwiCPU })),
 			ms(meanOf(ts, func(t timing) time.Duration { return t.processCPU })),
+			ms(medianOf(ts, func(t timing) time.Duration { return t.claudeCPU })),
 			ms(medianOf(ts, func(t timing) time.Duration { return t.running })))
-		if try == 0 || perRun < manyCPU {
-			manyCPU = perRun
+		fmt.Printf("              %s\n", g)
+		if try == 0 || g.beyond() < many.beyond() {
+			many = g
 		}
 	}
 
@@ -126,9 +134,9 @@ func TestOwnCost(t *testing.T) {
 	if oneProcess > f.scale(limitProcessCPU) {
 		t.Errorf("segwi's process alone took %.1f ms of CPU for one run at best, over the limit of %v", ms(oneProcess), f.scale(limitProcessCPU))
 	}
-	if ratio := float64(manyCPU) / float64(oneCPU); ratio > limitManyRatio {
-		t.Errorf("segwi's own CPU per run with %d runs at once is %.1f ms, %.2f times that of one run (%.1f ms): over the limit of %.2f",
-			len(checkouts), ms(manyCPU), ratio, ms(oneCPU), limitManyRatio)
+	if many.beyond() > limitManyGrowth {
+		t.Errorf("with %d runs at once, segwi's own CPU per run grew %.2f times as much as Claude Code's: over the limit of %.2f (%s)",
+			len(checkouts), many.beyond(), limitManyGrowth, many)
 	}
 	if exec > f.scale(limitExec) {
 		t.Errorf("Claude Code started %.1f ms after `segwi run` at best, over the limit of %v", ms(exec), f.scale(limitExec))
@@ -137,6 +145,23 @@ func TestOwnCost(t *testing.T) {
 		t.Errorf("segwi version took %.1f ms at best, %.1f ms more than a hello world: over the limit of %v",
 			ms(version), ms(version-baseline), f.scale(limitVersion))
 	}
+}
+
+// growth is how a run's cost grows with the runs beside it, median against median: segwi's
+// own CPU per run with many at once over one run's, and Claude Code's own CPU the same
+// way in the same tries, the baseline of what sharing the machine does to any process.
+type growth struct{ segwi, claude float64 }
+
+func growthOf(oneSegwi, manySegwi, oneClaude, manyClaude time.Duration) growth {
+	return growth{float64(manySegwi) / float64(oneSegwi), float64(manyClaude) / float64(oneClaude)}
+}
+
+// beyond is how much more segwi's cost grew than Claude Code's did.
+func (g growth) beyond() float64 { return g.segwi / max(1, g.claude) }
+
+func (g growth) String() string {
+	return fmt.Sprintf("per run, segwi's own CPU %.2f times one run's, Claude Code's %.2f times: %.2f times as much growth",
+		g.segwi, g.claude, g.beyond())
 }
 
 // processesKept says how the runs kept track of their processes: in a cgroup of their own,
