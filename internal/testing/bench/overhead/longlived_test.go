@@ -26,7 +26,7 @@ import (
 // hostEnv, set in the environment of this test binary, makes TestLongLivedHost the
 // long-lived segwi of TestOwnCostInALongLivedSegwi: its value is the checkouts to run in
 // (a path list), the first for the runs one after another, all for the runs at once.
-const hostEnv = "SEGWI_BENCH_HOST_CHECKOUT"
+const hostEnv = "SEGWI_BENCH_HOST_CHECKOUTS"
 
 // limitLongLivedCPU bounds segwi's own CPU per run in a segwi that outlives its runs,
 // scaled as TestOwnCost's limits are (machineFactor): 24 ms measured (its process 17 ms)
@@ -94,10 +94,11 @@ func TestOwnCostInALongLivedSegwi(t *testing.T) {
 	var many growth
 	for i := *triesFlag + 1; i+1 < len(marks); i++ {
 		o, p := costOf(marks[i], marks[i+1])
-		n := time.Duration(marks[i+1].Runs)
-		g := growthOf(median(own), o/n, median(claude), marks[i+1].Claude/n)
+		n := marks[i+1].Runs
+		o, p, c := o/time.Duration(n), p/time.Duration(n), marks[i+1].Claude/time.Duration(n)
+		g := growthOf(median(own), o, median(claude), c)
 		fmt.Printf("a long-lived segwi, %d runs at once: segwi's own CPU per run %5.1f ms, of which its process %5.1f ms (Claude Code's %6.1f ms a run)\n              %s\n",
-			n, ms(o/n), ms(p/n), ms(marks[i+1].Claude/n), g)
+			n, ms(o), ms(p), ms(c), g)
 		if i == *triesFlag+1 || g.beyond() < many.beyond() {
 			many = g
 		}
@@ -141,8 +142,8 @@ func TestLongLivedHost(t *testing.T) {
 	}
 	defer c.Close()
 	w := bufio.NewWriter(os.Stdout)
-	mark := func(runs int, claude time.Duration) {
-		h := hostRun{Self: processCPU(t), Children: childrenCPU(t), Runs: runs, Claude: claude}
+	mark := func(n int, claude time.Duration) {
+		h := hostRun{Self: processCPU(t), Children: childrenCPU(t), Runs: n, Claude: claude}
 		line, _ := json.Marshal(h)
 		fmt.Fprintf(w, "%s\n", line)
 		w.Flush()
