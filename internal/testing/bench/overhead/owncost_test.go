@@ -42,9 +42,9 @@ const (
 	// limitManyGrowth bounds how much segwi's own CPU per run grows with -many runs at
 	// once over one run's, beyond what the same runs do to Claude Code's own CPU (growth):
 	// 20 runs on two cores slow every process there, and segwi's cost is flat when it
-	// grows no more than Claude Code's. Measured: 0.77 to 0.99 (segwi's cost 1.07 to
+	// grows no more than Claude Code's. Measured: 0.77 to 1.02 (segwi's cost 1.07 to
 	// 1.35 times one run's, Claude Code's 1.27 to 1.51 times, at a load of 25 to 43), in a
-	// long-lived segwi 0.58 to 0.78; the /proc scans issue 22 found, which grew with the
+	// long-lived segwi 0.58 to 0.79; the /proc scans issue 22 found, which grew with the
 	// square of the runs, took segwi's cost alone from 120 to 210 ms a run (1.75 times).
 	limitManyGrowth = 1.5
 	// limitExec bounds the time from `segwi run`'s exec to Claude Code's: 27 to 34 ms
