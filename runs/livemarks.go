@@ -83,7 +83,9 @@ func writeLiveFile(stateDir, name string, flag int, data []byte) error {
 		}
 	}
 	if err == nil {
-		_, err = f.Write(data)
+		if len(data) > 0 { // a marker is empty: no write system call at each run's start
+			_, err = f.Write(data)
+		}
 		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
