@@ -64,7 +64,8 @@ func result(t *testing.T, ch <-chan decided) decided {
 func TestAnApprovalStartsAWindowProcessAndWaitsForAPersonsAnswer(t *testing.T) {
 	h := newHarness(t, "", options{})
 	ctx := context.Background()
-	got := decide(ctx, h, request("1"))
+	req := request("1")
+	got := decide(ctx, h, req)
 
 	w := h.windows.window(t, 1)
 	a := waitingFor(t, w, "1")
@@ -77,7 +78,7 @@ func TestAnApprovalStartsAWindowProcessAndWaitsForAPersonsAnswer(t *testing.T) {
 	await.For(t, within, "the notification", func() bool { return len(h.notes.all()) == 1 })
 	// Titled by the run (this one has no task), not by segwi, which the daemon names; the
 	// time to answer by is the request's deadline.
-	deadline := request("1").Deadline.Local().Format("15:04:05")
+	deadline := req.Deadline.Local().Format("15:04:05")
 	if want := "web · build run: The build run in web wants to use Bash: touch approved.txt.\nAnswer by " + deadline + ", or segwi denies it."; h.notes.all()[0] != want {
 		t.Errorf("notified %q, want %q", h.notes.all()[0], want)
 	}
