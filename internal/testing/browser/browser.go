@@ -21,11 +21,13 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
+	"github.com/segwi/segwi/internal/testing/syncbuf"
 )
 
 // Options say how the browser starts.
@@ -44,41 +46,22 @@ type Browser struct {
 // elementKey names an element reference in WebDriver's answers.
 const elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
+// driverStart bounds how long chromedriver may take to say its port (70 ms on a quiet
+// machine here), with room for a machine loaded by the whole test command; driverSlow is
+// when a test's log says how long it took. driverTries bounds its starts (startDriver).
+const (
+	driverStart = time.Minute
+	driverSlow  = 5 * time.Second
+	driverTries = 5
+)
+
 // Start starts chromedriver and a headless Chromium session with opts; the test's cleanup
 // ends both. Without chromium or chromedriver it skips the test, or fails it under
 // SEGWI_TEST_STRICT=1.
 func Start(t *testing.T, opts Options) *Browser {
 	t.Helper()
 	chromium, driver := claudetest.NeedTool(t, "chromium"), claudetest.NeedTool(t, "chromedriver")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, driver, "--port=0") // it says its port on stdout, unless told to be silent
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("starting chromedriver: %v", err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() }) //nolint:errcheck // killed on purpose
-	port := make(chan string, 1)
-	go func() {
-		started := regexp.MustCompile(`started successfully on port (\d+)`)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := started.FindStringSubmatch(sc.Text()); m != nil {
-				port <- m[1]
-			}
-		}
-		io.Copy(io.Discard, out) //nolint:errcheck
-	}()
-	var base string
-	select {
-	case p := <-port:
-		base = "http://127.0.0.1:" + p
-	case <-time.After(20 * time.Second):
-		t.Fatal("chromedriver did not say which port it listens on within 20s")
-	}
+	base := startDriver(t, driver)
 
 	if opts.PixelRatio == 0 {
 		opts.PixelRatio = 2
@@ -110,6 +93,96 @@ func Start(t *testing.T, opts Options) *Browser {
 	b.url = base + "/session/" + session.SessionID
 	t.Cleanup(func() { b.call(http.MethodDelete, b.url, nil, nil) }) //nolint:errcheck // chromedriver goes next
 	return b
+}
+
+// startDriver starts chromedriver, which the test's cleanup ends, and returns its URL once
+// it has said which port it listens on. Told to pick a port (--port=0), chromedriver binds
+// a free port on ::1 and then the same port on 127.0.0.1, and exits when that one is taken,
+// as it can be beside the test command's other servers on loopback: it is started again
+// then, up to driverTries times. It fails the test, with what chromedriver printed, when it
+// ends first for another reason or says nothing within driverStart.
+func startDriver(t *testing.T, driver string) string {
+	t.Helper()
+	for try := 1; ; try++ {
+		url, ended, said := driverOnce(t, driver)
+		switch {
+		case url != "":
+			return url
+		case !ended:
+			t.Fatalf("chromedriver did not say which port it listens on within %v; it printed:\n%s", driverStart, said)
+		case try < driverTries && strings.Contains(said, "port not available"):
+			t.Logf("chromedriver's port was taken (try %d of %d): %s", try, driverTries, said)
+		default:
+			t.Fatalf("chromedriver ended before it said which port it listens on; it printed:\n%s", said)
+		}
+	}
+}
+
+// driverOnce starts chromedriver and returns its URL once it says its port, with the test's
+// cleanup to end it; or, when it ends first (ended) or says nothing within driverStart,
+// what it printed.
+func driverOnce(t *testing.T, driver string) (url string, ended bool, said string) {
+	t.Helper()
+	// Its output goes to a pipe of the test's own, not through os/exec's copying: the
+	// Chromium it starts later inherits the pipe, and must not hold up its Wait.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, driver, "--port=0") // it says its port on stdout, unless told to be silent
+	cmd.Stdout, cmd.Stderr = w, w
+	asked := time.Now()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		cancel()
+		r.Close()
+		t.Fatalf("starting chromedriver: %v", err)
+	}
+	var out syncbuf.Buffer // what it printed, for a failure's message
+	port := make(chan string, 1)
+	read := make(chan struct{}) // closed when the pipe is read to its end, or closed
+	go func() {
+		defer close(read)
+		started := regexp.MustCompile(`started successfully on port (\d+)`)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			out.Write(append(sc.Bytes(), '\n')) //nolint:errcheck // a buffer's
+			if m := started.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case port <- m[1]:
+				default: // said once already
+				}
+			}
+		}
+		io.Copy(io.Discard, r) //nolint:errcheck
+	}()
+	exited := make(chan struct{})
+	var exitedWith error
+	go func() {
+		exitedWith = cmd.Wait()
+		close(exited)
+	}()
+	end := func() { cancel(); <-exited; r.Close(); <-read }
+	select {
+	case p := <-port:
+		t.Cleanup(end)
+		if took := time.Since(asked); took > driverSlow {
+			t.Logf("chromedriver said its port after %v", took.Round(time.Millisecond))
+		}
+		return "http://127.0.0.1:" + p, false, ""
+	case <-exited:
+		select {
+		case <-read: // all it printed
+		case <-time.After(5 * time.Second):
+		}
+		end()
+		return "", true, fmt.Sprintf("(%v) %s", exitedWith, out.String())
+	case <-time.After(driverStart):
+		end()
+		return "", false, out.String()
+	}
 }
 
 // Open loads url and returns once the page has loaded.
