@@ -140,7 +140,7 @@ func free(p int) bool {
 // pools are the ranges of ports to take from, best first: below the kernel's ephemeral
 // range, then above it.
 func pools(count int) [][2]int {
-	low, high := ephemeral()
+	low, high := Ephemeral()
 	var out [][2]int
 	if low-1-FirstPort+1 >= count {
 		out = append(out, [2]int{FirstPort, low - 1})
@@ -151,9 +151,10 @@ func pools(count int) [][2]int {
 	return out
 }
 
-// ephemeral returns the kernel's ephemeral port range (Linux's ip_local_port_range; the
-// IANA range elsewhere).
-func ephemeral() (low, high int) {
+// Ephemeral returns the kernel's ephemeral port range (Linux's ip_local_port_range; the
+// IANA range elsewhere): the ports it hands out on its own, to outgoing connections and to
+// programs that bind port 0.
+func Ephemeral() (low, high int) {
 	low, high = 49152, 65535
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err != nil {

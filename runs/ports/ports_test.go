@@ -31,7 +31,7 @@ func TestRangesSideBySideAreDisjointAndFree(t *testing.T) {
 	if b.First <= a.Last()+1 && a.Last()+1 <= b.Last() {
 		t.Errorf("range %s holds port %d, which a program listens on", b, a.Last()+1)
 	}
-	low, _ := ephemeral()
+	low, _ := Ephemeral()
 	for _, r := range []*Held{a, b} {
 		if r.First < FirstPort || r.Last() >= low && r.First < low {
 			t.Errorf("range %s reaches into the kernel's ephemeral ports (from %d)", r, low)

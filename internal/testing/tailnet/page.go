@@ -7,15 +7,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/runs/ports"
 )
 
 // Visitor is one device's approval page (package remote): its session cookie and
@@ -237,15 +240,29 @@ func (es *EventStream) describeLocked() error {
 }
 
 // FreePort returns a TCP port on loopback that nothing listens on now, for the page: in
-// userspace networking, tailscaled hands the tailnet's connections to it there.
+// userspace networking, tailscaled hands the tailnet's connections to it there. The page
+// listens on it only once segwi and its tailnet are up, seconds later, so the port is one
+// the kernel never hands out on its own: from the thousand just below its ephemeral range,
+// which no outgoing connection and no program binding port 0 (chromedriver, Chromium, the
+// tests' own servers) is given meanwhile, and which runs' port ranges, taken from
+// ports.FirstPort up, do not reach.
 func FreePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	low, _ := ports.Ephemeral()
+	from := low - 1000
+	if from < ports.FirstPort+1000 {
+		t.Fatalf("the kernel's ephemeral ports start at %d: too low to pick a port below them for the page (net.ipv4.ip_local_port_range)", low)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	for range 100 {
+		p := from + rand.IntN(low-from)
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			ln.Close()
+			return p
+		}
+	}
+	t.Fatalf("found no free port for the page between %d and %d in 100 tries", from, low-1)
+	return 0
 }
 
 func readBody(res *http.Response) string {

@@ -1,0 +1,34 @@
+package tailnet
+
+import (
+	"net"
+	"strconv"
+	"testing"
+
+	"github.com/segwi/segwi/runs/ports"
+)
+
+// TestFreePortIsNoneTheKernelHandsOut: the page listens on the port seconds after it is
+// picked. Picked by binding port 0, it was one of the kernel's ephemeral ports, which it
+// may give any program binding port 0 or any outgoing connection in between (as taken
+// ports made chromedriver exit here); below that range it stays free until the page binds
+// it by number.
+func TestFreePortIsNoneTheKernelHandsOut(t *testing.T) {
+	low, _ := ports.Ephemeral()
+	seen := map[int]bool{}
+	for range 20 {
+		p := FreePort(t)
+		if p < low-1000 || p >= low {
+			t.Fatalf("FreePort gave port %d, want one of the thousand below the kernel's ephemeral range (from %d)", p, low)
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			t.Fatalf("FreePort gave port %d, which cannot be listened on: %v", p, err)
+		}
+		ln.Close()
+		seen[p] = true
+	}
+	if len(seen) < 10 {
+		t.Errorf("FreePort gave %d different ports in 20 calls, %v: tests side by side would pick the same one", len(seen), seen)
+	}
+}
