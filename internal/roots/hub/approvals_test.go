@@ -305,6 +305,7 @@ func TestARealRunOutlivesItsWindowProcessAndIsAllowedFromTheNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	await.For(t, forClaude, "the run to wait for an answer to its command", func() bool { return r.State() == runs.StateWaiting })
 	first := h.windows.window(t, 1)
 	a := waitingFor(t, first, "req-1")
 	if a.Run.ID != r.ID() || a.Run.Prompt != "Create approved.txt" {

@@ -27,6 +27,12 @@ import (
 // within bounds the waits of these tests for what happens at once.
 const within = 10 * time.Second
 
+// forClaude bounds the waits for a real Claude Code to reach a point of its run (started,
+// a model's turn, a tool call): seconds on an idle machine, tens of seconds on a loaded one
+// (10 s was too short for its first request at a load of 17 on two cores), as the
+// end-to-end tests allow.
+const forClaude = time.Minute
+
 // harness is a hub over a core, whose window processes are fakes in this test process.
 type harness struct {
 	hub     *hub.Hub

@@ -75,7 +75,7 @@ func TestWithoutSegwiWindowsTheTraySaysSoAndRequestsTimeOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	await.For(t, 2*within, "the request's notification", func() bool { return len(h.notes.all()) > 1 })
+	await.For(t, forClaude, "the request's notification", func() bool { return len(h.notes.all()) > 1 })
 	if asked := h.notes.all()[1]; !strings.HasPrefix(asked, tray.RunTitle(filepath.Base(checkout), r.Info())+": The build run in ") ||
 		!strings.Contains(asked, "No window could open to answer it (segwi-windows is not installed): unless one opens, segwi denies it when it times out.") {
 		t.Errorf("the request's notification is %q; want it to say no window could open", asked)
