@@ -409,9 +409,20 @@ func TestWindowProcessesThatKeepDyingAreNotStartedAgainForARequest(t *testing.T)
 func TestTheRunWindowsOfADeadWindowProcessOpenAgain(t *testing.T) {
 	h := newHarness(t, "", options{})
 	ctx := context.Background()
-	go h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person opens a window
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person opens a window
+	}()
 	first := h.windows.window(t, 1)
 	first.nextShow(t)
+	// Killed before its answer to the show reached the hub, the window process would leave
+	// the history unshown, and the hub would rightly ask the next one to show it first.
+	select {
+	case <-opened:
+	case <-time.After(within):
+		t.Fatal("the hub was not told that the history window is shown")
+	}
 	open := []string{"20250314-092653-abcd", "20250314-101010-beef"}
 	if err := first.client.RunWindows(ctx, open); err != nil {
 		t.Fatal(err)
