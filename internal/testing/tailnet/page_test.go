@@ -15,6 +15,9 @@ import (
 // it by number.
 func TestFreePortIsNoneTheKernelHandsOut(t *testing.T) {
 	low, _ := ports.Ephemeral()
+	if low-1000 < ports.FirstPort+1000 {
+		t.Skipf("the kernel's ephemeral ports start at %d: no room below them (FreePort takes one it gives)", low)
+	}
 	seen := map[int]bool{}
 	for range 20 {
 		p := FreePort(t)
