@@ -305,7 +305,7 @@ func TestARealRunOutlivesItsWindowProcessAndIsAllowedFromTheNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	await.For(t, forClaude, "the run to wait for an answer to its command", func() bool { return r.State() == runs.StateWaiting })
+	await.For(t, forClaude, "the run to wait for an answer to its command", func() bool { return r.Info().Waiting == runs.WaitApproval })
 	first := h.windows.window(t, 1)
 	a := waitingFor(t, first, "req-1")
 	if a.Run.ID != r.ID() || a.Run.Prompt != "Create approved.txt" {
