@@ -10,10 +10,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -242,15 +245,16 @@ func (es *EventStream) describeLocked() error {
 // FreePort returns a TCP port on loopback that nothing listens on now, for the page: in
 // userspace networking, tailscaled hands the tailnet's connections to it there. The page
 // listens on it only once segwi and its tailnet are up, seconds later, so the port is one
-// the kernel never hands out on its own: from the thousand just below its ephemeral range,
-// which no outgoing connection and no program binding port 0 (chromedriver, Chromium, the
-// tests' own servers) is given meanwhile, and which runs' port ranges, taken from
-// ports.FirstPort up, do not reach.
+// the kernel never hands out on its own: below its ephemeral range, which no outgoing
+// connection and no program binding port 0 (chromedriver, Chromium, the tests' own
+// servers) is given meanwhile, and 5,000 ports above where runs' port ranges start
+// (ports.FirstPort). A lock file in the temporary folder, held until the test ends, keeps
+// tests side by side, in this process or another, from picking the same one.
 func FreePort(t *testing.T) int {
 	t.Helper()
 	low, _ := ports.Ephemeral()
-	from := low - 1000
-	if from < ports.FirstPort+1000 {
+	from := ports.FirstPort + 5000
+	if low-from < 1000 {
 		// The kernel hands out nearly every port (net.ipv4.ip_local_port_range starts
 		// low): take one it gives, and the small chance that it gives it again meanwhile.
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -260,13 +264,28 @@ func FreePort(t *testing.T) int {
 		defer ln.Close()
 		return ln.Addr().(*net.TCPAddr).Port
 	}
+	dir := filepath.Join(os.TempDir(), "segwi-test-page-ports")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	for range 100 {
 		p := from + rand.IntN(low-from)
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err == nil {
-			ln.Close()
-			return p
+		lock, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(p)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			lock.Close() // another test's page has it
+			continue
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			lock.Close()
+			continue
+		}
+		ln.Close()
+		t.Cleanup(func() { lock.Close() })
+		return p
 	}
 	t.Fatalf("found no free port for the page between %d and %d in 100 tries", from, low-1)
 	return 0
