@@ -93,7 +93,7 @@ func Take(stateDir string, count int) (*Held, error) {
 	}
 	for _, pool := range pools(count) {
 		for first := pool[0]; first+count-1 <= pool[1]; first += count {
-			h, err := tryRange(dir, first, count)
+			h, err := TryRange(dir, first, count)
 			if err != nil {
 				return nil, err
 			}
@@ -105,9 +105,11 @@ func Take(stateDir string, count int) (*Held, error) {
 	return nil, fmt.Errorf("taking %d ports: %w between %d and 65535 (others hold them)", count, ErrNoRange, FirstPort)
 }
 
-// tryRange takes the ports first.. first+count-1 when every one is free of segwi's runs
-// and of listeners: nil when one is not.
-func tryRange(dir string, first, count int) (*Held, error) {
+// TryRange takes the ports first.. first+count-1, holding them through lock files in dir
+// until Release, when every one is free of whoever else holds ports through dir and of
+// listeners: nil when one is not. Take tries a pool's ranges with it; the page tests pick
+// their port with it (internal/testing/tailnet).
+func TryRange(dir string, first, count int) (*Held, error) {
 	h := &Held{Range: Range{First: first, Count: count}}
 	for p := first; p < first+count; p++ {
 		f, err := lock(filepath.Join(dir, strconv.Itoa(p)+".lock"))

@@ -13,10 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -245,16 +243,13 @@ func (es *EventStream) describeLocked() error {
 // FreePort returns a TCP port on loopback that nothing listens on now, for the page: in
 // userspace networking, tailscaled hands the tailnet's connections to it there. The page
 // listens on it only once segwi and its tailnet are up, seconds later, so the port is one
-// the kernel never hands out on its own: below its ephemeral range, which no outgoing
-// connection and no program binding port 0 (chromedriver, Chromium, the tests' own
-// servers) is given meanwhile, and 5,000 ports above where runs' port ranges start
-// (ports.FirstPort). A lock file in the temporary folder, held until the test ends, keeps
-// tests side by side, in this process or another, from picking the same one.
+// the kernel never hands out on its own (pagePorts), held through a lock file in the
+// temporary folder until the test ends, so that tests side by side, in this process or
+// another, never pick the same one.
 func FreePort(t *testing.T) int {
 	t.Helper()
-	low, _ := ports.Ephemeral()
-	from := ports.FirstPort + 5000
-	if low-from < 1000 {
+	from, to, ok := pagePorts()
+	if !ok {
 		// The kernel hands out nearly every port (net.ipv4.ip_local_port_range starts
 		// low): take one it gives, and the small chance that it gives it again meanwhile.
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -269,26 +264,28 @@ func FreePort(t *testing.T) int {
 		t.Fatal(err)
 	}
 	for range 100 {
-		p := from + rand.IntN(low-from)
-		lock, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(p)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+		p := from + rand.IntN(to-from+1)
+		h, err := ports.TryRange(dir, p, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-			lock.Close() // another test's page has it
-			continue
+		if h != nil {
+			t.Cleanup(h.Release)
+			return p
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err != nil {
-			lock.Close()
-			continue
-		}
-		ln.Close()
-		t.Cleanup(func() { lock.Close() })
-		return p
 	}
-	t.Fatalf("found no free port for the page between %d and %d in 100 tries", from, low-1)
+	t.Fatalf("found no free port for the page between %d and %d in 100 tries", from, to)
 	return 0
+}
+
+// pagePorts are the ports FreePort picks from: below the kernel's ephemeral range, which
+// no outgoing connection and no program binding port 0 (chromedriver, Chromium, the tests'
+// own servers) is given, and 5,000 above where runs' port ranges start (ports.FirstPort).
+// ok is false when the ephemeral range starts too low to leave 1,000 of them.
+func pagePorts() (from, to int, ok bool) {
+	low, _ := ports.Ephemeral()
+	from, to = ports.FirstPort+5000, low-1
+	return from, to, to-from+1 >= 1000
 }
 
 func readBody(res *http.Response) string {
