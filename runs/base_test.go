@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segwi/segwi/internal/testing/await"
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
@@ -144,6 +145,13 @@ func TestClaudeCodeStartsWithoutWaitingForTheBase(t *testing.T) {
 	// its base was recorded.
 	toStart := func(checkout string) (agent, base time.Duration) {
 		t.Helper()
+		if checkout == dirty {
+			// Written again, so that git reads the base: the manager gives a checkout that
+			// has not changed since its last run's base that base again, without git.
+			if err := os.WriteFile(name(0), edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		began := time.Now()
 		info := wait(t, start(t, m, Spec{Prompt: "fake:success", Checkout: checkout}))
 		if info.State != StateSucceeded {
@@ -189,5 +197,54 @@ func TestClaudeCodeStartsWithoutWaitingForTheBase(t *testing.T) {
 		agent.Round(time.Millisecond), base.Round(time.Millisecond))
 	if agent > bestClean+time.Second/2 || base < time.Second {
 		t.Errorf("with a slow git Claude Code started %v after Start, the base was recorded after %v; want the agent at once, the base after git", agent, base)
+	}
+}
+
+// A segwi that outlives its runs, as the tray does, gives a run the base the last run in
+// its checkout read while nothing git status reads has changed there, without git
+// (changes.Bases); a file the person changes between two runs is in the next run's base,
+// not counted as that run's work.
+func TestARunInAnUnchangedCheckoutTakesTheLastBaseWithoutGit(t *testing.T) {
+	m, _ := testManager(t, nil)
+	checkout := claudetest.Checkout(t)
+	if err := os.WriteFile(filepath.Join(checkout, "hello.txt"), []byte("changed before the run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	statuses := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "status\n")
+	}
+	run := func(want ...string) {
+		t.Helper()
+		info := wait(t, start(t, m, Spec{Prompt: "fake:success", Checkout: checkout}))
+		if info.State != StateSucceeded || info.Base == nil || !slices.Equal(info.Base.Dirty, want) {
+			t.Fatalf("run %s: %s with the base %+v, want a succeeded run with %v already changed", info.ID, info.State, info.Base, want)
+		}
+	}
+	// What was written just before a reading cannot be told from a change made just
+	// after it: the first runs read with git until one is read after the checkout settled.
+	await.For(t, 30*time.Second, "a run whose base was read without git", func() bool {
+		ran := statuses()
+		run("hello.txt")
+		return statuses() == ran
+	})
+	if err := os.WriteFile(filepath.Join(checkout, "notes.txt"), []byte("the person's, between two runs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ran := statuses()
+	run("hello.txt", "notes.txt")
+	if statuses() == ran {
+		t.Errorf("the base after the person's change was read without git")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/redact"
+	"github.com/segwi/segwi/runs/changes"
 	"github.com/segwi/segwi/runs/worktree"
 )
 
@@ -42,6 +43,8 @@ type Manager struct {
 
 	subMu sync.Mutex
 	subs  subscribers // of every run's state events
+
+	bases changes.Bases // the last base read in each checkout, kept for the next run there
 }
 
 // The locks of this package, and the order they are taken in. Manager.mu guards the

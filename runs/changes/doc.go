@@ -18,7 +18,8 @@
 // where it changed, as git status and git diff do; untracked files are named in that copy
 // (intent-to-add) without being hashed. Only a commit hashes the files it takes. A Stamp of
 // a snapshot tells later, without git, whether anything it saw has changed: the tray
-// reads a run's changes again only then.
+// reads a run's changes again only then. Bases keeps the last base read in a checkout with
+// such a stamp, and gives it to the next run there while nothing has changed.
 //
 // # What git reads
 //

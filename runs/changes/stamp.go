@@ -64,13 +64,20 @@ func (snap *Snapshot) Stamp(ctx context.Context) (Stamp, error) {
 	if err != nil {
 		return Stamp{}, fmt.Errorf("listing the folders git ignores in %s: %w", snap.c.Top, err)
 	}
-	st := Stamp{g: snap.g, top: snap.c.Top, since: snap.began, prune: map[string]bool{}}
+	prune := map[string]bool{}
 	for _, p := range fields(out) {
 		if dir, ok := strings.CutSuffix(p, "/"); ok {
-			st.prune[dir] = true
+			prune[dir] = true
 		}
 	}
-	w, err := st.walk(ctx, snap.c)
+	return stampOf(ctx, snap.g, snap.c, snap.began, prune)
+}
+
+// stampOf stamps the checkout c as it stands now, a reading of it having begun at since,
+// not walking the folders in prune (relative paths), which git ignores whole.
+func stampOf(ctx context.Context, g gitcmd.Git, c *gitcmd.Checkout, since time.Time, prune map[string]bool) (Stamp, error) {
+	st := Stamp{g: g, top: c.Top, since: since, prune: prune}
+	w, err := st.walk(ctx, c)
 	if err != nil {
 		return Stamp{}, err
 	}
