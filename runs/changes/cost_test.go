@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -135,11 +136,34 @@ func TestReadingChangesCostsWhatGitCosts(t *testing.T) {
 	if base.DirtyCount != bigFiles {
 		t.Errorf("the base lists %d files already changed, want %d", base.DirtyCount, bigFiles)
 	}
+	// A segwi that outlives its runs keeps the last base (Bases): the next run's reading
+	// walks the work tree, and runs git only where something changed (a file of the
+	// person's written before each such try).
+	var kept, keptChanged best
+	bases := &Bases{}
+	for i := range 3 {
+		keptRead(t, bases, g, dir)
+		kept.add(measure(t, func() error {
+			if b := bases.Read(ctx, g, dir); b.DirtyCount != bigFiles {
+				return fmt.Errorf("the kept base lists %d files already changed, want %d (%s)", b.DirtyCount, bigFiles, b.Error)
+			}
+			return nil
+		}))
+		write(t, dir, "notes.txt", fmt.Sprintf("the person's, written before try %d\n", i))
+		keptChanged.add(measure(t, func() error {
+			if b := bases.Read(ctx, g, dir); b.DirtyCount != bigFiles+1 {
+				return fmt.Errorf("the base read after a change lists %d files already changed, want %d (%s)", b.DirtyCount, bigFiles+1, b.Error)
+			}
+			return nil
+		}))
+		os.Remove(filepath.Join(dir, "notes.txt"))
+	}
 	if bytes.Count(patch.Bytes(), []byte("\n+line 070, edited by the run")) != bigFiles {
 		t.Errorf("the diff (%d KiB) does not hold the %d edits", patch.Len()>>10, bigFiles)
 	}
 	t.Logf("%d changed files (%d MB), best of 3 tries:", bigFiles, bigFiles*10/1000)
 	t.Logf("  the base (ReadBase):        %v; git status %v", readBase, status)
+	t.Logf("  the base kept from the last run's reading (Bases): %v with nothing changed, %v after a change", kept, keptChanged)
 	t.Logf("  the diff (segwi runs diff): %v; git diff HEAD %v: %.2f times git's CPU", diff, gitDiff, ratio(diff, gitDiff))
 	t.Logf("  files and line counts (segwi runs diff --stat, the Changes tab): %v", stat)
 	// A clear regression, on a loaded machine: the goal is 1.5 times git diff.
@@ -150,6 +174,11 @@ func TestReadingChangesCostsWhatGitCosts(t *testing.T) {
 	// then runs it.
 	if readBase.cpu > 3*status.cpu+100*time.Millisecond {
 		t.Errorf("the base cost %v, git status %v", readBase, status)
+	}
+	// The kept base's walk stats what git status stats, in this process: it must cost
+	// less than git's reading, and add to it little where it does not hold.
+	if kept.cpu > readBase.cpu/2 || keptChanged.cpu > 2*readBase.cpu {
+		t.Errorf("the kept base cost %v with nothing changed and %v after a change, the base read with git %v", kept, keptChanged, readBase)
 	}
 }
 
