@@ -182,15 +182,7 @@ func TestClaudeCodeStartsWithoutWaitingForTheBase(t *testing.T) {
 	}
 
 	// However long the base takes: here git answers each command after a second.
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := t.TempDir()
-	script := "#!/bin/sh\nsleep 1\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(slow, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	slow := filepath.Dir(claudetest.WrappedGit(t, "sleep 1"))
 	t.Setenv("PATH", slow+string(os.PathListSeparator)+os.Getenv("PATH"))
 	agent, base := toStart(dirty)
 	t.Logf("with a git that takes a second a command: Claude Code started %v after Start, the base was recorded after %v",
@@ -210,16 +202,8 @@ func TestARunInAnUnchangedCheckoutTakesTheLastBaseWithoutGit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(checkout, "hello.txt"), []byte("changed before the run\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := t.TempDir()
-	log := filepath.Join(bin, "log")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	log := filepath.Join(t.TempDir(), "commands")
+	bin := filepath.Dir(claudetest.WrappedGit(t, `echo "$1" >> '`+log+`'`))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	statuses := func() int {
 		data, _ := os.ReadFile(log)

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/internal/testing/await"
+	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
 // runsApprovals registers every run and keeps what the approvals server asks it.
@@ -40,17 +40,10 @@ func (a *runsApprovals) run(id string) approvals.Run {
 // a large checkout) is given, and has recorded, the deadline it will be held to.
 func TestARunsEndIsKnownOnceItsAgentHasStarted(t *testing.T) {
 	checkout := newCheckout(t)
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A git that waits for the test before doing anything: the base is read while it
 	// waits.
-	bin, released := t.TempDir(), filepath.Join(t.TempDir(), "released")
-	script := "#!/bin/sh\nuntil [ -e " + released + " ]; do sleep 0.01; done\nexec " + realGit + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	released := filepath.Join(t.TempDir(), "released")
+	bin := filepath.Dir(claudetest.WrappedGit(t, "until [ -e '"+released+"' ]; do sleep 0.01; done"))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	release := func() { os.WriteFile(released, nil, 0o644) } //nolint:errcheck // the test fails waiting if not
 

@@ -3,7 +3,6 @@ package changes
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,16 +97,8 @@ func TestChangesHiddenByIndexBitsAreShown(t *testing.T) {
 // (issue 22). Files the index hides from git status were dirty all the same.
 func TestTheBaseReadsTheIndexWithoutGit(t *testing.T) {
 	g, _ := sealedGit(t)
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
 	log := filepath.Join(t.TempDir(), "commands")
-	g.Path = filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(g.Path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	g.Path = claudetest.WrappedGit(t, `echo "$1" >> '`+log+`'`)
 	commands := func() []string {
 		t.Helper()
 		b, err := os.ReadFile(log)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,22 +15,13 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
-// countingGit is sealedGit through a script that notes each git status it runs, and a
-// count of those.
+// countingGit is sealedGit through a git that notes each command it runs, and a count of
+// its git status commands.
 func countingGit(t *testing.T) (g gitcmd.Git, home string, statuses func() int) {
 	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "log")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	log := filepath.Join(t.TempDir(), "commands")
 	g, home = sealedGit(t)
-	g.Path = filepath.Join(dir, "git")
+	g.Path = claudetest.WrappedGit(t, `echo "$1" >> '`+log+`'`)
 	return g, home, func() int {
 		data, err := os.ReadFile(log)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -59,71 +49,15 @@ func keptRead(t *testing.T, bs *Bases, g gitcmd.Git, dir string) Base {
 
 // A segwi that outlives its runs keeps the last base it read in a checkout and gives it
 // to the next run there while nothing git status reads has changed, without git. Each way
-// the person can change what the next run's base must say (a file of theirs changed, even
-// one kept at its size and modification time, new, removed, staged, committed, ignored or
-// no longer) must make the next run read it with git and get what a fresh reading gets; a
-// change inside a folder git ignores whole must not.
+// the person can change what the next run's base must say (checkoutChanges: a file of
+// theirs changed, even one kept at its size and modification time, new, removed, staged,
+// committed, ignored or no longer) must make the next run read it with git and get what a
+// fresh reading gets; a change inside a folder git ignores whole must not.
 func TestAKeptBaseIsTheBaseGitWouldRead(t *testing.T) {
-	tests := []struct {
-		name   string
-		change func(t *testing.T, dir, home string)
-		kept   bool
-	}{
-		{"nothing changed", func(t *testing.T, dir, home string) {}, true},
-		{"a file in an ignored folder written", func(t *testing.T, dir, home string) {
-			write(t, dir, "build/out/new.o", "object\n")
-			write(t, dir, "build/app", "binary, rebuilt\n")
-		}, true},
-		{"a tracked file rewritten, same size and modification time", func(t *testing.T, dir, home string) {
-			path := filepath.Join(dir, "hello.txt")
-			st, err := os.Stat(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			write(t, dir, "hello.txt", "HELLO from the test checkout\n")
-			if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
-		{"a changed file put back as committed", func(t *testing.T, dir, home string) { git(t, dir, "checkout", "--", "README.md") }, false},
-		{"a new file in a folder", func(t *testing.T, dir, home string) { write(t, dir, "docs/new.md", "new\n") }, false},
-		{"a file removed", func(t *testing.T, dir, home string) { os.Remove(filepath.Join(dir, "hello.txt")) }, false},
-		{"an untracked file renamed", func(t *testing.T, dir, home string) {
-			os.Rename(filepath.Join(dir, "x.txt"), filepath.Join(dir, "y.txt"))
-		}, false},
-		{"the ignore rules changed", func(t *testing.T, dir, home string) { write(t, dir, ".gitignore", "x.txt\n") }, false},
-		{"the person's ignore rules in the git folder changed", func(t *testing.T, dir, home string) {
-			write(t, dir, ".git/info/exclude", "x.txt\n")
-		}, false},
-		{"the person's own ignore file written", func(t *testing.T, dir, home string) {
-			write(t, home, ".config/git/ignore", "x.txt\n")
-		}, false},
-		{"a file in an ignored folder added by force", func(t *testing.T, dir, home string) { git(t, dir, "add", "-f", "build/app") }, false},
-		{"a file staged", func(t *testing.T, dir, home string) { git(t, dir, "add", "x.txt") }, false},
-		{"a commit made", func(t *testing.T, dir, home string) {
-			git(t, dir, "add", "README.md", "x.txt")
-			git(t, dir, "commit", "-q", "-m", "Add x")
-		}, false},
-		{"a nested repository's commit moved, its files as they were", func(t *testing.T, dir, home string) {
-			git(t, filepath.Join(dir, "nested"), "commit", "-q", "--allow-empty", "-m", "More")
-		}, false},
-		{"a line-ending setting changed", func(t *testing.T, dir, home string) { git(t, dir, "config", "core.autocrlf", "input") }, false},
-	}
-	for _, tt := range tests {
+	for _, tt := range checkoutChanges {
 		t.Run(tt.name, func(t *testing.T) {
 			g, home, statuses := countingGit(t)
-			dir := claudetest.Checkout(t)
-			write(t, dir, ".gitignore", "build/\n")
-			git(t, dir, "add", ".gitignore")
-			git(t, dir, "commit", "-q", "-m", "Ignore the build")
-			nested := filepath.Join(dir, "nested")
-			write(t, nested, "n.txt", "nested\n")
-			git(t, nested, "init", "-q")
-			git(t, nested, "add", ".")
-			git(t, nested, "commit", "-q", "-m", "Nested")
-			write(t, dir, "README.md", "changed by the person\n")
-			write(t, dir, "x.txt", "a new file\n")
-			write(t, dir, "build/app", "binary\n")
+			dir := changingCheckout(t)
 			bs := &Bases{}
 			before := keptRead(t, bs, g, dir)
 			if !reflect.DeepEqual(before, baseOf(t, g, dir)) {
@@ -133,8 +67,8 @@ func TestAKeptBaseIsTheBaseGitWouldRead(t *testing.T) {
 			tt.change(t, dir, home)
 			ran := statuses()
 			got := bs.Read(context.Background(), g, dir)
-			if gitRan := statuses() > ran; gitRan == tt.kept {
-				t.Errorf("git status ran: %v; want %v", gitRan, !tt.kept)
+			if gitRan := statuses() > ran; gitRan == tt.holds {
+				t.Errorf("git status ran: %v; want %v", gitRan, !tt.holds)
 			}
 			if want := baseOf(t, g, dir); !reflect.DeepEqual(got, want) {
 				t.Errorf("the base read after the change:\n%+v\nwant what git reads:\n%+v", got, want)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segwi/segwi/internal/testing/claudetest"
 )
 
 func open(t *testing.T, g Git, dir string) *Checkout {
@@ -230,18 +232,8 @@ func TestWildmatchMatchesAsGitsPathnameMatch(t *testing.T) {
 // command to the file it returns.
 func countingGit(t *testing.T, g Git) (Git, string) {
 	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "commands")
-	wrapper := filepath.Join(dir, "git")
-	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	g.Path = wrapper
+	log := filepath.Join(t.TempDir(), "commands")
+	g.Path = claudetest.WrappedGit(t, `echo "$*" >> '`+log+`'`)
 	return g, log
 }
 

@@ -60,3 +60,19 @@ func Status(t testing.TB, dir string) string {
 	t.Helper()
 	return Git(t, dir, "status", "--porcelain", "--untracked-files=all")
 }
+
+// WrappedGit writes a program named git, in a folder of its own, that runs the shell
+// commands before and then the git on PATH now, with the same arguments: a git that notes
+// its commands (before appends "$1" to a file) or is slow or waits. It returns the
+// program's path: a gitcmd.Git's Path, or its folder first on PATH. It skips the test
+// when git is missing.
+func WrappedGit(t testing.TB, before string) string {
+	t.Helper()
+	real := NeedTool(t, "git")
+	path := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\n" + before + "\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
