@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/segwi/segwi/internal/lib/gitcmd"
+	"github.com/segwi/segwi/runs/changes"
 )
 
 // baseWait bounds the reading of a run's base: a very large work tree must not hold up the
@@ -28,13 +29,18 @@ func (r *Run) startBase(cfg Config) <-chan struct{} {
 	return done
 }
 
-// recordBase reads where the run's checkout stands (changes.ReadBase, through the
-// manager's changes.Bases: a checkout unchanged since the last run's base gives that base
-// again, without git) and records it on the run's summary and as an event.
+// recordBase reads where the run's checkout stands (changes.ReadBase; with
+// Config.KeepBases through the manager's changes.Bases, so that a checkout unchanged since
+// the last run's base gives that base again, without git) and records it on the run's
+// summary and as an event.
 func (r *Run) recordBase(cfg Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), baseWait)
 	defer cancel()
-	b := r.m.bases.Read(ctx, gitcmd.New("", "", cfg.Env), r.checkout)
+	read := changes.ReadBase
+	if cfg.KeepBases {
+		read = r.m.bases.Read
+	}
+	b := read(ctx, gitcmd.New("", "", cfg.Env), r.checkout)
 	// git's own words may hold a remote's URL with its password; the names (branch, files)
 	// are kept as they are, since a commit leaves out exactly the files named here.
 	b.Error = r.m.red.String(b.Error)

@@ -145,13 +145,6 @@ func TestClaudeCodeStartsWithoutWaitingForTheBase(t *testing.T) {
 	// its base was recorded.
 	toStart := func(checkout string) (agent, base time.Duration) {
 		t.Helper()
-		if checkout == dirty {
-			// Written again, so that git reads the base: the manager gives a checkout that
-			// has not changed since its last run's base that base again, without git.
-			if err := os.WriteFile(name(0), edited, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
 		began := time.Now()
 		info := wait(t, start(t, m, Spec{Prompt: "fake:success", Checkout: checkout}))
 		if info.State != StateSucceeded {
@@ -197,7 +190,7 @@ func TestClaudeCodeStartsWithoutWaitingForTheBase(t *testing.T) {
 // (changes.Bases); a file the person changes between two runs is in the next run's base,
 // not counted as that run's work.
 func TestARunInAnUnchangedCheckoutTakesTheLastBaseWithoutGit(t *testing.T) {
-	m, _ := testManager(t, nil)
+	m, _ := testManager(t, func(c *Config) { c.KeepBases = true })
 	checkout := claudetest.Checkout(t)
 	if err := os.WriteFile(filepath.Join(checkout, "hello.txt"), []byte("changed before the run\n"), 0o644); err != nil {
 		t.Fatal(err)

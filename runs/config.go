@@ -49,6 +49,11 @@ type Config struct {
 	// report every damaged one (Damaged), rather than look at the runs marked live only
 	// (see liveFolder): the tray app shows the person each damaged record at its start.
 	CheckEveryRecord bool
+	// KeepBases makes the manager keep the last base read in each checkout, with a stamp
+	// of the checkout, and give it to the next run there while nothing changed, without
+	// git (changes.Bases): for a segwi that outlives its runs (the tray). A process that
+	// runs one run would only pay for the stamp's walk.
+	KeepBases bool
 }
 
 // Repository is what runs need of a configured repository (segwi.repositories).

@@ -44,7 +44,7 @@ type Manager struct {
 	subMu sync.Mutex
 	subs  subscribers // of every run's state events
 
-	bases changes.Bases // the last base read in each checkout, kept for the next run there
+	bases changes.Bases // with Config.KeepBases, the last base read in each checkout
 }
 
 // The locks of this package, and the order they are taken in. Manager.mu guards the

@@ -111,7 +111,7 @@ func (bs *Bases) keep(key string, k *keptBase) {
 		bs.kept = map[string]keptBase{}
 	}
 	if _, ok := bs.kept[key]; !ok && len(bs.kept) >= keptBases {
-		for old := range bs.kept { // any one: a checkout not run in lately is read again
+		for old := range bs.kept { // any one: its next run's base is read with git again
 			delete(bs.kept, old)
 			break
 		}

@@ -39,6 +39,7 @@ func runsConfig(s settings.Settings, stateDir string, cfg Config, srv runs.Appro
 		Repositories:     RunRepositories(s.Repositories),
 		Budget:           RunBudget(s.Runs.Budget),
 		CheckEveryRecord: cfg.CheckEveryRecord,
+		KeepBases:        cfg.KeepBases,
 	}
 }
 

@@ -59,6 +59,9 @@ type Config struct {
 	// and find every damaged record (Damaged), rather than look at the runs marked live
 	// only (runs.Config.CheckEveryRecord): the tray app shows each damaged one at its start.
 	CheckEveryRecord bool
+	// KeepBases makes the runs manager keep each checkout's last base for the next run
+	// there (runs.Config.KeepBases): for a core that outlives its runs, as the tray's does.
+	KeepBases bool
 	// Log is where the core writes what goes wrong in its background work, and what it
 	// found at start (damaged run records, bad settings); nil writes nothing.
 	Log logger.Logf

@@ -65,7 +65,7 @@ func Run(ctx context.Context, opts Options) error {
 	hubDone := make(chan struct{})
 	go func() {
 		defer close(hubDone)
-		c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, CheckEveryRecord: true, Log: logf})
+		c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, CheckEveryRecord: true, KeepBases: true, Log: logf})
 		coreErr <- err
 		if err != nil {
 			quit()

@@ -184,7 +184,7 @@ func TestLongLivedHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := core.New(core.Config{ConfigPath: path, Decider: denyAll{}})
+	c, err := core.New(core.Config{ConfigPath: path, Decider: denyAll{}, KeepBases: true})
 	if err != nil {
 		t.Fatal(err)
 	}
