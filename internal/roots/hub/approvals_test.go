@@ -447,6 +447,7 @@ func TestTheRunWindowsOfADeadWindowProcessOpenAgain(t *testing.T) {
 	if err := second.client.RunWindows(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
+	second.answered(t)
 	second.kill()
 	await.For(t, within, "the second window process to be gone", func() bool { return h.hub.WindowPid() == 0 })
 	go h.hub.Open(ctx, control.Show{Window: control.ShowHistory}) // the person opens a window again

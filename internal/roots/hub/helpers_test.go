@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,13 +135,34 @@ type fakeWindow struct {
 	shows  chan control.Show
 	conn   net.Conn // its end
 	gone   chan struct{}
+	// asked counts the Shows it was sent; replies, the replies it wrote (it answers
+	// nothing else the tray sends).
+	asked   atomic.Int64
+	replies *replyCounter
+}
+
+// replyCounter is a window process's end of its channel, counting the replies it writes.
+type replyCounter struct {
+	net.Conn
+	n atomic.Int64
+}
+
+// Write writes one frame (control.Conn writes each in one call).
+func (c *replyCounter) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err == nil && len(b) > 4 {
+		if m, err := control.Unmarshal(b[4:]); err == nil && m.Body.MessageType() == control.TypeReply {
+			c.n.Add(1)
+		}
+	}
+	return n, err
 }
 
 func (f *fakeWindows) spawn() (*hub.Process, error) {
 	ours, theirs := controltest.Pair(f.t)
 	f.mu.Lock()
 	w := &fakeWindow{n: len(f.started) + 1, events: make(chan control.Body, 1024), shows: make(chan control.Show, 64),
-		conn: theirs, gone: make(chan struct{})}
+		conn: theirs, gone: make(chan struct{}), replies: &replyCounter{Conn: theirs}}
 	f.started = append(f.started, w)
 	die := f.dieEarly > 0
 	if die {
@@ -154,7 +176,7 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 	}
 	go func() {
 		defer close(w.gone)
-		c, err := control.NewClient(theirs, control.ClientOptions{
+		c, err := control.NewClient(w.replies, control.ClientOptions{
 			Program: fmt.Sprintf("fake window %d", w.n),
 			Event: func(b control.Body) {
 				f.mu.Lock()
@@ -166,6 +188,7 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 				w.events <- b
 			},
 			Show: func(_ context.Context, s control.Show) error {
+				w.asked.Add(1)
 				w.shows <- s
 				f.mu.Lock()
 				on := f.onShow
@@ -192,6 +215,17 @@ func (f *fakeWindows) spawn() (*hub.Process, error) {
 // kill ends the fake window process at once, as SIGKILL would: its end of the channel
 // closes with nothing said.
 func (w *fakeWindow) kill() { w.conn.Close() }
+
+// answered waits until the window process has written its answer to every Show it was
+// sent. A real one answers as soon as its window is up, long before a person could close
+// that window; a fake killed before its answer left would have the tray rightly ask the
+// next window process to show the window again.
+func (w *fakeWindow) answered(t *testing.T) {
+	t.Helper()
+	await.For(t, within, fmt.Sprintf("window process %d to answer the windows it was asked to show", w.n), func() bool {
+		return w.replies.n.Load() >= w.asked.Load()
+	})
+}
 
 // window waits for the nth window process (1 is the first) to have connected.
 func (f *fakeWindows) window(t *testing.T, n int) *fakeWindow {
