@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
+	"github.com/segwi/segwi/approvals"
 	"github.com/segwi/segwi/control"
 	"github.com/segwi/segwi/internal/lib/display"
 	"github.com/segwi/segwi/internal/lib/logger"
@@ -28,6 +29,13 @@ type Options struct {
 	Version string
 	// Warner remembers the retired settings warned about in this process.
 	Warner *migrate.Warner
+}
+
+// coreConfig is the tray's core over the settings file at path: it follows the file's
+// edits, checks every run record as it starts (see core.Config), and, as it outlives its
+// runs, keeps each checkout's last base for the next run there.
+func coreConfig(path string, d approvals.Decider, logf logger.Logf) core.Config {
+	return core.Config{ConfigPath: path, Decider: d, Watch: true, CheckEveryRecord: true, KeepBases: true, Log: logf}
 }
 
 // Run runs the tray until the person quits it or ctx is done (SIGINT, SIGTERM); either
@@ -65,7 +73,7 @@ func Run(ctx context.Context, opts Options) error {
 	hubDone := make(chan struct{})
 	go func() {
 		defer close(hubDone)
-		c, err := core.New(core.Config{ConfigPath: opts.ConfigPath, Decider: h, Watch: true, CheckEveryRecord: true, KeepBases: true, Log: logf})
+		c, err := core.New(coreConfig(opts.ConfigPath, h, logf))
 		coreErr <- err
 		if err != nil {
 			quit()
