@@ -15,6 +15,10 @@ import (
 // the worktrees of their runs.
 const keptBases = 64
 
+// keptBytes bounds what the kept bases' paths take in all (Base.Dirty holds up to
+// MaxDirty of them): a few MB of a tray that idles at about 20. A base over it is not kept.
+const keptBytes = 4 << 20
+
 // Bases reads the bases of runs as ReadBase does, and keeps the last one it read in each
 // checkout with a Stamp of the checkout as git read it. A run that starts in a checkout
 // where nothing git status reads has changed since (an ask run's checkout, or the next
@@ -24,13 +28,23 @@ const keptBases = 64
 // outlives its runs saves a git process and a scratch repository a run that way. The
 // zero Bases is ready to use, by several goroutines at once.
 type Bases struct {
-	mu   sync.Mutex
-	kept map[string]keptBase // by baseKey
+	mu    sync.Mutex
+	kept  map[string]keptBase // by baseKey
+	bytes int                 // what the kept bases' paths take, by sizeOf
 }
 
 type keptBase struct {
 	base  Base
 	stamp Stamp // the work tree, not racy, as it stood when the base was read
+}
+
+// sizeOf is about what b's paths take in memory: their bytes and their strings' headers.
+func sizeOf(b Base) int {
+	n := 0
+	for _, p := range b.Dirty {
+		n += len(p) + 16
+	}
+	return n
 }
 
 // Read reads the base of the checkout dir, as ReadBase does: it never fails, what went
@@ -99,22 +113,37 @@ func (bs *Bases) get(key string) (keptBase, bool) {
 	return k, ok
 }
 
-// keep keeps k for key, or forgets key's base when k is nil.
+// keep keeps k for key, or forgets key's base when k is nil. It forgets others, any
+// ones (their next runs' bases are read with git again), to stay within keptBases and
+// keptBytes; a base over keptBytes alone is not kept.
 func (bs *Bases) keep(key string, k *keptBase) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
+	bs.forget(key)
 	if k == nil {
-		delete(bs.kept, key)
 		return
+	}
+	size := sizeOf(k.base)
+	if size > keptBytes {
+		return
+	}
+	for old := range bs.kept {
+		if len(bs.kept) < keptBases && bs.bytes+size <= keptBytes {
+			break
+		}
+		bs.forget(old)
 	}
 	if bs.kept == nil {
 		bs.kept = map[string]keptBase{}
 	}
-	if _, ok := bs.kept[key]; !ok && len(bs.kept) >= keptBases {
-		for old := range bs.kept { // any one: its next run's base is read with git again
-			delete(bs.kept, old)
-			break
-		}
-	}
 	bs.kept[key] = *k
+	bs.bytes += size
+}
+
+// forget forgets key's base; bs.mu is held.
+func (bs *Bases) forget(key string) {
+	if old, ok := bs.kept[key]; ok {
+		bs.bytes -= sizeOf(old.base)
+		delete(bs.kept, key)
+	}
 }

@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -98,5 +99,51 @@ func TestABaseThatCouldNotBeReadIsNotKept(t *testing.T) {
 	ran := statuses()
 	if b := bs.Read(context.Background(), g, dir); b.Error != "" || statuses() == ran {
 		t.Errorf("the checkout back: base %+v, git status ran %d times; want a base read with git", b, statuses()-ran)
+	}
+}
+
+// The kept bases stay within keptBases checkouts and keptBytes of paths: a base that would
+// pass either bound makes others go (their next runs read with git again), and one over
+// keptBytes alone is not kept, so a tray beside many checkouts of many changed files
+// keeps a few MB, not MaxDirty paths for each of keptBases checkouts.
+func TestKeptBasesStayWithinTheirBounds(t *testing.T) {
+	var bs Bases
+	withPaths := func(n, length int) *keptBase {
+		b := Base{DirtyCount: n}
+		for i := range n {
+			b.Dirty = append(b.Dirty, fmt.Sprintf("%0*d", length, i))
+		}
+		return &keptBase{base: b}
+	}
+	check := func(when string) {
+		t.Helper()
+		total := 0
+		for _, k := range bs.kept {
+			total += sizeOf(k.base)
+		}
+		if total != bs.bytes || total > keptBytes || len(bs.kept) > keptBases {
+			t.Fatalf("%s: %d bases kept, their paths %d bytes (counted %d); want at most %d and %d", when, len(bs.kept), total, bs.bytes, keptBases, keptBytes)
+		}
+	}
+	for i := range 2 * keptBases {
+		bs.keep(fmt.Sprint("small", i), withPaths(10, 40))
+		check("small bases")
+	}
+	// MaxDirty paths of 200 bytes: 2.2 MB each.
+	bs.keep("big1", withPaths(MaxDirty, 200))
+	bs.keep("big2", withPaths(MaxDirty, 200))
+	check("two big bases")
+	if _, ok := bs.kept["big2"]; !ok {
+		t.Errorf("the last base read was not kept")
+	}
+	bs.keep("big2", withPaths(MaxDirty, 500)) // 5.2 MB: over the bound alone
+	check("a base over the bound")
+	if _, ok := bs.kept["big2"]; ok {
+		t.Errorf("a base over %d bytes of paths was kept", keptBytes)
+	}
+	bs.keep("big1", nil)
+	check("a base forgotten")
+	if len(bs.kept) == 0 || bs.bytes == 0 {
+		t.Errorf("nothing kept after the bases that fit: %d bases, %d bytes", len(bs.kept), bs.bytes)
 	}
 }
