@@ -27,7 +27,7 @@ type Config struct {
 	StopGrace       time.Duration   // between SIGTERM and SIGKILL; default 10s
 	PassForgeTokens bool            // keep GH_TOKEN and GITHUB_TOKEN in a run's environment
 	StateDir        string          // runs go to StateDir/runs/<id>; required
-	Secrets         func() []string // extra strings to redact (the keyring token), asked at each start
+	Secrets         func() []string // extra strings to redact (the keyring token), asked at each Start, and as a run starts after waiting (secretsFresh)
 	Approvals       Approvals       // the approvals server; nil runs without the prompt tool
 	Env             []string        // the base environment of a run; nil means os.Environ()
 	// Log gets what goes wrong that no run's record can hold: a record that could not be
@@ -126,6 +126,10 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// secretsFresh is how long after Start a run's agent may start with the secrets read at
+// Start; a run that waited longer in the queue asks Config.Secrets again.
+const secretsFresh = time.Second
 
 // secrets returns the configured extra secrets, or none.
 func (c Config) secrets() []string {

@@ -46,7 +46,14 @@ func (r *Run) start() {
 // or was stopped, after the registration withdraws it again.
 func (r *Run) startSteps() (st startResult) {
 	cfg := r.m.config()
-	r.m.refreshSecrets(cfg)
+	// The secrets were read as the run was queued, a moment ago when it starts at once
+	// (the keyring's token: several calls over D-Bus, then, each run's largest wait before
+	// its agent starts). A run that waited reads them again: a token set meanwhile is
+	// redacted from its output.
+	if time.Since(r.secretsRead) > secretsFresh {
+		r.m.refreshSecrets(cfg)
+		r.secretsRead = time.Now()
+	}
 	defer func() {
 		if st.proc == nil {
 			r.withdraw(cfg, st.token) // nothing started: nothing can ask any more

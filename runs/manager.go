@@ -163,6 +163,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 		return nil, err
 	}
 	m.refreshSecrets(cfg)
+	secretsRead := time.Now()
 
 	id, err := newID()
 	if err != nil {
@@ -189,6 +190,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, again *worktree.Worktree
 	}
 	r := newRun(ctx, m, id, dir, spec, rec, lock)
 	r.prompt, r.agent, r.runtime, r.checkout = prompt, rt.Name(), rt, checkout
+	r.secretsRead = secretsRead
 	r.info = Info{
 		ID: id, Kind: spec.Kind, Checkout: checkout, Prompt: m.red.String(spec.Prompt),
 		Model: spec.Model, Created: time.Now(), Dir: dir, ContinuedFrom: spec.ContinuedFrom,

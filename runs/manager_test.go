@@ -68,6 +68,58 @@ func TestQueuedRunsStartInOrderWithinMaxConcurrent(t *testing.T) {
 	}
 }
 
+// The secrets to redact (the keyring's token: several calls over D-Bus) are asked once
+// for a run that starts at once, not again a moment later as its agent starts. A run that
+// waited in the queue asks again as it starts: a token set meanwhile is redacted from its
+// output.
+func TestARunAsksForTheSecretsAgainOnlyWhenItWaited(t *testing.T) {
+	var mu sync.Mutex
+	asked, secret := 0, "an-old-token-0123456789"
+	m, recDir := testManager(t, func(c *Config) {
+		c.MaxConcurrent = 1
+		c.Secrets = func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			return []string{secret}
+		}
+	})
+	times := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return asked
+	}
+	path, open := release(t)
+	first := start(t, m, Spec{Kind: KindAsk, Prompt: "fake:hold=" + path})
+	waitStart(t, recDir, first.ID())
+	if n := times(); n != 1 {
+		t.Errorf("the secrets were asked %d times for a run that started at once, want once", n)
+	}
+
+	second := start(t, m, Spec{Kind: KindAsk, Prompt: "fake:success"})
+	queued := time.Now()
+	mu.Lock()
+	secret = "Looking at the checkout" // set while the run waits; its agent prints it
+	mu.Unlock()
+	await.For(t, 10*time.Second, "the second run to wait longer than secretsFresh", func() bool {
+		return time.Since(queued) > secretsFresh
+	})
+	open()
+	if info := wait(t, second); info.State != StateSucceeded {
+		t.Fatalf("run %s: %s (%s), want succeeded", second.ID(), info.State, info.Reason)
+	}
+	if n := times(); n != 3 {
+		t.Errorf("the secrets were asked %d times for a run that started at once and one that waited, want 3", n)
+	}
+	data, err := os.ReadFile(filepath.Join(second.Dir(), "output.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "Looking at the checkout") || !strings.Contains(string(data), "[REDACTED]") {
+		t.Errorf("the output of the run that waited does not have the token set meanwhile redacted:\n%s", data)
+	}
+}
+
 func TestOneWritingRunPerCheckout(t *testing.T) {
 	m, recDir := testManager(t, nil)
 	shared, other := newCheckout(t), newCheckout(t)
