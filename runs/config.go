@@ -27,7 +27,7 @@ type Config struct {
 	StopGrace       time.Duration   // between SIGTERM and SIGKILL; default 10s
 	PassForgeTokens bool            // keep GH_TOKEN and GITHUB_TOKEN in a run's environment
 	StateDir        string          // runs go to StateDir/runs/<id>; required
-	Secrets         func() []string // extra strings to redact (the keyring token), asked at each Start, and as a run starts after waiting (secretsFresh)
+	Secrets         func() []string // extra strings to redact (the keyring token), asked at Start and again by a run that waited (secretsFresh)
 	Approvals       Approvals       // the approvals server; nil runs without the prompt tool
 	Env             []string        // the base environment of a run; nil means os.Environ()
 	// Log gets what goes wrong that no run's record can hold: a record that could not be

@@ -46,10 +46,10 @@ func (r *Run) start() {
 // or was stopped, after the registration withdraws it again.
 func (r *Run) startSteps() (st startResult) {
 	cfg := r.m.config()
-	// The secrets were read as the run was queued, a moment ago when it starts at once
-	// (the keyring's token: several calls over D-Bus, then, each run's largest wait before
-	// its agent starts). A run that waited reads them again: a token set meanwhile is
-	// redacted from its output.
+	// The secrets (the keyring's token: seven calls over D-Bus, which were each run's
+	// longest wait before its agent started) were read at Start, a moment ago for a run
+	// that starts at once. A run that waited in the queue reads them again, so that a
+	// token set meanwhile is redacted from its output.
 	if time.Since(r.secretsRead) > secretsFresh {
 		r.m.refreshSecrets(cfg)
 		r.secretsRead = time.Now()
