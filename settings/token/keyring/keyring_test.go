@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,20 +140,46 @@ func TestALegacyTokenCountsAsSavedForGitHub(t *testing.T) {
 	}
 }
 
-// TestWithARealSecretService needs a throwaway Secret Service; see README.md or the brief in
-// the project's test command: gnome-keyring-daemon inside dbus-run-session with
-// XDG_DATA_HOME in a temp dir, and SEGWI_TEST_SECRET_SERVICE=1.
+// realChild, set in a child's environment, makes TestWithARealSecretService run its
+// steps in that process: one with a Secret Service of its own (see there).
+const realChild = "SEGWI_KEYRING_REAL_CHILD"
+
+// TestWithARealSecretService runs the keyring's steps against a real Secret Service, in a
+// child process on a session bus and a gnome-keyring of its own (dbus-run-session and
+// scripts/desktop-env.sh, its files in a temp folder): go-keyring's mock, once another
+// test set it, stays for the whole process. It needs SEGWI_TEST_SECRET_SERVICE=1, as the
+// project's test command sets, and dbus-run-session and gnome-keyring-daemon.
 func TestWithARealSecretService(t *testing.T) {
+	if os.Getenv(realChild) == "1" {
+		if os.Getenv("XDG_DATA_HOME") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+			t.Fatal("refusing to touch the real keyring: set XDG_DATA_HOME to a temp dir and run inside dbus-run-session")
+		}
+		runLifecycle(t)
+		return
+	}
 	if os.Getenv("SEGWI_TEST_SECRET_SERVICE") != "1" {
 		if os.Getenv("SEGWI_TEST_STRICT") == "1" {
-			t.Fatal("SEGWI_TEST_STRICT=1 but SEGWI_TEST_SECRET_SERVICE is not 1: run the tests through the project's test command, which starts a throwaway Secret Service")
+			t.Fatal("SEGWI_TEST_STRICT=1 but SEGWI_TEST_SECRET_SERVICE is not 1: run the tests through the project's test command, which installs a Secret Service")
 		}
-		t.Skip("set SEGWI_TEST_SECRET_SERVICE=1 inside dbus-run-session with gnome-keyring-daemon running to test against a real Secret Service")
+		t.Skip("set SEGWI_TEST_SECRET_SERVICE=1, with dbus-run-session and gnome-keyring-daemon installed, to test against a real Secret Service")
 	}
-	if os.Getenv("XDG_DATA_HOME") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		t.Fatal("refusing to touch the real keyring: set XDG_DATA_HOME to a temp dir and run inside dbus-run-session")
+	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "gdbus"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("SEGWI_TEST_SECRET_SERVICE=1 but %s is missing: %v", tool, err)
+		}
 	}
-	runLifecycle(t)
+	script, err := filepath.Abs("../../../scripts/desktop-env.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("dbus-run-session", "--", "bash", "-c",
+		`. "$0"; trap desktop_stop EXIT; start_keyring && "$@"`, script,
+		os.Args[0], "-test.run=^TestWithARealSecretService$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), realChild+"=1", "XDG_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestWithARealSecretService") {
+		t.Fatalf("the steps against a Secret Service of their own: %v\n%s", err, out)
+	}
 }
 
 // runLifecycle walks a keyring through not found, set, get, status, replace and delete.
