@@ -24,9 +24,10 @@
 # (scripts/setup.sh --test installs it). Everything runs in a temporary HOME; nothing
 # reaches the network or your files.
 # segwi reads the GitHub token from the keyring at each run's start (to redact it): the
-# benchmark gives it a session bus with an empty gnome-keyring, as on a desktop, when
-# dbus-run-session and gnome-keyring-daemon are installed; else a bus address that fails
-# at once, as on a machine without a keyring.
+# benchmark gives it a session bus with a gnome-keyring, as on a desktop, when
+# dbus-run-session and gnome-keyring-daemon are installed, and stores a token in it (segwi
+# token set), as a person who pushes has one; else a bus address that fails at once, as on
+# a machine without a keyring.
 # Timings on a machine busy with other work vary: run it more than once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +58,7 @@ if [ "${1:-}" = "--own" ]; then
 fi
 bench=("$work/overhead.test" -test.run "$test" -segwi "$work/segwi" "$@")
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
-  echo "keyring: an empty gnome-keyring on a private session bus"
+  echo "keyring: a gnome-keyring on a private session bus"
   XDG_DATA_HOME="$work/data" dbus-run-session -- "$0" --in-session "${bench[@]}"
 else
   echo "keyring: none (the session bus address fails at once)"
