@@ -63,9 +63,19 @@ type store interface {
 
 type goKeyring struct{}
 
-func (goKeyring) Get(s, u string) (string, error) { return gokeyring.Get(s, u) }
-func (goKeyring) Set(s, u, p string) error        { return gokeyring.Set(s, u, p) }
-func (goKeyring) Delete(s, u string) error        { return gokeyring.Delete(s, u) }
+func (goKeyring) Set(s, u, p string) error { return gokeyring.Set(s, u, p) }
+func (goKeyring) Delete(s, u string) error { return gokeyring.Delete(s, u) }
+
+// Get reads through the lean reader where it answers (Linux, the OS keyring), else
+// through go-keyring.
+func (goKeyring) Get(s, u string) (string, error) {
+	if !mocked.Load() {
+		if secret, ok, err := lean.get(s, u); ok {
+			return secret, err
+		}
+	}
+	return gokeyring.Get(s, u)
+}
 
 var backend store = goKeyring{}
 

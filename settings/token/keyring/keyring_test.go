@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	gokeyring "github.com/zalando/go-keyring"
+	ss "github.com/zalando/go-keyring/secret_service"
 
 	"github.com/segwi/segwi/internal/testing/sockdir"
 	"github.com/segwi/segwi/settings/token"
@@ -144,17 +146,23 @@ func TestALegacyTokenCountsAsSavedForGitHub(t *testing.T) {
 // steps in that process: one with a Secret Service of its own (see there).
 const realChild = "SEGWI_KEYRING_REAL_CHILD"
 
+// testKeyringPassword is the throwaway password scripts/desktop-env.sh unlocks the test
+// keyring with.
+const testKeyringPassword = "segwi-test"
+
 // TestWithARealSecretService runs the keyring's steps against a real Secret Service, in a
 // child process on a session bus and a gnome-keyring of its own (dbus-run-session and
 // scripts/desktop-env.sh, its files in a temp folder): go-keyring's mock, once another
-// test set it, stays for the whole process. It needs SEGWI_TEST_SECRET_SERVICE=1, as the
-// project's test command sets, and dbus-run-session and gnome-keyring-daemon.
+// test set it, stays for the whole process, and the steps lock the keyring. It needs
+// SEGWI_TEST_SECRET_SERVICE=1, as the project's test command sets, and dbus-run-session
+// and gnome-keyring-daemon.
 func TestWithARealSecretService(t *testing.T) {
 	if os.Getenv(realChild) == "1" {
 		if os.Getenv("XDG_DATA_HOME") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 			t.Fatal("refusing to touch the real keyring: set XDG_DATA_HOME to a temp dir and run inside dbus-run-session")
 		}
 		runLifecycle(t)
+		t.Run("the lean reader answers as go-keyring does, and leaves it a locked keyring", checkLeanReader)
 		return
 	}
 	if os.Getenv("SEGWI_TEST_SECRET_SERVICE") != "1" {
@@ -179,6 +187,62 @@ func TestWithARealSecretService(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestWithARealSecretService") {
 		t.Fatalf("the steps against a Secret Service of their own: %v\n%s", err, out)
+	}
+}
+
+// checkLeanReader checks the lean reader (lean_linux.go) against go-keyring on the real
+// keyring: the same token, the same not found, both with fewer calls; and that it declines
+// a locked keyring, which go-keyring unlocks (prompting the person), and answers again
+// once the keyring is unlocked.
+func checkLeanReader(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the lean reader is Linux's")
+	}
+	ctx := context.Background()
+	if err := Set(ctx, "ghp_lean", "https://api.github.com"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := gokeyring.Get(Service, Item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := lean.get(Service, Item); !ok || err != nil || got != want {
+		t.Errorf("a stored token: the lean reader got %q, %v, %v; want %q as go-keyring reads it", got, ok, err, want)
+	}
+
+	svc, err := ss.NewSecretService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	collection := svc.GetLoginCollection().Path()
+	service := svc.Object("org.freedesktop.secrets", "/org/freedesktop/secrets")
+	var locked []dbus.ObjectPath
+	var prompt dbus.ObjectPath
+	if err := service.Call("org.freedesktop.Secret.Service.Lock", 0, []dbus.ObjectPath{collection}).Store(&locked, &prompt); err != nil || len(locked) != 1 {
+		t.Fatalf("locking the keyring: %v, %v", locked, err)
+	}
+	if got, ok, err := lean.get(Service, Item); ok {
+		t.Errorf("a locked keyring: the lean reader answered %q, %v; want it to decline, for go-keyring to unlock the keyring", got, err)
+	}
+	session, err := svc.OpenSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close(session)
+	// gnome-keyring's own unlocking without a prompt, for tests and tools.
+	if err := service.Call("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface.UnlockWithMasterPassword", 0,
+		collection, ss.NewSecret(session.Path(), testKeyringPassword)).Err; err != nil {
+		t.Fatalf("unlocking the keyring again: %v", err)
+	}
+	if got, ok, err := lean.get(Service, Item); !ok || err != nil || got != want {
+		t.Errorf("the keyring unlocked again: the lean reader got %q, %v, %v; want %q", got, ok, err, want)
+	}
+
+	if err := Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := lean.get(Service, Item); !ok || !errors.Is(err, gokeyring.ErrNotFound) {
+		t.Errorf("no token: the lean reader got %q, %v, %v; want go-keyring's not found", got, ok, err)
 	}
 }
 
