@@ -8,19 +8,18 @@ import (
 	ss "github.com/zalando/go-keyring/secret_service"
 )
 
-// leanReader reads an item from the Secret Service with two D-Bus calls where go-keyring's
-// Get makes seven (the login collection looked up and unlocked, the item searched, a
-// session opened, the item unlocked, its secret read, the session closed): it keeps the
-// login collection and one session for the process, then searches and reads. A run reads
-// the token at its start, so in the tray that is every run's. It declines, and go-keyring
-// answers as before, whenever its answer is not plainly go-keyring's: a locked collection
-// or item (go-keyring unlocks it, prompting the person), and any error, after which it
-// looks the collection and the session up again.
+// leanReader reads an item from the Secret Service with three D-Bus calls where
+// go-keyring's Get makes seven (the login collection looked up and unlocked, the item
+// searched, a session opened, the item unlocked, its secret read, the session closed): it
+// keeps one session for the process, and looks up the login collection as go-keyring
+// does, searches it and reads. A run reads the token at its start, so in the tray that is
+// every run's. It declines, and go-keyring answers as before, whenever its answer is not
+// plainly go-keyring's: a locked collection or item (go-keyring unlocks it, prompting the
+// person), and any error, after which it opens a session again.
 type leanReader struct {
-	mu         sync.Mutex
-	svc        *ss.SecretService
-	collection dbus.BusObject
-	session    dbus.BusObject
+	mu      sync.Mutex
+	svc     *ss.SecretService
+	session dbus.BusObject
 }
 
 var lean leanReader
@@ -39,15 +38,16 @@ func (l *leanReader) get(service, user string) (secret string, ok bool, err erro
 		if err != nil {
 			return "", false, nil
 		}
-		l.svc, l.collection, l.session = svc, svc.GetLoginCollection(), session
+		l.svc, l.session = svc, session
 	}
-	items, err := l.svc.SearchItems(l.collection, map[string]string{"username": user, "service": service})
+	collection := l.svc.GetLoginCollection() // each time: "login", else the default alias
+	items, err := l.svc.SearchItems(collection, map[string]string{"username": user, "service": service})
 	if err != nil {
 		l.reset()
 		return "", false, nil
 	}
 	if len(items) == 0 { // go-keyring's answer too, unless the collection is locked
-		locked, err := l.collection.GetProperty("org.freedesktop.Secret.Collection.Locked")
+		locked, err := collection.GetProperty("org.freedesktop.Secret.Collection.Locked")
 		if err != nil {
 			l.reset()
 			return "", false, nil
@@ -65,11 +65,11 @@ func (l *leanReader) get(service, user string) (secret string, ok bool, err erro
 	return string(s.Value), true, nil
 }
 
-// reset forgets the session and the collection, for the next get to look them up again
-// (the keyring may have restarted); l.mu is held.
+// reset closes the session, for the next get to open one again (the keyring may have
+// restarted); l.mu is held.
 func (l *leanReader) reset() {
 	if l.session != nil {
 		l.svc.Close(l.session)
 	}
-	l.svc, l.collection, l.session = nil, nil, nil
+	l.svc, l.session = nil, nil
 }
