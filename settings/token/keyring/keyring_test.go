@@ -191,9 +191,9 @@ func TestWithARealSecretService(t *testing.T) {
 }
 
 // checkLeanReader checks the lean reader (lean_linux.go) against go-keyring on the real
-// keyring: the same token, the same not found, both with fewer calls; and that it declines
-// a locked keyring, which go-keyring unlocks (prompting the person), and answers again
-// once the keyring is unlocked.
+// keyring: the same token, the same not found; and that it declines a locked keyring,
+// which go-keyring unlocks (prompting the person), and answers again once the keyring is
+// unlocked.
 func checkLeanReader(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the lean reader is Linux's")
