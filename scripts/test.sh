@@ -100,7 +100,6 @@ trap desktop_stop EXIT
 start_display
 start_tray_host
 start_keyring
-export SEGWI_TEST_SECRET_SERVICE=1
 
 if [ $# -eq 0 ]; then
   # go test starts the packages' test binaries in the order named and, by default, only as

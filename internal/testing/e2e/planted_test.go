@@ -12,6 +12,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -100,7 +101,7 @@ func TestANestedRepositorysFsmonitorNeverRunsFromSegwi(t *testing.T) {
 	}
 	check("the next run's base")
 
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")

@@ -15,6 +15,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -83,7 +84,7 @@ func TestAPushWhileTheRunsProcessRewritesGitConfig(t *testing.T) {
 
 	// The token goes into a keyring of the test's own; git trusts the server's certificate
 	// through the environment, as a person with a company CA would.
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")

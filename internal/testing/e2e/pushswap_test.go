@@ -17,6 +17,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 )
 
 // Issue 20, section 2, end to end with segwi push: a program running as the person
@@ -61,7 +62,7 @@ func TestAPushWhoseFolderIsSwappedKeepsTheToken(t *testing.T) {
 	run := s.start("run", "--checkout", s.checkout, "Do nothing")
 	id := run.runID()
 	wantExit(t, run, 0)
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -67,7 +68,7 @@ func TestTheAgentCannotPointTheTokenAtItsOwnServer(t *testing.T) {
 	claudetest.Git(t, s.checkout, "commit", "--quiet", "--allow-empty", "-m", "The run's work")
 
 	// The person saves the token, for their server: the settings as they wrote them.
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA) // httptest's one certificate: the agent's server has it too
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")

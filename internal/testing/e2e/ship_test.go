@@ -14,6 +14,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 )
 
 // A person's side of a build run, end to end with the real Claude Code: the run edits a
@@ -97,7 +98,7 @@ func TestABuildRunIsSeenCommittedPushedAndContinued(t *testing.T) {
 			t.Errorf("the commit holds %q", files)
 		}
 
-		s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+		s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 		s.env.Set("GIT_SSL_CAINFO", server.CA)
 		s.env.Set("SSL_CERT_FILE", server.CA) // the API client's trust, as git's
 		set := s.command([]string{"token", "set"})
@@ -213,7 +214,7 @@ func TestAContinuedConversationIsCommittedAndOpenedAsOne(t *testing.T) {
 		t.Errorf("after the commit, git status = %q, want only the person's README.md", st)
 	}
 
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	s.env.Set("SSL_CERT_FILE", server.CA)
 	set := s.command([]string{"token", "set"})

@@ -10,6 +10,7 @@ import (
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
 	"github.com/segwi/segwi/internal/testing/gitserver"
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/runs"
 )
 
@@ -84,7 +85,7 @@ func TestTwoBuildRunsInWorktreesOfOneRepositoryAtOnce(t *testing.T) {
 		t.Errorf("the checkout changed: %q", st)
 	}
 
-	s.env.Set("DBUS_SESSION_BUS_ADDRESS", privateKeyring(t))
+	s.env.Set("DBUS_SESSION_BUS_ADDRESS", sessionbus.Keyring(t))
 	s.env.Set("GIT_SSL_CAINFO", server.CA)
 	set := s.command([]string{"token", "set"})
 	set.cmd.Stdin = strings.NewReader(pushToken + "\n")

@@ -55,3 +55,39 @@ func Private(t testing.TB) string {
 	}
 	return strings.TrimSpace(addr)
 }
+
+// KeyringPassword unlocks the keyring Keyring starts.
+const KeyringPassword = "segwi-test"
+
+// Keyring starts a session bus and a gnome-keyring Secret Service of the test's own (its
+// files in a temp folder, unlocked with KeyringPassword) and returns the bus's address.
+// What a test stores there, or a lock it takes, no other test meets: the test command's
+// shared keyring is used by other packages' tests at the same time. Both daemons are
+// killed by pid when the test ends. Without gnome-keyring-daemon or gdbus it skips the
+// test, or fails it under SEGWI_TEST_STRICT=1.
+func Keyring(t testing.TB) string {
+	t.Helper()
+	daemon := claudetest.NeedTool(t, "gnome-keyring-daemon")
+	gdbus := claudetest.NeedTool(t, "gdbus")
+	addr := Private(t)
+	dir := sockdir.New(t) // the keyring's control socket goes in its runtime folder
+
+	keyring := exec.Command(daemon, "--foreground", "--unlock", "--components=secrets")
+	keyring.Stdin = strings.NewReader(KeyringPassword)
+	keyring.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"XDG_DATA_HOME=" + filepath.Join(dir, "data"),
+		"XDG_RUNTIME_DIR=" + dir,
+		"DBUS_SESSION_BUS_ADDRESS=" + addr,
+	}
+	if err := keyring.Start(); err != nil {
+		t.Fatalf("starting gnome-keyring-daemon: %v", err)
+	}
+	t.Cleanup(func() { keyring.Process.Kill(); keyring.Wait() })
+	// gdbus returns once the Secret Service's name has an owner, or fails after 10 s.
+	if out, err := exec.Command(gdbus, "wait", "--address", addr, "--timeout", "10", "org.freedesktop.secrets").CombinedOutput(); err != nil {
+		t.Fatalf("the private Secret Service did not come up: %v %s", err, out)
+	}
+	return addr
+}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 	gokeyring "github.com/zalando/go-keyring"
 	ss "github.com/zalando/go-keyring/secret_service"
 
+	"github.com/segwi/segwi/internal/testing/sessionbus"
 	"github.com/segwi/segwi/internal/testing/sockdir"
 	"github.com/segwi/segwi/settings/token"
 )
@@ -146,44 +146,19 @@ func TestALegacyTokenCountsAsSavedForGitHub(t *testing.T) {
 // steps in that process: one with a Secret Service of its own (see there).
 const realChild = "SEGWI_KEYRING_REAL_CHILD"
 
-// testKeyringPassword is the throwaway password scripts/desktop-env.sh unlocks the test
-// keyring with.
-const testKeyringPassword = "segwi-test"
-
-// TestWithARealSecretService runs the keyring's steps against a real Secret Service, in a
-// child process on a session bus and a gnome-keyring of its own (dbus-run-session and
-// scripts/desktop-env.sh, its files in a temp folder): go-keyring's mock, once another
-// test set it, stays for the whole process, and the steps lock the keyring. It needs
-// SEGWI_TEST_SECRET_SERVICE=1, as the project's test command sets, and dbus-run-session
-// and gnome-keyring-daemon.
+// TestWithARealSecretService runs the keyring's steps against a real Secret Service, a
+// gnome-keyring of the test's own (sessionbus.Keyring), in a child process (this test
+// binary again, only this test): go-keyring's mock, once another test set it, stays for
+// the whole process. A keyring of its own also lets the steps lock it.
 func TestWithARealSecretService(t *testing.T) {
 	if os.Getenv(realChild) == "1" {
-		if os.Getenv("XDG_DATA_HOME") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-			t.Fatal("refusing to touch the real keyring: set XDG_DATA_HOME to a temp dir and run inside dbus-run-session")
-		}
 		runLifecycle(t)
 		t.Run("the lean reader answers as go-keyring does, and leaves it a locked keyring", checkLeanReader)
 		return
 	}
-	if os.Getenv("SEGWI_TEST_SECRET_SERVICE") != "1" {
-		if os.Getenv("SEGWI_TEST_STRICT") == "1" {
-			t.Fatal("SEGWI_TEST_STRICT=1 but SEGWI_TEST_SECRET_SERVICE is not 1: run the tests through the project's test command, which installs a Secret Service")
-		}
-		t.Skip("set SEGWI_TEST_SECRET_SERVICE=1, with dbus-run-session and gnome-keyring-daemon installed, to test against a real Secret Service")
-	}
-	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "gdbus"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("SEGWI_TEST_SECRET_SERVICE=1 but %s is missing: %v", tool, err)
-		}
-	}
-	script, err := filepath.Abs("../../../scripts/desktop-env.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("dbus-run-session", "--", "bash", "-c",
-		`. "$0"; trap desktop_stop EXIT; start_keyring && "$@"`, script,
-		os.Args[0], "-test.run=^TestWithARealSecretService$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), realChild+"=1", "XDG_DATA_HOME="+t.TempDir())
+	addr := sessionbus.Keyring(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWithARealSecretService$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), realChild+"=1", "DBUS_SESSION_BUS_ADDRESS="+addr)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestWithARealSecretService") {
 		t.Fatalf("the steps against a Secret Service of their own: %v\n%s", err, out)
@@ -231,7 +206,7 @@ func checkLeanReader(t *testing.T) {
 	defer svc.Close(session)
 	// gnome-keyring's own unlocking without a prompt, for tests and tools.
 	if err := service.Call("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface.UnlockWithMasterPassword", 0,
-		collection, ss.NewSecret(session.Path(), testKeyringPassword)).Err; err != nil {
+		collection, ss.NewSecret(session.Path(), sessionbus.KeyringPassword)).Err; err != nil {
 		t.Fatalf("unlocking the keyring again: %v", err)
 	}
 	if got, ok, err := lean.get(Service, Item); !ok || err != nil || got != want {
