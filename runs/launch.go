@@ -52,7 +52,6 @@ func (r *Run) startSteps() (st startResult) {
 	// token set meanwhile is redacted from its output.
 	if time.Since(r.secretsRead) > secretsFresh {
 		r.m.refreshSecrets(cfg)
-		r.secretsRead = time.Now()
 	}
 	defer func() {
 		if st.proc == nil {

@@ -39,8 +39,8 @@ type Run struct {
 	done     chan struct{} // closed once the run has ended and left the Manager
 	ctx      context.Context
 	cancel   context.CancelCauseFunc // ends ctx once the run has ended
-	// secretsRead is when Config.Secrets was last asked for the run: at Start, and again
-	// at the start of a run that waited (startSteps).
+	// secretsRead is when Start asked Config.Secrets for the run; its start asks again
+	// when it came over secretsFresh later (startSteps). Set before the owner starts.
 	secretsRead time.Time
 
 	// plan is the worktree to make for the run before its agent starts, with its setup;
