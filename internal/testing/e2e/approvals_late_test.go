@@ -80,7 +80,7 @@ func TestApprovalAnsweredLateAtTheTerminalIsHeard(t *testing.T) {
 
 	p := s.startOnTerminal("run", "Make late.txt")
 	id := p.runID()
-	p.term.waitCount(t, p, allowPrompt, 1, 60*time.Second)
+	p.term.waitCount(t, p, allowPrompt, 1, claudeActs)
 	shown := time.Now()
 	if !strings.Contains(p.term.String(), "Answer within 10m0s") {
 		t.Errorf("the terminal does not give the request its 10 minutes:\n%s", p.term.String())

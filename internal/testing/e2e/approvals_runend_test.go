@@ -27,7 +27,7 @@ func TestApprovalDeadlineIsTheRunsEndAtTheTerminal(t *testing.T) {
 
 	p := s.startOnTerminal("run", "Make late.txt")
 	id := p.runID()
-	p.term.waitCount(t, p, allowPrompt, 1, 60*time.Second)
+	p.term.waitCount(t, p, allowPrompt, 1, claudeActs)
 	m := regexp.MustCompile(`Answer within (\S+): the run reaches its maximum duration \(runs\.maxDuration\) then`).FindStringSubmatch(p.term.String())
 	if m == nil {
 		t.Fatalf("the terminal does not count down to the run's end:\n%s", p.term.String())

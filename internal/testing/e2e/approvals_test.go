@@ -45,7 +45,7 @@ func TestApprovalsAreAnsweredByThePersonATrustedRuleOrTheTimeout(t *testing.T) {
 	term := p.term
 
 	// 1: allowed by the person.
-	term.waitCount(t, p, allowPrompt, 1, 30*time.Second)
+	term.waitCount(t, p, allowPrompt, 1, claudeActs)
 	if !strings.Contains(term.String(), "touch allowed.txt") {
 		t.Errorf("the terminal does not show the command asked about:\n%s", term.String())
 	}
@@ -255,7 +255,7 @@ exec ` + "'" + s.claude + "'" + ` "$@"
 
 	p := s.startOnTerminal("run", "Make the three files")
 	id := p.runID()
-	p.term.waitCount(t, p, allowPrompt, 1, 30*time.Second)
+	p.term.waitCount(t, p, allowPrompt, 1, claudeActs)
 	mcpPath := filepath.Join(s.stateDir(), "runs", id, "mcp.json")
 	if _, err := os.Stat(mcpPath); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the run's mcp.json is still there while the run waits for a person (stat: %v)", err)

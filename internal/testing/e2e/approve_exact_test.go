@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/segwi/segwi/internal/testing/claudetest"
 	"github.com/segwi/segwi/internal/testing/fakeapi"
@@ -40,7 +39,7 @@ func TestWhatThePersonApprovesAtTheTerminalIsWhatRuns(t *testing.T) {
 	id := p.runID()
 	term := p.term
 	for i, call := range []fakeapi.Block{urlPassword, pemBlock} {
-		term.waitCount(t, p, allowPrompt, i+1, 30*time.Second)
+		term.waitCount(t, p, allowPrompt, i+1, claudeActs)
 		shown := term.String()
 		command := commandOf(call.Input)
 		var whole strings.Builder

@@ -378,6 +378,12 @@ func (tm *terminal) waitCount(t *testing.T, p *proc, s string, n int, timeout ti
 	})
 }
 
+// claudeActs bounds a wait that takes in Claude Code's start, until it calls its first
+// tool or asks its first approval. That is 2 to 5 s alone, but it took 25 s in CI while
+// the other packages' tests ran (17 s to start, 8 more to its first tool), past the 30 s
+// these waits once allowed. A bound, never a sleep: a green run waits no longer for it.
+const claudeActs = 90 * time.Second
+
 // waitWhileRunning waits with await.For until cond holds, and fails t at once when segwi
 // exits first: nothing it waits for can come after that.
 func (p *proc) waitWhileRunning(t *testing.T, within time.Duration, what string, cond func() bool) {

@@ -29,7 +29,7 @@ func TestProcessesOfASegwiKilledHardAreEndedByTheNextSegwi(t *testing.T) {
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
 	killRunAtEnd(t, id)
-	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 311 to start", func() bool {
+	p.waitWhileRunning(t, claudeActs, "the run's sleep 311 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00311\x00")) > 0
 	})
 	p.cmd.Process.Signal(syscall.SIGKILL)
@@ -64,7 +64,7 @@ func TestWhatClaudeKilledHardLeftIsKilledWithTheRun(t *testing.T) {
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
 	killRunAtEnd(t, id)
-	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 312 to start", func() bool {
+	p.waitWhileRunning(t, claudeActs, "the run's sleep 312 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00312\x00")) > 0
 	})
 	claude := s.loadRecord(id).info.PID
@@ -170,7 +170,7 @@ func TestForkHoppersOfASegwiKilledHardEndWithTheNextSegwi(t *testing.T) {
 	p := s.start("run", "Start six background jobs")
 	id := p.runID()
 	killRunAtEnd(t, id)
-	p.waitWhileRunning(t, 30*time.Second, "the six fork-hoppers to start", func() bool { return h.Started(6) })
+	p.waitWhileRunning(t, claudeActs, "the six fork-hoppers to start", func() bool { return h.Started(6) })
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 	if h.Gone(0) {

@@ -167,7 +167,7 @@ func TestCtrlCStopsALongToolCallAndLeavesNoProcess(t *testing.T) {
 
 	p := s.start("run", "Wait five minutes")
 	id := p.runID()
-	p.waitWhileRunning(t, 30*time.Second, "the run's sleep 300 to start", func() bool {
+	p.waitWhileRunning(t, claudeActs, "the run's sleep 300 to start", func() bool {
 		return len(runProcesses(id, "sleep\x00300\x00")) > 0
 	})
 
