@@ -6,11 +6,21 @@ import (
 	"github.com/segwi/segwi/approvals"
 )
 
-// emit records and publishes e; sync forces events.jsonl to disk.
+// emit records and publishes e: written to events.jsonl at once, where other processes
+// read it, and with sync forced to disk.
 func (r *Run) emit(e Event, sync bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.emitLocked(e, sync)
+}
+
+// emitRead is emit for an event of the output the reader goroutine read: it stays in the
+// recorder's buffer until the reader has handled all it read (readLines), so that a flood
+// of output is written in large writes.
+func (r *Run) emitRead(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.emitReach(e, buffered)
 }
 
 // backlogMaxEvents and backlogMaxBytes bound what a late subscriber is given of the past: the last events up to
@@ -20,9 +30,19 @@ const (
 	backlogMaxBytes  = 2 << 20
 )
 
-// emitLocked is emit with r.mu held. An event after the run ended is dropped: its record
-// is closed. One while the run is ending is held back from subscribers (see phaseEnding).
+// emitLocked is emit with r.mu held.
 func (r *Run) emitLocked(e Event, sync bool) {
+	if sync {
+		r.emitReach(e, synced)
+	} else {
+		r.emitReach(e, written)
+	}
+}
+
+// emitReach records e as far as reach, and publishes it. An event after the run ended is
+// dropped: its record is closed. One while the run is ending is held back from
+// subscribers (see phaseEnding). r.mu is held.
+func (r *Run) emitReach(e Event, reach reach) {
 	if r.phase == phaseEnded {
 		return
 	}
@@ -30,7 +50,7 @@ func (r *Run) emitLocked(e Event, sync bool) {
 	e.RunID, e.Seq, e.Time = r.id, r.seq, time.Now()
 	cutFields(&e)
 	r.info.Note(&e)
-	r.rec.event(&e, sync)
+	r.rec.event(&e, reach)
 	if r.phase == phaseEnding {
 		r.held = append(r.held, e)
 		return

@@ -64,7 +64,7 @@ func (r *Run) readLines(out io.Reader, maxLine int, parse parseFunc) {
 		case long:
 			line = append(line, chunk...)
 			red = r.lines.Append(red[:0], line)
-			r.recordOutput(red, br.Buffered() == 0)
+			r.rec.output(red)
 			line, long = line[:0], false
 		case len(chunk) > 0:
 			whole := chunk
@@ -73,9 +73,17 @@ func (r *Run) readLines(out io.Reader, maxLine int, parse parseFunc) {
 				whole = line
 			}
 			red = r.lines.Append(red[:0], whole)
-			r.recordOutput(red, br.Buffered() == 0)
+			r.rec.output(red)
 			r.handleLine(parse, red)
 			line = line[:0]
+		}
+		if br.Buffered() == 0 {
+			// All that was read is handled, and the next read waits for more: what the
+			// files buffer, the events of the line just read included, is written out now,
+			// so that a window or a command reading them sees the last lines now, not with
+			// the next output or the recorder's sync. That costs one write per read of the
+			// pty, and nothing while the run is quiet.
+			r.rec.flush()
 		}
 		if err != nil {
 			return // io.EOF, or EIO once the pty's other side is closed: the output ended
@@ -86,18 +94,6 @@ func (r *Run) readLines(out io.Reader, maxLine int, parse parseFunc) {
 		if cap(line) > 1<<20 {
 			line = nil
 		}
-	}
-}
-
-// recordOutput appends redacted output to output.log. When idle (all that was read from
-// the pty is handled, and the next read waits for more), it writes out what output.log
-// and events.jsonl buffer, so that a window or a command reading them sees the last
-// lines now, not with the next output; that costs one write per read of the pty, and
-// nothing while the run is quiet. The once-a-second fsync stays the watchdog's.
-func (r *Run) recordOutput(red []byte, idle bool) {
-	r.rec.output(red)
-	if idle {
-		r.rec.flush()
 	}
 }
 
@@ -128,7 +124,7 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 		e := OutputEvent(r.eventText(red[:min(len(red), MaxFieldBytes)]))
 		e.Truncated = true
 		e.Subtype = "long-line"
-		r.emit(e, false)
+		r.emitRead(e)
 	}
 	rest := copy(line, line[n:])
 	return line[:rest], red
@@ -145,7 +141,7 @@ func (r *Run) handleLine(parse parseFunc, line []byte) {
 		case EventToolResult, EventRefusal:
 			r.calls.finished(e.ToolUseID)
 		}
-		r.emit(e, false)
+		r.emitRead(e)
 		if e.Type == EventResult {
 			failed := e.Result.IsError
 			r.do(func() { r.turnEnded(failed) })

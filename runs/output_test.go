@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/segwi/segwi/internal/testing/await"
 )
 
 // longLineSecret is a credential with the bytes the cut of a long line once split it at
@@ -186,10 +188,12 @@ func TestASecretPartedByAnEscapeIsRedactedInEvents(t *testing.T) {
 	}
 }
 
-// TestOutputLogIsCurrentOnceThePtyIsQuiet: the lines read so far reach output.log (and
-// events.jsonl) before the reader waits for more, so that the run window's raw view of an
-// idle run is not left behind until the next output or the next once-a-second sync.
-func TestOutputLogIsCurrentOnceThePtyIsQuiet(t *testing.T) {
+// TestTheRecordIsCurrentOnceThePtyIsQuiet: the lines read so far reach output.log, and
+// their events events.jsonl, once the reader has handled what it read, so that `segwi runs
+// events` or a window opening on a quiet run is not left behind until the next output or
+// the recorder's sync (syncEvery). The reader once wrote its buffers out before it parsed
+// the last line it read, whose events then waited for that sync.
+func TestTheRecordIsCurrentOnceThePtyIsQuiet(t *testing.T) {
 	r := bareRun(t, t.TempDir())
 	evs, cancel := r.Subscribe()
 	defer cancel()
@@ -206,11 +210,11 @@ func TestOutputLogIsCurrentOnceThePtyIsQuiet(t *testing.T) {
 	if e := <-evs; e.Text != "the timeout denied it" {
 		t.Fatalf("event %q, want the line", e.Text)
 	}
-	// The reader now waits on the pipe: whatever output.log will hold of the line, it
-	// holds now.
-	out, err := os.ReadFile(filepath.Join(r.dir, outputFile))
-	if err != nil || string(out) != "the timeout denied it\n" {
-		t.Errorf("output.log = %q (%v) while the run is quiet, want the line", out, err)
+	for _, f := range []struct{ name, want string }{{outputFile, "the timeout denied it\n"}, {eventsFile, `"the timeout denied it"`}} {
+		await.For(t, syncEvery/2, f.name+" to hold the line while the run is quiet", func() bool {
+			b, _ := os.ReadFile(filepath.Join(r.dir, f.name))
+			return strings.Contains(string(b), f.want)
+		})
 	}
 }
 

@@ -30,6 +30,10 @@ const eventsCapText = "events.jsonl reached its 64 MiB cap here: from here on it
 	"approvals, prompts, turns' results, refusals and end, not Claude Code's text, tool calls and results, " +
 	"status lines or other output (the live events showed them)"
 
+// syncEvery is how soon what a run writes reaches the disk while it prints: a timer armed
+// by the first write after a sync syncs what was written since, syncEvery after that sync.
+const syncEvery = time.Second
+
 // recorder appends a run's events and output to its folder. It is safe for concurrent
 // use: the reader goroutine, the approvals server and the run's state changes all write.
 type recorder struct {
@@ -49,9 +53,10 @@ type recorder struct {
 	evDirty  bool  // events.jsonl written since its last sync
 	outDirty bool  // output.log written since its last sync
 	lastSync time.Time
+	every    time.Duration  // syncEvery; tests lower it
 	buf      []byte         // the event being written
 	syncing  sync.WaitGroup // fsyncs running without mu; close waits for them
-	// syncLater syncs what was written a second after the last sync: armed by the first
+	// syncLater syncs what was written syncEvery after the last sync: armed by the first
 	// write after a sync, so that a quiet run's record wakes nobody.
 	syncLater *time.Timer
 	err       error // the first write error; the run goes on, and it is reported at the end
@@ -75,14 +80,28 @@ func openRecorder(dir string) (*recorder, error) {
 	return &recorder{
 		dir: dir, events: ev, out: out,
 		ew: bufio.NewWriterSize(ev, 64<<10), ow: bufio.NewWriterSize(out, 64<<10),
-		lastSync: time.Now(), maxEv: MaxEventsBytes,
+		lastSync: time.Now(), every: syncEvery, maxEv: MaxEventsBytes,
 	}, nil
 }
 
-// event appends e to events.jsonl, up to its cap for the bulk (MaxEventsBytes). It syncs
-// when sync is set (a run's first and final states, an approval) or when the last sync is
-// a second old.
-func (r *recorder) event(e *Event, sync bool) {
+// reach is how far the recorder takes an event at once.
+type reach int
+
+const (
+	// buffered: into the recorder's buffer, written out with the next flush (the reader's
+	// events, in a flood) and synced within syncEvery.
+	buffered reach = iota
+	// written: into events.jsonl, where other processes read it (segwi runs events, a
+	// window opening on the run), and synced within syncEvery.
+	written
+	// synced: on disk at once (a run's first and final states, an approval and its
+	// answer), with what was written before it.
+	synced
+)
+
+// event appends e to events.jsonl, up to its cap for the bulk (MaxEventsBytes), as far as
+// reach.
+func (r *recorder) event(e *Event, reach reach) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	bulk := e.Type.Bulk()
@@ -107,7 +126,12 @@ func (r *recorder) event(e *Event, sync bool) {
 	}
 	r.evDirty = true
 	r.written()
-	if sync {
+	switch reach {
+	case written:
+		if err := r.ew.Flush(); err != nil {
+			r.fail(err)
+		}
+	case synced:
 		r.syncLocked()
 	}
 }
@@ -135,14 +159,14 @@ func (r *recorder) output(b []byte) {
 	r.written()
 }
 
-// written notes that something was written, and makes sure it reaches the disk within a
-// second of the last sync. r.mu is held.
+// written notes that something was written, and makes sure it reaches the disk within
+// syncEvery of the last sync. r.mu is held.
 func (r *recorder) written() {
 	if r.dirty {
 		return // a sync is due already
 	}
 	r.dirty = true
-	wait := time.Second - time.Since(r.lastSync)
+	wait := r.every - time.Since(r.lastSync)
 	if r.syncLater == nil {
 		r.syncLater = time.AfterFunc(wait, r.syncIfDirty)
 	} else {
@@ -166,9 +190,9 @@ func (r *recorder) flush() {
 }
 
 // syncIfDirty flushes and syncs when something was written since the last sync: the
-// timer that the first write after a sync arms calls it a second after that sync, so that
-// events reach the disk at least once a second while they flow, and nothing wakes while
-// none do. The fsync itself runs without the lock, so the reader goroutine does not wait
+// timer that the first write after a sync arms calls it syncEvery after that sync, so that
+// events reach the disk at least that often while they flow, and nothing wakes while none
+// do. The fsync itself runs without the lock, so the reader goroutine does not wait
 // for the disk.
 func (r *recorder) syncIfDirty() {
 	r.mu.Lock()

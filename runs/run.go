@@ -303,7 +303,7 @@ func (r *Run) setStateLocked(s State, reason string) { r.changeStateLocked(s, ""
 // changeStateLocked is setStateLocked for a state that may be waiting, and for what.
 // A move to the same state and wait reason records nothing. The record and its event are
 // synced for the first state and the final one (see replaceInfo); the recorder syncs the
-// events within a second anyway. r.mu is held.
+// events within syncEvery anyway. r.mu is held.
 func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	from := r.info.State
 	if from == s && r.info.Waiting == w {

@@ -45,7 +45,7 @@ func TestARunWaitingForAReplyLetsSegwiSleep(t *testing.T) {
 				await.For(t, 30*time.Second, "the run to wait for your reply", func() bool {
 					return r.State() == StateWaiting && r.Info().Waiting == WaitReply
 				})
-				// What it wrote reaches the disk within a second: the run is at rest once it has.
+				// What it wrote reaches the disk within syncEvery: the run is at rest once it has.
 				await.For(t, 10*time.Second, "the run's record to be on disk", func() bool {
 					r.rec.mu.Lock()
 					defer r.rec.mu.Unlock()
