@@ -160,6 +160,20 @@ func main() {
 		out.Flush()
 		result("success", false, 1)
 		followUps(in)
+	case "work":
+		// ARG seconds of work as an agent does it: every half second a few words, a Bash
+		// call and its result.
+		record(extra)
+		secs, _ := strconv.Atoi(arg)
+		for i := range 2 * secs {
+			id := fmt.Sprintf("toolu_w%d", i)
+			text(fmt.Sprintf("Step %d: running the tests of the package.", i))
+			toolUse(id, "Bash", map[string]any{"command": "go test ./...", "description": "Run the tests"})
+			toolResult(id, "ok  \texample.com/demo\t0.012s", false, nil)
+			time.Sleep(500 * time.Millisecond)
+		}
+		result("success", false, 0.02)
+		followUps(in)
 	case "crash":
 		record(extra)
 		text("about to crash")
