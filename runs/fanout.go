@@ -20,7 +20,7 @@ func (r *Run) emit(e Event, sync bool) {
 func (r *Run) emitRead(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.emitReach(e, buffered)
+	r.emitReach(e, toBuffer)
 }
 
 // backlogMaxEvents and backlogMaxBytes bound what a late subscriber is given of the past: the last events up to
@@ -33,9 +33,9 @@ const (
 // emitLocked is emit with r.mu held.
 func (r *Run) emitLocked(e Event, sync bool) {
 	if sync {
-		r.emitReach(e, synced)
+		r.emitReach(e, toDisk)
 	} else {
-		r.emitReach(e, written)
+		r.emitReach(e, toFile)
 	}
 }
 

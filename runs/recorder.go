@@ -96,15 +96,15 @@ func openRecorder(dir string) (*recorder, error) {
 type reach int
 
 const (
-	// buffered: into the recorder's buffer, written out with the next flush (the reader's
+	// toBuffer: into the recorder's buffer, written out with the next flush (the reader's
 	// events, in a flood) and synced within syncEvery.
-	buffered reach = iota
-	// written: into events.jsonl, where other processes read it (segwi runs events, a
+	toBuffer reach = iota
+	// toFile: into events.jsonl, where other processes read it (segwi runs events, a
 	// window opening on the run), and synced within syncEvery.
-	written
-	// synced: on disk at once (a run's first and final states, an approval and its
+	toFile
+	// toDisk: synced at once (a run's first and final states, an approval and its
 	// answer), with what was written before it.
-	synced
+	toDisk
 )
 
 // event appends e to events.jsonl, up to its cap for the bulk (MaxEventsBytes), as far as
@@ -135,11 +135,11 @@ func (r *recorder) event(e *Event, reach reach) {
 	r.evDirty = true
 	r.written()
 	switch reach {
-	case written:
+	case toFile:
 		if err := r.ew.Flush(); err != nil {
 			r.fail(err)
 		}
-	case synced:
+	case toDisk:
 		r.syncLocked()
 	}
 }

@@ -15,7 +15,7 @@ import (
 // What a run records reaches its files within syncEvery (here lowered), without a state
 // change to force it and without anyone polling: a window or `segwi runs events` reading
 // the record of a quiet run sees its last event. Then the recorder arms nothing more. An
-// event recorded as written is in events.jsonl at once.
+// event recorded toFile is in events.jsonl at once.
 func TestTheRecordReachesItsFilesWithinSyncEvery(t *testing.T) {
 	dir := t.TempDir()
 	rec, err := openRecorder(dir)
@@ -25,7 +25,7 @@ func TestTheRecordReachesItsFilesWithinSyncEvery(t *testing.T) {
 	defer rec.close()
 	rec.every = 200 * time.Millisecond
 	began := time.Now()
-	rec.event(&Event{RunID: "r1", Seq: 1, Time: began, Type: EventText, Text: "the last words"}, buffered)
+	rec.event(&Event{RunID: "r1", Seq: 1, Time: began, Type: EventText, Text: "the last words"}, toBuffer)
 	rec.output([]byte("a line of output\n"))
 	for _, f := range []struct{ name, want string }{{eventsFile, "the last words"}, {outputFile, "a line of output"}} {
 		await.For(t, 5*time.Second, f.name+" to hold what was recorded", func() bool {
@@ -42,9 +42,9 @@ func TestTheRecordReachesItsFilesWithinSyncEvery(t *testing.T) {
 	}
 
 	rec.every = time.Hour
-	rec.event(&Event{RunID: "r1", Seq: 2, Time: time.Now(), Type: EventStatus, Text: "a status of the run's owner"}, written)
+	rec.event(&Event{RunID: "r1", Seq: 2, Time: time.Now(), Type: EventStatus, Text: "a status of the run's owner"}, toFile)
 	if b, _ := os.ReadFile(filepath.Join(dir, eventsFile)); !bytes.Contains(b, []byte("a status of the run's owner")) {
-		t.Errorf("an event recorded as written is not in events.jsonl at once:\n%s", b)
+		t.Errorf("an event recorded to the file is not in events.jsonl at once:\n%s", b)
 	}
 }
 
@@ -78,7 +78,7 @@ func TestEventsStopAtTheirCapKeepingHowTheRunGoes(t *testing.T) {
 		case seq%5 == 0:
 			e.Type = EventOutput
 		}
-		r.rec.event(&e, buffered)
+		r.rec.event(&e, toBuffer)
 	}
 	if err := r.rec.close(); err != nil {
 		t.Fatal(err)
