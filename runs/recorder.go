@@ -36,7 +36,7 @@ const eventsCapText = "events.jsonl reached its 64 MiB cap here: from here on it
 // approval request and its answer); the rest, Claude Code's text, tool calls and output,
 // waits at most this long, which is what a power cut can take of it. It was a second: a
 // run at work (three events every half second) then cost segwi's process 1.7 to 1.9 ms of
-// CPU and 37 to 40 context switches a second, against 1.2 to 1.4 ms and 18 to 21 now
+// CPU and 37 to 40 context switches a second, against 1.2 to 1.5 ms and 17 to 21 now
 // (TestARunAtWorkCostsSegwiLittleASecond): two fsyncs a second, each a system call that
 // blocks for a few hundred microseconds, and Go's sysmon thread polls every 20 µs while it
 // blocks.

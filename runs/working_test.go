@@ -10,7 +10,7 @@ import (
 // workingLimit bounds what a run at work costs segwi's side a second: its process's CPU
 // (this test process, which holds the Manager, as the tray process does) while the agent
 // prints a few words, a tool call and its result every half second. It was measured at 1.2
-// to 1.4 ms on the 2-core guest where a Go hello world takes 5 to 7 ms of CPU (1.7 to 1.9
+// to 1.5 ms on the 2-core guest where a Go hello world takes 5 to 7 ms of CPU (1.7 to 1.9
 // ms while the record was synced every second); the limit fails a clear regression, some
 // three times that, and tolerates a loaded machine.
 const workingLimit = 5 * time.Millisecond
