@@ -44,5 +44,5 @@ func (r *Run) recordBase(cfg Config) {
 	// git's own words may hold a remote's URL with its password; the names (branch, files)
 	// are kept as they are, since a commit leaves out exactly the files named here.
 	b.Error = r.m.red.String(b.Error)
-	r.emit(Event{Type: EventBase, Base: &b}, false)
+	r.emit(Event{Type: EventBase, Base: &b}, toFile)
 }

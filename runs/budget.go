@@ -86,7 +86,7 @@ func (r *Run) raiseBudgetLocked(by Budget, who string, waiting bool) error {
 	if raise.Who != "" {
 		text += " by " + raise.Who
 	}
-	r.emitLocked(Event{Type: EventBudget, Subtype: "raised", Text: text, Budget: &BudgetInfo{Budget: b, Raise: raise}}, true)
+	r.emitLocked(Event{Type: EventBudget, Subtype: "raised", Text: text, Budget: &BudgetInfo{Budget: b, Raise: raise}}, toDisk)
 	r.moveInputLocked(budgetRaised, "")
 	return nil
 }
@@ -143,7 +143,7 @@ type TurnCostBounder interface {
 func (r *Run) holdLocked(act inputAction, text string) <-chan error {
 	if act == inputWriteHeld {
 		text, r.heldBack = r.heldBack[0], r.heldBack[1:]
-		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
+		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, toFile)
 		r.in.later(text)
 		return nil
 	}
@@ -152,7 +152,7 @@ func (r *Run) holdLocked(act inputAction, text string) <-chan error {
 	if r.input.state == inputOver {
 		why = "the person raises the run's budget"
 	}
-	r.emitLocked(Event{Type: EventStatus, Subtype: "held", Text: "a message waits in segwi until " + why + ": " + r.m.red.String(text)}, false)
+	r.emitLocked(Event{Type: EventStatus, Subtype: "held", Text: "a message waits in segwi until " + why + ": " + r.m.red.String(text)}, toFile)
 	written := make(chan error, 1)
 	written <- nil
 	return written
@@ -164,6 +164,6 @@ func (r *Run) dropHeldLocked() {
 	if len(r.heldBack) == 0 {
 		return
 	}
-	r.emitLocked(Event{Type: EventStatus, Subtype: "held", Text: fmt.Sprintf("not sent: the run's input closed with %s held back for its budget", plural(len(r.heldBack), "message"))}, false)
+	r.emitLocked(Event{Type: EventStatus, Subtype: "held", Text: fmt.Sprintf("not sent: the run's input closed with %s held back for its budget", plural(len(r.heldBack), "message"))}, toFile)
 	r.heldBack = nil
 }

@@ -44,7 +44,7 @@ func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 		proc, startErr := startAgent(cmd, cg)
 		if startErr == nil {
 			r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
-				"kept in cgroup %s: every one ends with the run, however it forks or detaches", cg.dir)}, false)
+				"kept in cgroup %s: every one ends with the run, however it forks or detaches", cg.dir)}, toFile)
 			return proc, nil
 		}
 		cg.end() //nolint:errcheck // what the setup left there goes; a cgroup left is ended at the next start
@@ -54,7 +54,7 @@ func (r *Run) startContained(cmd *exec.Cmd) (*process, error) {
 	proc, err2 := startAgent(again, nil)
 	if err2 == nil {
 		r.emit(Event{Type: EventStatus, Subtype: subtypeProcesses, Text: fmt.Sprintf(
-			"no cgroup (%v): at the run's end %s", err, sweepReach)}, false)
+			"no cgroup (%v): at the run's end %s", err, sweepReach)}, toFile)
 	}
 	return proc, err2
 }
@@ -95,7 +95,7 @@ func (r *Run) endSetupCgroup() {
 	if cg := r.takeSetupCgroup(); cg != nil {
 		_, events := r.endCgroup(cg)
 		for _, e := range events {
-			r.emit(e, false)
+			r.emit(e, toFile)
 		}
 	}
 }
@@ -131,7 +131,7 @@ func (r *Run) noteCgroup(dir, why string) {
 // what the runs of a killed segwi left with a sweep of /proc.
 func (r *Run) noteNoCgroup() {
 	if err := stamp(r.m.config().StateDir, noCgroupStamp); err != nil {
-		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
+		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, toFile)
 	}
 }
 

@@ -66,7 +66,7 @@ func (m *Manager) Continue(ctx context.Context, id, prompt string, keepOpen bool
 		func(in *Info) { in.ContinuedBy = append(in.ContinuedBy, r.ID()) })
 	if err != nil {
 		r.mu.Lock()
-		r.emitLocked(Event{Type: EventStatus, Subtype: "continued", Text: fmt.Sprintf("run %s's record does not name this run as its continuation: %v", earlier.ID, err)}, false)
+		r.emitLocked(Event{Type: EventStatus, Subtype: "continued", Text: fmt.Sprintf("run %s's record does not name this run as its continuation: %v", earlier.ID, err)}, toFile)
 		r.mu.Unlock()
 	}
 	return r, nil

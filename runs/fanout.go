@@ -6,21 +6,12 @@ import (
 	"github.com/segwi/segwi/approvals"
 )
 
-// emit records and publishes e: written to events.jsonl at once, where other processes
-// read it, and with sync forced to disk.
-func (r *Run) emit(e Event, sync bool) {
+// emit records e as far as reach (the reader's events toBuffer, segwi's own toFile or,
+// for what must outlive a power cut, toDisk) and publishes it.
+func (r *Run) emit(e Event, reach reach) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.emitLocked(e, sync)
-}
-
-// emitRead is emit for an event of the output the reader goroutine read: it stays in the
-// recorder's buffer until the reader has handled all it read (readLines), so that a flood
-// of output is written in large writes.
-func (r *Run) emitRead(e Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.emitReach(e, toBuffer)
+	r.emitLocked(e, reach)
 }
 
 // backlogMaxEvents and backlogMaxBytes bound what a late subscriber is given of the past: the last events up to
@@ -30,19 +21,9 @@ const (
 	backlogMaxBytes  = 2 << 20
 )
 
-// emitLocked is emit with r.mu held.
-func (r *Run) emitLocked(e Event, sync bool) {
-	if sync {
-		r.emitReach(e, toDisk)
-	} else {
-		r.emitReach(e, toFile)
-	}
-}
-
-// emitReach records e as far as reach, and publishes it. An event after the run ended is
-// dropped: its record is closed. One while the run is ending is held back from
-// subscribers (see phaseEnding). r.mu is held.
-func (r *Run) emitReach(e Event, reach reach) {
+// emitLocked is emit with r.mu held. An event after the run ended is dropped: its record
+// is closed. One while the run is ending is held back from subscribers (see phaseEnding).
+func (r *Run) emitLocked(e Event, reach reach) {
 	if r.phase == phaseEnded {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 // emitTexts emits n text events on r, numbered from first.
 func emitTexts(r *Run, first, n int) {
 	for i := range n {
-		r.emit(Event{Type: EventText, Text: "line " + strconv.Itoa(first+i)}, false)
+		r.emit(Event{Type: EventText, Text: "line " + strconv.Itoa(first+i)}, toFile)
 	}
 }
 
@@ -107,7 +107,7 @@ func TestSubscribersAreClosedAfterTheRunsLastEvent(t *testing.T) {
 	if n != 3 {
 		t.Errorf("a subscriber after the end got %d events, want the 3 of the past, then a closed channel", n)
 	}
-	r.emit(Event{Type: EventText, Text: "too late"}, false)
+	r.emit(Event{Type: EventText, Text: "too late"}, toFile)
 	if got := len(r.backlog); got != 3 {
 		t.Errorf("an event after the end was kept: %d events, want 3", got)
 	}

@@ -113,7 +113,7 @@ func (r *Run) startSteps() (st startResult) {
 		st.proc.wait()
 		_, left := r.endLeftovers(st.proc)
 		for _, e := range left {
-			r.emit(e, false)
+			r.emit(e, toFile)
 		}
 		st.proc = nil
 	}
@@ -256,7 +256,7 @@ func (r *Run) finish(state State, reason string, last []Event) {
 	}
 	r.stepLocked(onEnding, "", "") // the last events and the final state wait for the record's close
 	for _, e := range last {
-		r.emitLocked(e, false)
+		r.emitLocked(e, toFile)
 	}
 	r.info.End = time.Now()
 	r.setStateLocked(state, reason)

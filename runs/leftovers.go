@@ -381,6 +381,6 @@ func KillLeftovers(stateDir, id string) ([]ProcessInfo, error) {
 func (r *Run) sweepBeforeStart() {
 	stateDir := r.m.config().StateDir
 	if err := errors.Join(endCgroupsLeftBeside(stateDir), r.m.sweepBeforeRun(stateDir)); err != nil {
-		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, false)
+		r.emit(Event{Type: EventStatus, Subtype: "leftover", Text: err.Error()}, toFile)
 	}
 }

@@ -96,7 +96,7 @@ func (r *Run) check(cfg Config, now time.Time) {
 			if r.input.state == inputOver {
 				what = "the budget was not raised"
 			}
-			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("%s for %s (runs.idleTimeout): closing the input", what, cfg.IdleTimeout)}, false)
+			r.emitLocked(Event{Type: EventStatus, Subtype: "idle", Text: fmt.Sprintf("%s for %s (runs.idleTimeout): closing the input", what, cfg.IdleTimeout)}, toFile)
 			r.moveInputLocked(idleOver, "")
 			return
 		}

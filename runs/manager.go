@@ -287,7 +287,7 @@ func (m *Manager) schedule() {
 	for _, l := range launches {
 		if l.err != nil {
 			// The lock file cannot be made: this process's own map still holds.
-			l.r.emit(Event{Type: EventStatus, Subtype: "checkout-lock", Text: l.err.Error()}, true)
+			l.r.emit(Event{Type: EventStatus, Subtype: "checkout-lock", Text: l.err.Error()}, toDisk)
 		}
 		l.r.launchc <- l.lock // never waits: a run is launched once, into a buffer of one
 	}

@@ -124,7 +124,7 @@ func (r *Run) longPiece(line, red []byte, maxLine int, first bool) ([]byte, []by
 		e := OutputEvent(r.eventText(red[:min(len(red), MaxFieldBytes)]))
 		e.Truncated = true
 		e.Subtype = "long-line"
-		r.emitRead(e)
+		r.emit(e, toBuffer)
 	}
 	rest := copy(line, line[n:])
 	return line[:rest], red
@@ -141,7 +141,7 @@ func (r *Run) handleLine(parse parseFunc, line []byte) {
 		case EventToolResult, EventRefusal:
 			r.calls.finished(e.ToolUseID)
 		}
-		r.emitRead(e)
+		r.emit(e, toBuffer)
 		if e.Type == EventResult {
 			failed := e.Result.IsError
 			r.do(func() { r.turnEnded(failed) })
@@ -161,7 +161,7 @@ func (r *Run) turnEnded(failed bool) {
 	r.reached = r.budgetReachedLocked()
 	if reached := r.reached; reached != "" {
 		e = gotResultOver
-		r.emitLocked(Event{Type: EventBudget, Subtype: "reached", Text: reached, Budget: &BudgetInfo{Budget: r.budget}}, true)
+		r.emitLocked(Event{Type: EventBudget, Subtype: "reached", Text: reached, Budget: &BudgetInfo{Budget: r.budget}}, toDisk)
 	}
 	r.moveInputLocked(e, "")
 }

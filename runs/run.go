@@ -179,7 +179,7 @@ func (r *Run) moveInputLocked(e inputEvent, text string) (written <-chan error, 
 	r.settleLocked()
 	switch act {
 	case inputWrite:
-		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, false)
+		r.emitLocked(Event{Type: EventPrompt, Text: r.m.red.String(text)}, toFile)
 		if e == sendPrompt { // nobody waits on the task's write: what goes wrong is recorded
 			r.in.later(text)
 			return nil, nil
@@ -240,7 +240,7 @@ func (r *Run) RecordApproval(rec approvals.Record) {
 		}
 	}
 	r.touch()
-	r.emit(ev, true)
+	r.emit(ev, toDisk)
 }
 
 // Connected tells the run that its agent reached the approvals server, so what held the
@@ -262,7 +262,7 @@ func (r *Run) sessionConnected() {
 		return
 	}
 	if err := r.session.Connected(); err != nil {
-		r.emit(Event{Type: EventStatus, Subtype: "approvals-config", Text: err.Error()}, false)
+		r.emit(Event{Type: EventStatus, Subtype: "approvals-config", Text: err.Error()}, toFile)
 	}
 }
 
@@ -314,13 +314,17 @@ func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	if err := replaceInfo(r.dir, r.info, durable); err != nil {
 		r.rec.failed(err)
 	}
-	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, durable)
+	reach := toFile
+	if durable {
+		reach = toDisk
+	}
+	r.emitLocked(Event{Type: EventState, State: &StateChange{From: from, To: s, Reason: reason, Waiting: w}}, reach)
 }
 
 // queuedBehindAnotherSegwi says, once, why a queued run does not start although this
 // process has room for it.
 func (r *Run) queuedBehindAnotherSegwi() {
 	if r.waitsElsewhere.CompareAndSwap(false, true) {
-		r.emit(Event{Type: EventStatus, Subtype: "queued", Text: "waiting: " + errCheckoutBusy.Error()}, true)
+		r.emit(Event{Type: EventStatus, Subtype: "queued", Text: "waiting: " + errCheckoutBusy.Error()}, toDisk)
 	}
 }

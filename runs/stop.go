@@ -177,7 +177,7 @@ func (r *Run) stepLocked(t trigger, as State, why string) {
 		if t != onGrace {
 			why = "stopped a second time: killing its process group"
 		}
-		r.emitLocked(Event{Type: EventStatus, Subtype: "kill", Text: why}, false)
+		r.emitLocked(Event{Type: EventStatus, Subtype: "kill", Text: why}, toFile)
 		r.signalLocked(syscall.SIGKILL)
 	}
 }

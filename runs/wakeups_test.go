@@ -49,12 +49,7 @@ func TestARunWaitingForAReplyLetsSegwiSleep(t *testing.T) {
 				await.For(t, 30*time.Second, "the run to wait for your reply", func() bool {
 					return r.State() == StateWaiting && r.Info().Waiting == WaitReply
 				})
-				// What it wrote reaches the disk within syncEvery: the run is at rest once it has.
-				await.For(t, 10*time.Second, "the run's record to be on disk", func() bool {
-					r.rec.mu.Lock()
-					defer r.rec.mu.Unlock()
-					return !r.rec.dirty
-				})
+				awaitRecordOnDisk(t, r)
 			}
 			rate := atRest()
 			runsWaiting := fmt.Sprintf("%d runs wait", n)
@@ -72,6 +67,17 @@ func TestARunWaitingForAReplyLetsSegwiSleep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// awaitRecordOnDisk waits until what run r wrote has reached the disk, which it does
+// within syncEvery: a run is at rest once it has.
+func awaitRecordOnDisk(t *testing.T, r *Run) {
+	t.Helper()
+	await.For(t, 2*syncEvery, "the run's record to be on disk", func() bool {
+		r.rec.mu.Lock()
+		defer r.rec.mu.Unlock()
+		return !r.rec.dirty
+	})
 }
 
 // atRest measures the context switches a second of this process over 10 s, and again when
@@ -125,12 +131,7 @@ func TestARunWaitingForAnApprovalLetsSegwiSleep(t *testing.T) {
 		t.Fatalf("no approval request within 60 s; the run is %s (%s)", r.State(), r.Info().Reason)
 	}
 	await.For(t, 10*time.Second, "the run to wait for the approval", func() bool { return r.Info().Waiting == WaitApproval })
-	// What it wrote reaches the disk within syncEvery: the run is at rest once it has.
-	await.For(t, 2*syncEvery, "the run's record to be on disk", func() bool {
-		r.rec.mu.Lock()
-		defer r.rec.mu.Unlock()
-		return !r.rec.dirty
-	})
+	awaitRecordOnDisk(t, r)
 	rate := atRest()
 	t.Logf("while a run waits for an approval: %.1f context switches a second of segwi's process (goal <= %.0f)", rate, wakeupsGoal)
 	if rate > wakeupsGoal {

@@ -109,7 +109,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 		if err := worktree.Check(*w); err != nil {
 			return fmt.Sprintf("its worktree cannot be used: %v", r.m.red.String(err.Error()))
 		}
-		r.emit(Event{Type: EventWorktree, Text: "in " + WorktreeText(w), Worktree: w}, false)
+		r.emit(Event{Type: EventWorktree, Text: "in " + WorktreeText(w), Worktree: w}, toFile)
 		return ""
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,7 +135,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 		return fmt.Sprintf("could not make its worktree: %s", r.m.red.String(err.Error()))
 	}
 	r.mu.Lock()
-	r.emitLocked(Event{Type: EventWorktree, Text: "made " + WorktreeText(&made), Worktree: &made}, true)
+	r.emitLocked(Event{Type: EventWorktree, Text: "made " + WorktreeText(&made), Worktree: &made}, toDisk)
 	if err := writeInfo(r.dir, r.info); err != nil {
 		r.rec.failed(err)
 	}
@@ -155,7 +155,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 	if len(r.setup.Copy) > 0 {
 		say := func(text string) {
 			r.touch()
-			r.emit(Event{Type: EventSetup, Subtype: "copy", Text: r.m.red.String(text)}, false)
+			r.emit(Event{Type: EventSetup, Subtype: "copy", Text: r.m.red.String(text)}, toFile)
 		}
 		n, err := worktree.Copy(setupCtx, r.plan.Repository, made.Path, r.setup.Copy, say)
 		if err != nil {
@@ -164,7 +164,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 		say(fmt.Sprintf("%s copied from %s", plural(n, "file"), r.plan.Repository))
 	}
 	if cmd := strings.TrimSpace(r.setup.Run); cmd != "" {
-		r.emit(Event{Type: EventSetup, Subtype: "run", Text: r.m.red.String(cmd)}, false)
+		r.emit(Event{Type: EventSetup, Subtype: "run", Text: r.m.red.String(cmd)}, toFile)
 		out := &setupOutput{r: r}
 		err := worktree.RunCommand(setupCtx, made.Path, cmd, env, out, r.containSetup())
 		out.flush()
@@ -172,7 +172,7 @@ func (r *Run) prepare(cfg Config, env []string) string {
 			return r.setupFailed(setupCtx, timeout, fmt.Sprintf("%s: %v", cmd, err), out.last, left)
 		}
 	}
-	r.emit(Event{Type: EventSetup, Subtype: "done", Text: "the worktree is set up"}, true)
+	r.emit(Event{Type: EventSetup, Subtype: "done", Text: "the worktree is set up"}, toDisk)
 	return ""
 }
 
@@ -186,7 +186,7 @@ func (r *Run) setupFailed(ctx context.Context, timeout time.Duration, what, last
 		what += fmt.Sprintf(" (setup.timeout is %s)", timeout)
 	}
 	text := r.m.red.String("the worktree's setup failed: " + what)
-	r.emit(Event{Type: EventSetup, Subtype: "failed", Text: text}, true)
+	r.emit(Event{Type: EventSetup, Subtype: "failed", Text: text}, toDisk)
 	if last != "" {
 		text += `; its last line: "` + last + `"`
 	}
@@ -201,11 +201,11 @@ func (r *Run) setupFailed(ctx context.Context, timeout time.Duration, what, last
 func (r *Run) takePorts(cfg Config) *ports.Held {
 	h, err := ports.Take(cfg.StateDir, cfg.Ports)
 	if err != nil {
-		r.emit(Event{Type: EventStatus, Subtype: "ports", Text: fmt.Sprintf("the run has no ports of its own (SEGWI_PORT): %v", err)}, false)
+		r.emit(Event{Type: EventStatus, Subtype: "ports", Text: fmt.Sprintf("the run has no ports of its own (SEGWI_PORT): %v", err)}, toFile)
 		return nil
 	}
 	rg := h.Range
-	r.emit(Event{Type: EventPorts, Text: rg.String(), Ports: &rg}, false)
+	r.emit(Event{Type: EventPorts, Text: rg.String(), Ports: &rg}, toFile)
 	return h
 }
 
@@ -246,5 +246,5 @@ func (o *setupOutput) line(b []byte) {
 		o.last = oneLine(strings.TrimSpace(text), 200)
 	}
 	o.r.touch()
-	o.r.emit(Event{Type: EventSetup, Subtype: "output", Text: text}, false)
+	o.r.emit(Event{Type: EventSetup, Subtype: "output", Text: text}, toFile)
 }

@@ -81,7 +81,7 @@ func (w *writer) run() {
 			case op.written != nil:
 				op.written <- err
 			case err != nil:
-				w.r.emit(Event{Type: EventStatus, Subtype: "input", Text: err.Error()}, false)
+				w.r.emit(Event{Type: EventStatus, Subtype: "input", Text: err.Error()}, toFile)
 			}
 		}
 	}
