@@ -58,10 +58,11 @@ const (
 	markMany    = "many"
 )
 
-// hostRun is a mark the host prints between runs: its process's CPU clock and its reaped
-// children's CPU, and of the runs since the last mark, how many and their Claude Code's
-// own CPU, as segwi recorded it; after a run of its own, the time from the run's start
-// (Core.Start called) to its Claude Code's exec (the run's Info.Start).
+// hostRun is a mark the host prints between runs: its process's CPU clock, less what the
+// host itself spent reading records and printing marks, and its reaped children's CPU,
+// both as the runs since the last mark ended; of those runs, how many and their Claude
+// Code's own CPU, as segwi recorded it; after a run of its own, the time from the run's
+// start (Core.Start called) to its Claude Code's exec (the run's Info.Start).
 type hostRun struct {
 	Kind     string        `json:"kind"`
 	Self     time.Duration `json:"self"`
@@ -190,11 +191,31 @@ func TestLongLivedHost(t *testing.T) {
 	}
 	defer c.Close()
 	w := bufio.NewWriter(os.Stdout)
-	mark := func(kind string, n int, claude, exec time.Duration) {
-		h := hostRun{Kind: kind, Self: processCPU(t), Children: childrenCPU(t), Runs: n, Claude: claude, Exec: exec}
+	// The marks leave out the host's own CPU spent between the end of runs and the next
+	// start: reading the runs' records (claudeCPU) and printing the marks are the
+	// benchmark's work, not segwi's.
+	var harness time.Duration
+	// mark prints h, measured at ended (or now, at the start), less the host's own work.
+	mark := func(h hostRun) {
+		measured := h.Self
+		h.Self -= harness
 		line, _ := json.Marshal(h)
 		fmt.Fprintf(w, "%s\n", line)
 		w.Flush()
+		harness += processCPU(t) - measured
+	}
+	// ended waits for rs to succeed and returns their mark: the CPU taken as they ended,
+	// then their Claude Codes' as recorded.
+	ended := func(kind string, rs ...*runs.Run) hostRun {
+		infos := make([]runs.Info, len(rs))
+		for i, r := range rs {
+			infos[i] = succeeded(t, r)
+		}
+		h := hostRun{Kind: kind, Runs: len(rs), Self: processCPU(t), Children: childrenCPU(t)}
+		for _, info := range infos {
+			h.Claude += claudeCPU(t, c, info)
+		}
+		return h
 	}
 	ctx := context.Background()
 	start := func(checkout string) *runs.Run {
@@ -204,7 +225,7 @@ func TestLongLivedHost(t *testing.T) {
 		}
 		return r
 	}
-	mark(markStart, 0, 0, 0)
+	mark(hostRun{Kind: markStart, Self: processCPU(t), Children: childrenCPU(t)})
 	kinds := []string{markWarm}
 	for range *triesFlag {
 		kinds = append(kinds, markKept)
@@ -222,8 +243,9 @@ func TestLongLivedHost(t *testing.T) {
 		}
 		asked := time.Now()
 		r := start(checkouts[0])
-		claude := claudeCPU(t, c, r)
-		mark(kind, 1, claude, r.Info().Start.Sub(asked))
+		h := ended(kind, r)
+		h.Exec = r.Info().Start.Sub(asked)
+		mark(h)
 	}
 	if len(checkouts) < 2 {
 		return
@@ -233,23 +255,23 @@ func TestLongLivedHost(t *testing.T) {
 		for _, dir := range checkouts {
 			rs = append(rs, start(dir))
 		}
-		var claude time.Duration
-		for _, r := range rs {
-			claude += claudeCPU(t, c, r)
-		}
-		mark(markMany, len(rs), claude, 0)
+		mark(ended(markMany, rs...))
 	}
 }
 
-// claudeCPU waits for r to succeed and returns its Claude Code's CPU, as segwi recorded it
-// on the run's exit event.
-func claudeCPU(t *testing.T, c *core.Core, r *runs.Run) time.Duration {
+// succeeded waits for r to end, and fails the test unless it succeeded.
+func succeeded(t *testing.T, r *runs.Run) runs.Info {
 	info, err := r.Wait(context.Background())
 	if err != nil || info.State != runs.StateSucceeded {
 		t.Fatalf("run %s: %s (%s), %v", info.ID, info.State, info.Reason, err)
 	}
+	return info
+}
+
+// claudeCPU returns the run's Claude Code's CPU, as segwi recorded it on its exit event.
+func claudeCPU(t *testing.T, c *core.Core, info runs.Info) time.Duration {
 	var claude time.Duration
-	err = runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
+	err := runs.ReadEvents(c.StateDir(), info.ID, func(e runs.Event) error {
 		if e.Exit != nil {
 			claude = time.Duration(e.Exit.CPUSeconds * float64(time.Second))
 		}
