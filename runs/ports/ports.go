@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // FirstPort is where the pool starts: above the ports people give their own servers
@@ -62,7 +61,7 @@ func (r Range) Env() []string {
 // Held is a range taken for a run; Release lets go of it.
 type Held struct {
 	Range
-	locks []*os.File
+	locks []lockFile
 	once  sync.Once
 }
 
@@ -72,8 +71,8 @@ func (h *Held) Release() {
 		return
 	}
 	h.once.Do(func() {
-		for _, f := range h.locks {
-			f.Close()
+		for _, l := range h.locks {
+			l.release()
 		}
 	})
 }
@@ -110,7 +109,7 @@ func Take(stateDir string, count int) (*Held, error) {
 // listeners: nil when one is not. Take tries a pool's ranges with it; the page tests pick
 // their port with it (internal/testing/tailnet).
 func TryRange(dir string, first, count int) (*Held, error) {
-	h := &Held{Range: Range{First: first, Count: count}}
+	h := &Held{Range: Range{First: first, Count: count}, locks: make([]lockFile, 0, count)}
 	for p := first; p < first+count; p++ {
 		f, err := lock(filepath.Join(dir, strconv.Itoa(p)+".lock"))
 		if err != nil {
@@ -127,16 +126,6 @@ func TryRange(dir string, first, count int) (*Held, error) {
 		}
 	}
 	return h, nil
-}
-
-// free reports whether nothing listens on port p, on any address: binding it on every
-// IPv4 address, then on every IPv6 address (where the system has IPv6), succeeds only then.
-func free(p int) bool {
-	if listenOnce(syscall.AF_INET, p) != nil {
-		return false
-	}
-	err := listenOnce(syscall.AF_INET6, p)
-	return err == nil || !errors.Is(err, syscall.EADDRINUSE) && !errors.Is(err, syscall.EACCES)
 }
 
 // pools are the ranges of ports to take from, best first: below the kernel's ephemeral
