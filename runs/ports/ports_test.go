@@ -81,18 +81,24 @@ func BenchmarkTake(b *testing.B) {
 	}
 }
 
-// A port some program listens on over IPv6 only is not free, and one nothing listens on is.
-func TestAPortListenedOnOverIPv6OnlyIsNotFree(t *testing.T) {
-	l, err := net.Listen("tcp6", "[::1]:0")
-	if err != nil {
-		t.Skipf("no IPv6 loopback here: %v", err)
-	}
-	p := l.Addr().(*net.TCPAddr).Port
-	if free(p) {
-		t.Errorf("port %d is taken for free while a program listens on [::1]:%d", p, p)
-	}
-	l.Close()
-	if !free(p) {
-		t.Errorf("port %d is not free once its listener closed", p)
+// A port some program listens on, on any address, IPv4 or IPv6 only, is not free, and
+// one nothing listens on is: on Linux one socket checks both families.
+func TestAPortListenedOnOnAnyAddressIsNotFree(t *testing.T) {
+	for _, on := range []struct{ network, addr string }{
+		{"tcp4", "127.0.0.1:0"}, {"tcp4", "0.0.0.0:0"}, {"tcp6", "[::1]:0"}, {"tcp6", "[::]:0"},
+	} {
+		l, err := net.Listen(on.network, on.addr)
+		if err != nil {
+			t.Logf("cannot listen on %s here: %v", on.addr, err)
+			continue
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		if free(p) {
+			t.Errorf("port %d is taken for free while a program listens on %s (%s)", p, l.Addr(), on.network)
+		}
+		l.Close()
+		if !free(p) {
+			t.Errorf("port %d is not free once its listener on %s closed", p, on.addr)
+		}
 	}
 }
