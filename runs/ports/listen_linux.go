@@ -11,8 +11,8 @@ import (
 // (IPV6_V6ONLY off) conflicts with any listener on p, IPv4 or IPv6, wildcard or not; where
 // the system has no IPv6, a socket on every IPv4 address does. It closes the socket at
 // once. It makes its system calls itself, without handing the socket to Go's poller and
-// back, and checks both families with one socket: a run's start checks ten ports, and two
-// sockets a port through net.Listen were most of it.
+// back, and checks both families with one socket where it took two: a run's start checks
+// ten ports, and their sockets were most of what taking them cost.
 func free(p int) bool {
 	err := listenOnce(syscall.AF_INET6, p)
 	if errors.Is(err, syscall.EAFNOSUPPORT) {
