@@ -17,7 +17,12 @@ type lockFile int
 // lock takes the lock file path without waiting: errBusy when another holds it. The lock
 // goes when the file is released, or when the process ends.
 func lock(path string) (lockFile, error) {
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	// A signal (Go's preemption sends them) can interrupt an open on a network file system,
+	// a state folder in an NFS home: it is tried again, as os.OpenFile does.
+	fd, err := -1, error(syscall.EINTR)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	}
 	if err != nil {
 		return -1, &os.PathError{Op: "open", Path: path, Err: err}
 	}
