@@ -30,6 +30,10 @@ type startResult struct {
 	failure string       // why the start failed, for a person; "" when it did not fail
 }
 
+// secretsStale says whether the secrets read at Start are too old for the run's agent to
+// start with (secretsFresh): its start reads them again.
+func (r *Run) secretsStale() bool { return time.Since(r.secretsRead) > secretsFresh }
+
 // errStoppedFirst is Launch.Start's error for a run stopped while it was starting.
 var errStoppedFirst = errors.New("the run was stopped before its agent started")
 
@@ -50,7 +54,7 @@ func (r *Run) startSteps() (st startResult) {
 	// longest wait before its agent started) were read at Start, a moment ago for a run
 	// that starts at once. A run that waited in the queue reads them again, so that a
 	// token set meanwhile is redacted from its output.
-	if time.Since(r.secretsRead) > secretsFresh {
+	if r.secretsStale() {
 		r.m.refreshSecrets(cfg)
 	}
 	defer func() {

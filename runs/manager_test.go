@@ -120,6 +120,64 @@ func TestARunAsksForTheSecretsAgainOnlyWhenItWaited(t *testing.T) {
 	}
 }
 
+// A run's record says starting from the moment its start has a slow step to take before
+// its agent's process starts (here, the keyring read again after a wait in the queue),
+// not only once its agent started: `segwi runs` never shows it queued meanwhile. A start
+// without one records starting just before its agent's process starts.
+func TestARunsRecordSaysStartingWhileItsStartWaits(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	reading, done := make(chan struct{}), make(chan struct{})
+	m, recDir := testManager(t, func(c *Config) {
+		c.MaxConcurrent = 1
+		c.Secrets = func() []string {
+			mu.Lock()
+			asked++
+			n := asked
+			mu.Unlock()
+			if n == 3 { // the second run's start, after its wait in the queue
+				close(reading)
+				<-done
+			}
+			return nil
+		}
+	})
+	path, open := release(t)
+	first := start(t, m, Spec{Kind: KindAsk, Prompt: "fake:hold=" + path})
+	waitStart(t, recDir, first.ID())
+	second := start(t, m, Spec{Kind: KindAsk, Prompt: "fake:success"})
+	queued := time.Now()
+	await.For(t, 10*time.Second, "the second run to wait longer than secretsFresh", func() bool {
+		return time.Since(queued) > secretsFresh
+	})
+	if info, err := readInfo(second.Dir()); err != nil || info.State != StateQueued {
+		t.Fatalf("the record of the run waiting in the queue: %s, %v; want queued", info.State, err)
+	}
+	open()
+	select {
+	case <-reading:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second run's start did not read the secrets again")
+	}
+	info, err := readInfo(second.Dir())
+	close(done)
+	if err != nil || info.State != StateStarting {
+		t.Errorf("the record of a run whose start reads the keyring: %s, %v; want starting", info.State, err)
+	}
+	if info := wait(t, second); info.State != StateSucceeded {
+		t.Fatalf("run %s: %s (%s), want succeeded", second.ID(), info.State, info.Reason)
+	}
+	states := []State{}
+	for _, e := range events(t, m, second.ID()) {
+		if e.Type == EventState {
+			states = append(states, e.State.To)
+		}
+	}
+	if want := []State{StateQueued, StateStarting, StateRunning, StateSucceeded}; !slices.Equal(states, want) {
+		t.Errorf("the second run's states %v, want %v", states, want)
+	}
+}
+
 func TestOneWritingRunPerCheckout(t *testing.T) {
 	m, recDir := testManager(t, nil)
 	shared, other := newCheckout(t), newCheckout(t)

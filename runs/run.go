@@ -305,14 +305,23 @@ func (r *Run) setStateLocked(s State, reason string) { r.changeStateLocked(s, ""
 // synced for the first state and the final one (see replaceInfo); the recorder syncs the
 // events within syncEvery anyway. r.mu is held.
 func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
+	r.moveStateLocked(s, w, reason, true)
+}
+
+// moveStateLocked is changeStateLocked, which records the state on run.json when record
+// is set; else run.json says it at its next write (the first and final states are always
+// recorded). r.mu is held.
+func (r *Run) moveStateLocked(s State, w WaitReason, reason string, record bool) {
 	from := r.info.State
 	if from == s && r.info.Waiting == w {
 		return
 	}
 	r.info.State, r.info.Waiting, r.info.Reason = s, w, reason
 	durable := from == "" || s.Final()
-	if err := replaceInfo(r.dir, r.info, durable); err != nil {
-		r.rec.failed(err)
+	if record || durable {
+		if err := replaceInfo(r.dir, r.info, durable); err != nil {
+			r.rec.failed(err)
+		}
 	}
 	reach := toFile
 	if durable {
