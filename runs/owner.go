@@ -124,8 +124,8 @@ func (r *Run) stopFor(as State, reason string) {
 //
 // run.json says starting at the start's first write, which comes before its agent's
 // process starts (noteCgroup), a few milliseconds on: a write of its own here cost about
-// 0.2 ms of CPU, a sixth of a run's writes. Only a start with a slow step before that
-// write records starting at once: a worktree to make, or the keyring to read again.
+// 0.2 ms, one of a run's five. Only a start with a slow step before that write records
+// starting at once: a worktree to make, or the keyring to read again.
 func (r *Run) launch(checkoutLock *os.File) {
 	r.launched, r.checkoutLock = true, checkoutLock
 	slow := r.plan != nil || r.secretsStale()

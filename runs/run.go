@@ -308,9 +308,9 @@ func (r *Run) changeStateLocked(s State, w WaitReason, reason string) {
 	r.moveStateLocked(s, w, reason, true)
 }
 
-// moveStateLocked is changeStateLocked, which records the state on run.json when record
-// is set; else run.json says it at its next write (the first and final states are always
-// recorded). r.mu is held.
+// moveStateLocked is changeStateLocked where record says whether run.json is written
+// now; when not, it says the state at its next write. The first state and the final one
+// are always written. r.mu is held.
 func (r *Run) moveStateLocked(s State, w WaitReason, reason string, record bool) {
 	from := r.info.State
 	if from == s && r.info.Waiting == w {
