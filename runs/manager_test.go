@@ -126,16 +126,16 @@ func TestARunAsksForTheSecretsAgainOnlyWhenItWaited(t *testing.T) {
 // without one records starting just before its agent's process starts.
 func TestARunsRecordSaysStartingWhileItsStartWaits(t *testing.T) {
 	var mu sync.Mutex
-	asked := 0
+	armed := false // the next read is the second run's start's, after its wait in the queue
 	reading, done := make(chan struct{}), make(chan struct{})
 	m, recDir := testManager(t, func(c *Config) {
 		c.MaxConcurrent = 1
 		c.Secrets = func() []string {
 			mu.Lock()
-			asked++
-			n := asked
+			held := armed
+			armed = false
 			mu.Unlock()
-			if n == 3 { // the second run's start, after its wait in the queue
+			if held {
 				close(reading)
 				<-done
 			}
@@ -153,6 +153,9 @@ func TestARunsRecordSaysStartingWhileItsStartWaits(t *testing.T) {
 	if info, err := readInfo(second.Dir()); err != nil || info.State != StateQueued {
 		t.Fatalf("the record of the run waiting in the queue: %s, %v; want queued", info.State, err)
 	}
+	mu.Lock()
+	armed = true
+	mu.Unlock()
 	open()
 	select {
 	case <-reading:
