@@ -54,7 +54,7 @@ if [ "${1:-}" != "--in-session" ]; then
     # tailnet kit's tailscaled). Go's cache shares what one go command finished with the
     # others, not the work in progress: on a fresh machine they compiled the same packages
     # side by side (Fyne's OpenGL binding alone takes one core 3 minutes), 45 minutes of
-    # CPU, and the cold command took 24 minutes. Warm, this costs about a second.
+    # CPU, and the cold command took 24 minutes. Warm, this costs about two seconds.
     echo "test: compiling the packages once (cold: about 8 minutes on two cores)" >&2
     go list -export -deps -test ./... tailscale.com/cmd/tailscaled tailscale.com/cmd/tailscale >/dev/null
     CGO_ENABLED=0 go list -export -deps . >/dev/null
