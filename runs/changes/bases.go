@@ -31,11 +31,14 @@ type Bases struct {
 	mu    sync.Mutex
 	kept  map[string]keptBase // by baseKey
 	bytes int                 // what the kept bases' paths take, by sizeOf
+	clock uint64              // counts the bases kept and given again, for keptBase.used
 }
 
 type keptBase struct {
 	base  Base
-	stamp Stamp // the work tree, not racy, as it stood when the base was read
+	stamp Stamp  // the work tree, not racy, as it stood when the base was read
+	used  uint64 // Bases.clock when it was last kept or given again
+	size  int    // sizeOf(base), set by keep
 }
 
 // sizeOf is about what b's paths take in memory: their bytes and their strings' headers.
@@ -110,12 +113,19 @@ func (bs *Bases) get(key string) (keptBase, bool) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	k, ok := bs.kept[key]
+	if ok {
+		bs.clock++
+		k.used = bs.clock
+		bs.kept[key] = k
+	}
 	return k, ok
 }
 
-// keep keeps k for key, or forgets key's base when k is nil. It forgets others, any
-// ones (their next runs' bases are read with git again), to stay within keptBases and
-// keptBytes; a base over keptBytes alone is not kept.
+// keep keeps k for key, or forgets key's base when k is nil. It forgets others (their
+// next runs' bases are read with git again) to stay within keptBases and keptBytes: the
+// least recently used while there are too many, the largest while they take too much
+// room, so that one big base makes room for another without the small ones going too.
+// A base over keptBytes alone is not kept.
 func (bs *Bases) keep(key string, k *keptBase) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
@@ -127,23 +137,37 @@ func (bs *Bases) keep(key string, k *keptBase) {
 	if size > keptBytes {
 		return
 	}
-	for old := range bs.kept {
-		if len(bs.kept) < keptBases && bs.bytes+size <= keptBytes {
-			break
-		}
-		bs.forget(old)
+	for len(bs.kept) >= keptBases {
+		bs.forget(bs.first(func(a, b keptBase) bool { return a.used < b.used }))
+	}
+	for bs.bytes+size > keptBytes && len(bs.kept) > 0 {
+		bs.forget(bs.first(func(a, b keptBase) bool { return a.size > b.size }))
 	}
 	if bs.kept == nil {
 		bs.kept = map[string]keptBase{}
 	}
+	bs.clock++
+	k.used, k.size = bs.clock, size
 	bs.kept[key] = *k
 	bs.bytes += size
+}
+
+// first returns the key of the kept base that comes first by before; bs.mu is held.
+func (bs *Bases) first(before func(a, b keptBase) bool) string {
+	var key string
+	var found *keptBase
+	for k, b := range bs.kept {
+		if found == nil || before(b, *found) {
+			key, found = k, &b
+		}
+	}
+	return key
 }
 
 // forget forgets key's base; bs.mu is held.
 func (bs *Bases) forget(key string) {
 	if old, ok := bs.kept[key]; ok {
-		bs.bytes -= sizeOf(old.base)
+		bs.bytes -= old.size
 		delete(bs.kept, key)
 	}
 }

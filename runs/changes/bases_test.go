@@ -125,25 +125,54 @@ func TestKeptBasesStayWithinTheirBounds(t *testing.T) {
 			t.Fatalf("%s: %d bases kept, their paths %d bytes (counted %d); want at most %d and %d", when, len(bs.kept), total, bs.bytes, keptBases, keptBytes)
 		}
 	}
+	kept := func(when string, keys ...string) {
+		t.Helper()
+		for _, key := range keys {
+			if _, ok := bs.kept[key]; !ok {
+				t.Errorf("%s: the base of %s was forgotten", when, key)
+			}
+		}
+	}
+	forgotten := func(when string, keys ...string) {
+		t.Helper()
+		for _, key := range keys {
+			if _, ok := bs.kept[key]; ok {
+				t.Errorf("%s: the base of %s is still kept", when, key)
+			}
+		}
+	}
 	for i := range 2 * keptBases {
 		bs.keep(fmt.Sprint("small", i), withPaths(10, 40))
 		check("small bases")
+		if i == 0 {
+			// Given again each time: the first base is the most recently used.
+			continue
+		}
+		if _, ok := bs.get("small0"); !ok {
+			t.Fatalf("after %d small bases, the base given again before each was forgotten", i+1)
+		}
 	}
-	// MaxDirty paths of 200 bytes: 2.2 MB each.
+	// Too many: the least recently used went, the one given again stayed.
+	kept("too many bases", "small0", fmt.Sprint("small", 2*keptBases-1))
+	forgotten("too many bases", "small1", fmt.Sprint("small", keptBases))
+	// MaxDirty paths of 200 bytes: 2.2 MB each. The second takes the room of the first,
+	// not of the small ones.
 	bs.keep("big1", withPaths(MaxDirty, 200))
 	bs.keep("big2", withPaths(MaxDirty, 200))
 	check("two big bases")
-	if _, ok := bs.kept["big2"]; !ok {
-		t.Errorf("the last base read was not kept")
+	kept("two big bases", "big2", "small0", fmt.Sprint("small", 2*keptBases-1))
+	forgotten("two big bases", "big1")
+	smalls := len(bs.kept) - 1
+	if smalls != keptBases-2 {
+		t.Errorf("two big bases: %d small bases kept, want %d (two made room for the big ones)", smalls, keptBases-2)
 	}
 	bs.keep("big2", withPaths(MaxDirty, 500)) // 5.2 MB: over the bound alone
 	check("a base over the bound")
-	if _, ok := bs.kept["big2"]; ok {
-		t.Errorf("a base over %d bytes of paths was kept", keptBytes)
-	}
-	bs.keep("big1", nil)
+	forgotten("a base over the bound", "big2")
+	bs.keep("small0", nil)
 	check("a base forgotten")
-	if len(bs.kept) == 0 || bs.bytes == 0 {
-		t.Errorf("nothing kept after the bases that fit: %d bases, %d bytes", len(bs.kept), bs.bytes)
+	forgotten("a base forgotten", "small0")
+	if len(bs.kept) != smalls-1 {
+		t.Errorf("a base forgotten: %d bases kept, want %d", len(bs.kept), smalls-1)
 	}
 }
