@@ -115,17 +115,18 @@ func TestOwnCost(t *testing.T) {
 	}
 
 	hello := helloWorld(t)
-	var segwiWall, helloWall, helloCPU []time.Duration
+	var segwiWall, segwiStart, helloWall, helloCPU []time.Duration
 	for range 2 * *triesFlag {
-		wall, _ := runOf(t, b, b.segwi, "version")
-		segwiWall = append(segwiWall, wall)
-		wall, cpu := runOf(t, b, hello)
+		wall, cpu := runOf(t, b, b.segwi, "version")
+		segwiWall, segwiStart = append(segwiWall, wall), append(segwiStart, cpu)
+		wall, cpu = runOf(t, b, hello)
 		helloWall, helloCPU = append(helloWall, wall), append(helloCPU, cpu)
 	}
 	version, baseline := slices.Min(segwiWall), slices.Min(helloWall)
 	fmt.Printf("segwi version: best %5.1f ms wall, median %5.1f ms; a hello world: best %4.1f ms, median %4.1f ms\n",
 		ms(version), ms(median(segwiWall)), ms(baseline), ms(median(helloWall)))
 	f := machineFactor(slices.Min(helloCPU))
+	fmt.Println(goalSplit(one, slices.Min(segwiStart), f))
 	printLoad("after")
 
 	if oneCPU > f.scale(limitOwnCPU) {
@@ -145,6 +146,32 @@ func TestOwnCost(t *testing.T) {
 		t.Errorf("segwi version took %.1f ms at best, %.1f ms more than a hello world: over the limit of %v",
 			ms(version), ms(version-baseline), f.scale(limitVersion))
 	}
+}
+
+// goalCPU is issue 22's goal for segwi's own CPU a run, scaled as the limits are; the
+// benchmark prints where `segwi run` stands against it (goalSplit) and fails only on the
+// regression limits above. A segwi that outlives its runs, as the tray does, is held to
+// it (limitLongLivedCPU).
+const goalCPU = 10 * time.Millisecond
+
+// goalSplit says where the best of the one-run tries stands against goalCPU, and splits
+// it: a process's start (start: `segwi version`'s CPU at best, the Go runtime and the
+// package inits), the git calls it waited for, and the rest, the run's own work in a fresh
+// process.
+func goalSplit(one []timing, start time.Duration, f factor) string {
+	i := 0
+	for j, t := range one {
+		if t.segwiCPU < one[i].segwiCPU {
+			i = j
+		}
+	}
+	t := one[i]
+	verdict := "met"
+	if t.segwiCPU > f.scale(goalCPU) {
+		verdict = "not met"
+	}
+	return fmt.Sprintf("issue 22's goal of %.0f ms of segwi's own CPU a run (%.1f ms scaled): %s by `segwi run`, %.1f ms at best: a process's start (segwi version's CPU) %.1f ms, its git calls %.1f ms, the run's own work in a fresh process %.1f ms",
+		ms(goalCPU), ms(f.scale(goalCPU)), verdict, ms(t.segwiCPU), ms(start), ms(t.segwiCPU-t.processCPU), ms(t.processCPU-start))
 }
 
 // growth is how a run's cost grows with the runs beside it, median against median: segwi's
