@@ -177,6 +177,16 @@ func TestGitleaksRulesAreUsable(t *testing.T) {
 		if _, err := regexp.Compile(r.regex); err != nil {
 			t.Errorf("rule %s: %v", r.id, err)
 		}
+		// As the redactor readies it: an anchored rule's expression is compiled at its
+		// first keyword that passes the gate, and one that failed there would find nothing.
+		c := &compiledRule{gitleaksRule: &r}
+		if c.compile(); c.broken {
+			t.Errorf("rule %s: readied, it is broken", r.id)
+		} else if c.anchoredSrc != "" {
+			if c.compileAnchored(); c.anchored == nil {
+				t.Errorf("rule %s: its anchored expression %s does not compile", r.id, c.anchoredSrc)
+			}
+		}
 		if len(r.keywords) == 0 {
 			t.Errorf("rule %s has no keywords: the prefilter would never try it", r.id)
 		}

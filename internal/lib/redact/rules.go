@@ -23,6 +23,9 @@ import (
 //     keyword only, anchored, and only after the bytes there passed a gate derived from
 //     the expression (the first bytes of any match: "s." must be followed by 24 letters
 //     and digits), so that a keyword as common as "s." or "ey" costs a few comparisons;
+//     its expression is compiled only when a keyword first passes the gate, so that the
+//     keywords in every start of Claude Code ("sk" in "Task", "ey" in "apiKeySource")
+//     compile nothing;
 //   - otherwise, in a window around the keyword as wide as the longest match the
 //     expression allows (unbounded parts capped at maxWindow bytes), and maxWindow bytes
 //     wider when a match need not hold the keyword (airtable's tokens, keyed on the word
@@ -44,15 +47,23 @@ const gateLen = 16
 // compiledRule is a gitleaks rule ready to run.
 type compiledRule struct {
 	*gitleaksRule
-	once     sync.Once
+	once     sync.Once      // compile: what trying the rule needs
 	re       *regexp.Regexp // the rule's expression, for a window
-	anchored *regexp.Regexp // ^(?s:.)(?:expression): one byte of context, then a match at the keyword
 	gate     []byteSet      // what each leading byte of a match can be; anchored rules only
 	width    int            // the longest match, in bytes; -1: unbounded
 	near     bool           // a match need not hold a keyword, only be near one
 	required []string       // strings every match holds (lower case); windowed rules only
-	allow    []compiledAllow
-	broken   bool // the expression does not compile (never with the pinned rules; see the tests)
+	broken   bool           // the expression does not parse or compile (never with the pinned rules; see the tests)
+
+	// anchoredSrc is ^(?s:.)(?:expression), one byte of context then a match at the
+	// keyword, for an anchored rule; "" for a rule run in a window. anchored is it
+	// compiled, by compileAnchored, once a keyword passed the gate.
+	anchoredSrc  string
+	anchoredOnce sync.Once
+	anchored     *regexp.Regexp
+
+	allowOnce sync.Once // compileAllow, at the rule's first match
+	allow     []compiledAllow
 }
 
 type compiledAllow struct {
@@ -97,7 +108,9 @@ func (s *byteSet) addRange(lo, hi int) {
 	}
 }
 
-// compile readies r. It is called once, the first time one of r's keywords is found.
+// compile readies r to be tried: it is called once, the first time one of r's keywords is
+// found. What only a match needs is compiled later: an anchored rule's expression
+// (compileAnchored) and the allowlists (compileAllow).
 func (r *compiledRule) compile() {
 	parsed, err := syntax.Parse(r.regex, syntax.Perl)
 	if err != nil {
@@ -115,10 +128,7 @@ func (r *compiledRule) compile() {
 	// Each path compiles only what it runs: a process's first run compiles the rules its
 	// output's keywords call for.
 	if startsWithKeyword(re, r.keywords) {
-		if r.anchored, err = regexp.Compile(`^(?s:.)(?:` + src + `)`); err != nil {
-			r.broken = true
-			return
-		}
+		r.anchoredSrc = `^(?s:.)(?:` + src + `)`
 		r.gate = gate(re)
 	} else {
 		if r.re, err = regexp.Compile(r.regex); err != nil {
@@ -128,6 +138,17 @@ func (r *compiledRule) compile() {
 		r.near = !holdsKeyword(full, r.keywords)
 		r.required = required(re)
 	}
+}
+
+// compileAnchored compiles an anchored rule's expression; a failure leaves r.anchored nil
+// (never with the pinned rules; see the tests).
+func (r *compiledRule) compileAnchored() {
+	r.anchored, _ = regexp.Compile(r.anchoredSrc)
+}
+
+// compileAllow compiles r's allowlists; an expression that does not compile allows
+// nothing (never with the pinned rules; see the tests).
+func (r *compiledRule) compileAllow() {
 	for _, a := range r.gitleaksRule.allow {
 		ca := compiledAllow{target: a.target, all: a.all, stopwords: a.stopwords}
 		for _, x := range a.regexes {
@@ -146,7 +167,7 @@ func (r *compiledRule) find(text []byte, at []hit, scratch *[]byte, spans []span
 	if r.broken {
 		return spans
 	}
-	if r.anchored != nil {
+	if r.anchoredSrc != "" {
 		last := -1
 		for _, h := range at {
 			if h.start == last {
@@ -192,6 +213,10 @@ func (r *compiledRule) findAt(text []byte, p int, scratch *[]byte, spans []span)
 		if p+i >= len(text) || !set.has(text[p+i]) {
 			return spans
 		}
+	}
+	r.anchoredOnce.Do(r.compileAnchored)
+	if r.anchored == nil {
+		return spans
 	}
 	end := len(text)
 	if r.width >= 0 {
@@ -240,6 +265,7 @@ func (r *compiledRule) secret(text []byte, base int, m []int, spans []span) []sp
 	if r.entropy > 0 && entropy(secret) <= r.entropy {
 		return spans
 	}
+	r.allowOnce.Do(r.compileAllow)
 	for _, a := range r.allow {
 		if a.allows(text, base+m[0], base+m[1], match, secret) {
 			return spans
