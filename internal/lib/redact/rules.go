@@ -47,13 +47,14 @@ const gateLen = 16
 // compiledRule is a gitleaks rule ready to run.
 type compiledRule struct {
 	*gitleaksRule
-	once     sync.Once      // compile: what trying the rule needs
-	re       *regexp.Regexp // the rule's expression, for a window
-	gate     []byteSet      // what each leading byte of a match can be; anchored rules only
-	width    int            // the longest match, in bytes; -1: unbounded
-	near     bool           // a match need not hold a keyword, only be near one
-	required []string       // strings every match holds (lower case); windowed rules only
-	broken   bool           // the expression does not parse or compile (never with the pinned rules; see the tests)
+	once      sync.Once      // compile: what trying the rule needs
+	re        *regexp.Regexp // the rule's expression, for a window
+	gate      []byteSet      // what each leading byte of a match can be; anchored rules only
+	wordStart bool           // a match begins with \b: none starts inside a word; anchored rules only
+	width     int            // the longest match, in bytes; -1: unbounded
+	near      bool           // a match need not hold a keyword, only be near one
+	required  []string       // strings every match holds (lower case); windowed rules only
+	broken    bool           // the expression does not parse or compile (never with the pinned rules; see the tests)
 
 	// anchoredSrc is ^(?s:.)(?:expression), one byte of context then a match at the
 	// keyword, for an anchored rule; "" for a rule run in a window. anchored is it
@@ -130,6 +131,7 @@ func (r *compiledRule) compile() {
 	if startsWithKeyword(re, r.keywords) {
 		r.anchoredSrc = `^(?s:.)(?:` + src + `)`
 		r.gate = gate(re)
+		r.wordStart = startsAtWordBoundary(re)
 	} else {
 		if r.re, err = regexp.Compile(r.regex); err != nil {
 			r.broken = true
@@ -209,6 +211,9 @@ func (r *compiledRule) find(text []byte, at []hit, scratch *[]byte, spans []span
 
 // findAt appends the secret of the match that starts at text[p], if there is one.
 func (r *compiledRule) findAt(text []byte, p int, scratch *[]byte, spans []span) []span {
+	if r.wordStart && p > 0 && isTokenWordByte(text[p-1]) && isTokenWordByte(text[p]) {
+		return spans // no word boundary at p: \b fails
+	}
 	for i, set := range r.gate {
 		if p+i >= len(text) || !set.has(text[p+i]) {
 			return spans
@@ -372,6 +377,26 @@ func maxWidth(re *syntax.Regexp) int {
 
 // maxStrings bounds the strings leading tracks.
 const maxStrings = 256
+
+// startsAtWordBoundary says whether every match of re begins with \b (an ASCII word
+// boundary, as Go's regexp reads it).
+func startsAtWordBoundary(re *syntax.Regexp) bool {
+	for {
+		switch re.Op {
+		case syntax.OpWordBoundary:
+			return true
+		case syntax.OpCapture:
+			re = re.Sub[0]
+		case syntax.OpConcat:
+			if len(re.Sub) == 0 {
+				return false
+			}
+			re = re.Sub[0]
+		default:
+			return false
+		}
+	}
+}
 
 // startsWithKeyword says whether every match of re starts with one of keywords (lower
 // case), ASCII case ignored: then a match is looked for only where a keyword starts.

@@ -5,13 +5,15 @@ import (
 	"testing"
 )
 
-// Claude Code's every start names its tools and where its API key comes from, and "sk"
-// in "Task" and "ey" in "apiKeySource" are the keywords of gitleaks' twilio and jwt rules.
-// Each segwi run is a fresh process that redacts that line: it compiled both rules'
-// expressions for it, about a millisecond of the run's CPU on the second machine of the
-// README's figures, though the bytes at either keyword could start no match. The gate
-// turns such keywords away before anything is compiled; a real key still compiles its
-// rule and is found.
+// Claude Code's every start names its tools and where its API key comes from, and its
+// every turn says how it managed the context: "sk" in "Task", "ey" in "apiKeySource" and
+// "ext_" in "context_management" are keywords of gitleaks' twilio, jwt and authress
+// rules. Each segwi run is a fresh process that redacts those lines: it compiled the
+// three rules' expressions for them, about 2.5 ms of the run's CPU on the second machine
+// of the README's figures, though no match can start at any of those keywords (authress'
+// tokens begin at a word's start, \b). The gate and the word boundary now turn such
+// keywords away before anything is compiled; a real key still compiles its rule and is
+// found.
 func TestAKeywordInACommonWordCompilesNoExpression(t *testing.T) {
 	m := newMatcher()
 	rule := func(id string) *compiledRule {
@@ -21,22 +23,26 @@ func TestAKeywordInACommonWordCompilesNoExpression(t *testing.T) {
 		}
 		return m.rules[i]
 	}
-	twilio, jwt := rule("twilio-api-key"), rule("jwt")
+	twilio, jwt, authress := rule("twilio-api-key"), rule("jwt"), rule("authress-service-client-access-key")
 	find := func(text string) []span {
 		b := []byte(text)
 		return new(scratch).rules(m, b, m.words.scan(b, nil), nil)
 	}
 
-	start := `{"type":"system","subtype":"init","tools":["Task","AskUserQuestion","Bash"],"apiKeySource":"ANTHROPIC_API_KEY","permissionMode":"auto"}`
-	if spans := find(start); len(spans) != 0 {
-		t.Errorf("Claude Code's start line: %d secrets found, want none: %v", len(spans), spans)
+	for _, line := range []string{
+		`{"type":"system","subtype":"init","tools":["Task","AskUserQuestion","Bash"],"apiKeySource":"ANTHROPIC_API_KEY","permissionMode":"auto"}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":12,"cache_read_input_tokens":0},"context_management":null}}`,
+	} {
+		if spans := find(line); len(spans) != 0 {
+			t.Errorf("%s: %d secrets found, want none: %v", line, len(spans), spans)
+		}
 	}
-	for _, r := range []*compiledRule{twilio, jwt} {
+	for _, r := range []*compiledRule{twilio, jwt, authress} {
 		if r.anchoredSrc == "" {
 			t.Fatalf("rule %s is not tried at its keywords (anchored): this test no longer says anything about it", r.id)
 		}
 		if r.anchored != nil {
-			t.Errorf("rule %s: its expression was compiled for Claude Code's start line, where no match can start at its keyword", r.id)
+			t.Errorf("rule %s: its expression was compiled for Claude Code's lines, where no match can start at its keyword", r.id)
 		}
 	}
 
@@ -45,7 +51,7 @@ func TestAKeywordInACommonWordCompilesNoExpression(t *testing.T) {
 	for _, c := range []struct {
 		r      *compiledRule
 		secret string
-	}{{twilio, key}, {jwt, token}} {
+	}{{twilio, key}, {jwt, token}, {authress, "sc_k3y5b0x9.a1b2c.acc_0f1e2d3c4b5a6978.Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVcXz"}} {
 		text := `{"output":"` + c.secret + `"}`
 		spans := find(text)
 		if !slices.ContainsFunc(spans, func(s span) bool { return text[s.start:s.end] == c.secret }) {
