@@ -175,10 +175,13 @@ func commandLine(pid int) string {
 	return s
 }
 
-// selfIDs returns this process's pid, process group and session.
+// selfIDs returns this process's pid, process group and session: two system calls, where
+// reading /proc/self/stat (at every SIGCHLD, in reapOrphans) was 0.7 % of segwi run's CPU.
 func selfIDs() (pid, pgid, sid int) {
-	p, _ := readProc(os.Getpid())
-	return p.PID, p.PGID, p.SID
+	pid = os.Getpid()
+	pgid, _ = unix.Getpgid(0)
+	sid, _ = unix.Getsid(0)
+	return pid, pgid, sid
 }
 
 // startOf returns when process pid started (see proc.Start), or 0 when it is gone.
