@@ -23,9 +23,10 @@ import (
 //     keyword only, anchored, and only after the bytes there passed a gate derived from
 //     the expression (the first bytes of any match: "s." must be followed by 24 letters
 //     and digits), so that a keyword as common as "s." or "ey" costs a few comparisons;
-//     its expression is compiled only when a keyword first passes the gate, so that the
-//     keywords in every start of Claude Code ("sk" in "Task", "ey" in "apiKeySource")
-//     compile nothing;
+//     its expression is compiled only when a keyword first passes the gate (and stands
+//     at a word's start, for a rule whose matches begin with \b), so that the keywords
+//     in Claude Code's every start and turn ("sk" in "Task", "ey" in "apiKeySource",
+//     "ext_" in "context_management") compile nothing;
 //   - otherwise, in a window around the keyword as wide as the longest match the
 //     expression allows (unbounded parts capped at maxWindow bytes), and maxWindow bytes
 //     wider when a match need not hold the keyword (airtable's tokens, keyed on the word
