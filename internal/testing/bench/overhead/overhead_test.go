@@ -146,7 +146,10 @@ func printLoad(when string) {
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average %s: %s", when, load)
 	}
-	if mode := hugePages(); when == "before" && mode != "" {
+	if when != "before" {
+		return
+	}
+	if mode := hugePages(); mode != "" {
 		fmt.Printf("transparent huge pages: %s\n", mode)
 	}
 }

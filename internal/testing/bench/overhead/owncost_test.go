@@ -1,6 +1,7 @@
 package overhead
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -159,13 +160,7 @@ const goalCPU = 10 * time.Millisecond
 // package inits), the git calls it waited for, and the rest, the run's own work in a fresh
 // process.
 func goalSplit(one []timing, start time.Duration, f factor) string {
-	i := 0
-	for j, t := range one {
-		if t.segwiCPU < one[i].segwiCPU {
-			i = j
-		}
-	}
-	t := one[i]
+	t := slices.MinFunc(one, func(a, b timing) int { return cmp.Compare(a.segwiCPU, b.segwiCPU) })
 	verdict := "met"
 	if t.segwiCPU > f.scale(goalCPU) {
 		verdict = "not met"
