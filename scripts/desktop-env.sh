@@ -36,12 +36,14 @@ wait_for() {
 
 # start_display: an Xvfb display, exported as DISPLAY. -noreset: an X server resets when
 # its last client leaves and refuses connections meanwhile, and here the window process is
-# often the only client: one starting then died with "X11: Failed to open display".
+# often the only client: one starting then died with "X11: Failed to open display". -r: no
+# key repeats when held, as the tests type with xdotool, whose press and release a loaded
+# machine can hold apart past the repeat delay (TestTheDisplayRepeatsNoKey).
 start_display() {
   local fifo
   fifo=$(mktemp -u)
   mkfifo "$fifo"
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>"$fifo" >/dev/null 2>&1 &
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset -r 3>"$fifo" >/dev/null 2>&1 &
   desktop_pids+=($!)
   local n
   read -r n <"$fifo"

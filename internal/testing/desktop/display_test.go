@@ -84,8 +84,9 @@ func ownDisplay(t *testing.T) string {
 		t.Fatal(err)
 	}
 	// -displayfd: Xvfb picks a free display and writes its number once it accepts
-	// connections. -noreset: see TestTheDisplayOutlivesItsLastClient.
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	// connections. -noreset: see TestTheDisplayOutlivesItsLastClient. -r: see
+	// TestTheDisplayRepeatsNoKey.
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset", "-r")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		r.Close()

@@ -163,3 +163,23 @@ func TestTheDisplayOutlivesItsLastClient(t *testing.T) {
 		t.Errorf("%d of 200 connections to the display %s failed: it resets when its last client leaves (start Xvfb with -noreset)", failed, os.Getenv("DISPLAY"))
 	}
 }
+
+// TestTheDisplayRepeatsNoKey checks that the test desktop's display, and a test's own, do
+// not repeat a key held down. The tests type with xdotool, a key's press then its release;
+// on a loaded machine the two were once held apart past Xvfb's repeat delay (660 ms), the
+// space was typed twice, and the run window's reply reached the record as "mention it in
+// the  README.": TestTheRunWindowFollowsTheConversation failed waiting for the reply it
+// typed. scripts/desktop-env.sh and ownDisplay start Xvfb with -r.
+func TestTheDisplayRepeatsNoKey(t *testing.T) {
+	t.Parallel() // one at a time on the test desktop: see desktopMu
+	needDesktop(t)
+	for _, display := range []string{os.Getenv("DISPLAY"), ownDisplay(t)} {
+		repeats, err := AutoRepeat(display)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if repeats {
+			t.Errorf("the display %s repeats a key held down: a key xdotool presses on a loaded machine may be typed twice (start Xvfb with -r)", display)
+		}
+	}
+}

@@ -46,6 +46,17 @@ static int connectOnce(void) {
 	XCloseDisplay(d);
 	return 0;
 }
+
+// autoRepeat says whether the display named repeats a key held down: 1 or 0, or -1 when
+// it cannot be opened.
+static int autoRepeat(const char *display) {
+	Display *d = XOpenDisplay(display);
+	if (d == NULL) return -1;
+	XKeyboardState s;
+	XGetKeyboardControl(d, &s);
+	XCloseDisplay(d);
+	return s.global_auto_repeat == AutoRepeatModeOn;
+}
 */
 import "C"
 
@@ -81,3 +92,15 @@ func CloseWindow(display, id string) error {
 // ConnectOnce opens a connection to the display, as a starting window process does, and
 // closes it again; it reports whether the display could be opened.
 func ConnectOnce() bool { return C.connectOnce() == 0 }
+
+// AutoRepeat says whether the display named (":N") repeats a key held down, as a desktop's
+// keyboard does.
+func AutoRepeat(display string) (bool, error) {
+	name := C.CString(display)
+	defer C.free(unsafe.Pointer(name))
+	r := C.autoRepeat(name)
+	if r < 0 {
+		return false, fmt.Errorf("cannot open the X display %s", display)
+	}
+	return r == 1, nil
+}
