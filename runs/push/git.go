@@ -12,9 +12,5 @@ const pushTimeout = 10 * time.Minute
 // checkoutGit is req's git with req's environment (this process's when nil), through
 // segwi's one git seam (internal/lib/gitcmd), which seals it.
 func checkoutGit(req Request) gitcmd.Git {
-	g := gitcmd.New(req.Git, "", req.Env)
-	if g.Path == "" {
-		g.Path = "git"
-	}
-	return g
+	return gitcmd.New(req.Git, "", req.Env)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -45,7 +44,8 @@ type Request struct {
 	// already redacted; the caller appends it to the run's events.
 	Record func(Attempt)
 
-	// Git is the git binary; empty means "git" found on PATH.
+	// Git is the git binary; empty means the first git on PATH that only root can change
+	// (internal/lib/gitcmd's Program).
 	Git string
 	// Env is git's environment before Push cleans it; nil means this process's.
 	Env []string
@@ -102,8 +102,8 @@ func check(ctx context.Context, req Request, t *Target) (Target, error) {
 		return *t, refuse(ReasonCheckoutGone, "the run's checkout %s is gone, so there is nothing to push", req.Checkout)
 	}
 	g := checkoutGit(req)
-	if _, err := exec.LookPath(g.Path); err != nil {
-		return *t, fmt.Errorf("push: git is not installed or not on PATH (%w); install git and push again", err)
+	if _, err := g.Program(); err != nil {
+		return *t, fmt.Errorf("push: %w; then push again", err)
 	}
 	c, err := g.Open(ctx, req.Checkout)
 	if err != nil {

@@ -152,14 +152,18 @@ const maxParsed = 64
 // and outside any repository: git only reads the text. The entries returned are shared:
 // callers copy them, never change them.
 func (g Git) parseConfig(ctx context.Context, data []byte) ([]configEntry, error) {
-	key := parsedKey{git: g.path(), sum: sha256.Sum256(data)}
+	git, err := g.Program()
+	if err != nil {
+		return nil, err
+	}
+	key := parsedKey{git: git, sum: sha256.Sum256(data)}
 	parsed.Lock()
 	entries, ok := parsed.m[key]
 	parsed.Unlock()
 	if ok {
 		return entries, nil
 	}
-	entries, err := g.runParseConfig(ctx, data)
+	entries, err = g.runParseConfig(ctx, data)
 	if err != nil {
 		return nil, err
 	}

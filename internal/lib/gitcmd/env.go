@@ -91,8 +91,11 @@ var sealedConfig = []string{
 	"advice.detachedHead=false",
 }
 
-// Seal returns env cleaned (CleanEnv) with the sealed variables set. The sealed
-// configuration itself is added when a command starts (Git.Env).
+// Seal returns env cleaned (CleanEnv) with the sealed variables set, and its PATH cut to
+// the folders only root can change (see program.go). The sealed configuration itself is
+// added when a command starts (Git.Env).
 func Seal(env []string) []string {
-	return append(CleanEnv(env), sealedEnv...)
+	env = CleanEnv(env)
+	sealPath(env)
+	return append(env, sealedEnv...)
 }

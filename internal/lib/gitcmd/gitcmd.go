@@ -64,10 +64,11 @@ import (
 // DefaultTimeout is the deadline of a git command whose Git sets none.
 const DefaultTimeout = 2 * time.Minute
 
-// Git runs git commands in one folder with one environment. Its zero value runs "git"
-// from PATH in this process's folder with this process's environment, sealed.
+// Git runs git commands in one folder with one environment. Its zero value runs git from
+// PATH (see program.go) in this process's folder with this process's environment, sealed.
 type Git struct {
-	// Path is the git binary; "" is "git", found on PATH.
+	// Path is the git binary; "" is the first git on PATH that only root can change (see
+	// program.go).
 	Path string
 	// Dir is the folder git runs in.
 	Dir string
@@ -147,13 +148,6 @@ func (g Git) Person(name string) string {
 	return ""
 }
 
-func (g Git) path() string {
-	if g.Path == "" {
-		return "git"
-	}
-	return g.Path
-}
-
 func (g Git) environ() []string {
 	if g.env == nil {
 		return Seal(os.Environ())
@@ -218,16 +212,20 @@ func (g Git) Output(ctx context.Context, args ...string) (string, error) {
 // is ended and Run returns that write's error. It returns when git exits, its deadline
 // passes (git and what it started are killed then) or ctx is done.
 func (g Git) Run(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
+	git, err := g.Program()
+	if err != nil {
+		return err
+	}
 	var stderr bytes.Buffer
 	w := &stopWriter{w: stdout}
 	run := g
-	if g.anyVersion && !versionKnown(g.path()) {
+	if g.anyVersion && !versionKnown(git) {
 		run = g.With("GIT_TRACE2_EVENT=2", "GIT_TRACE2_EVENT_BRIEF=1")
 		run.traced = true
 	}
-	err := run.run(ctx, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
+	err = run.run(ctx, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
 	if run.traced {
-		if verr := noteTracedVersion(g.path(), &stderr); verr != nil {
+		if verr := noteTracedVersion(git, &stderr); verr != nil {
 			return verr
 		}
 	}
@@ -259,8 +257,12 @@ func (g Git) Combined(ctx context.Context, out io.Writer, args ...string) error 
 // run starts git in its own process group, and kills the group when ctx is done or the
 // deadline passes.
 func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
+	git, err := g.Program()
+	if err != nil {
+		return err
+	}
 	if !g.traced {
-		if err := checkVersion(g.path()); err != nil {
+		if err := checkVersion(git); err != nil {
 			return err
 		}
 	}
@@ -270,7 +272,7 @@ func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer,
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, g.path(), args...)
+	cmd := exec.CommandContext(ctx, git, args...)
 	cmd.Dir = g.Dir
 	if g.dirFile != nil {
 		cmd.Dir = heldDir(g.dirFile)
@@ -283,7 +285,7 @@ func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer,
 	ownGroup(cmd)
 	// What git started keeps its output open after a kill: stop waiting for it soon.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Start()
+	err = cmd.Start()
 	if err == nil {
 		procexit.Await(cmd.Process) // not in a blocking wait: see the package
 		err = cmd.Wait()
@@ -320,7 +322,7 @@ func checkVersion(path string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
+	cmd.Env = []string{"PATH=" + rootPath(os.Getenv("PATH")), "LC_ALL=C"}
 	out, err := cmd.Output()
 	if err != nil {
 		// Not cached: git may be installed later.

@@ -81,6 +81,31 @@ func (w *world) git(dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// onPath plants the program name in a folder of programs put first on PATH, segwi's and
+// the person's environment's: a folder of the person's, such as ~/.local/bin, which the
+// agent can write (of another user's when the tests run as root, whose own folders
+// nothing keeps root's programs out of). It says it ran, then runs then.
+func (w *world) onPath(name, then string) {
+	w.t.Helper()
+	bin := filepath.Join(w.home, ".local", "bin")
+	w.write(filepath.Join(bin, name), "#!/bin/sh\necho \"$0 $*\" >> '"+w.ran+"'\n"+then+"\n")
+	os.Chmod(filepath.Join(bin, name), 0o755)
+	if os.Geteuid() == 0 {
+		for _, p := range []string{filepath.Join(bin, name), bin} {
+			if err := os.Chown(p, 4242, 4242); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+	}
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	w.t.Setenv("PATH", path)
+	for i, kv := range w.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			w.env[i] = "PATH=" + path
+		}
+	}
+}
+
 // sh runs a shell command in the checkout as the agent would.
 func (w *world) sh(script string) {
 	w.t.Helper()
@@ -206,6 +231,17 @@ func TestNoPlantedProgramRunsWhenSegwiUsesGit(t *testing.T) {
 		}},
 		{name: "signing and ssh programs", plant: func(w *world) {
 			w.write(filepath.Join(w.home, ".gitconfig"), "[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = "+w.program+"\n[push]\n\tgpgSign = true\n[core]\n\tsshCommand = "+w.program+"\n")
+		}},
+		{name: "a git ahead of the person's on PATH", plant: func(w *world) {
+			real, err := exec.LookPath("git")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.onPath("git", "exec "+real+" \"$@\"")
+		}},
+		{name: "a cat ahead of the person's on PATH, which a push's credential helper runs", plant: func(w *world) {
+			// It keeps what it passes on: the credential helper's answer, the token in it.
+			w.onPath("cat", "exec tee -a '"+w.ran+"'")
 		}},
 		{name: "url.insteadOf sending the push to ext::", plant: func(w *world) {
 			w.git(w.checkout, "config", "protocol.allow", "always")
