@@ -163,7 +163,7 @@ func lookGit(list string) (string, error) {
 		return "", fmt.Errorf("%w: git is not installed or not on PATH; install git %s or later", ErrNoGit, MinVersion)
 	}
 	return "", fmt.Errorf("%w: segwi runs git on its own (a run's base and changes, commits, pushes with your GitHub token), "+
-		"so only a git that no program of yours can replace, a run's agent among them; it passed over %s. "+
+		"so it runs only a git that no program of yours, a run's agent among them, can replace; it passed over %s. "+
 		"Install git where only root can change it (your system's packages: apt install git, dnf install git) and keep that folder on PATH",
 		ErrNoGit, strings.Join(passed, "; "))
 }
