@@ -81,10 +81,11 @@ func (w *world) git(dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// onPath plants the program name in a folder of programs put first on PATH, segwi's and
-// the person's environment's: a folder of the person's, such as ~/.local/bin, which the
-// agent can write (of another user's when the tests run as root, whose own folders
-// nothing keeps root's programs out of). It says it ran, then runs then.
+// onPath plants a program called name in a folder put first on PATH, in segwi's
+// environment and in the person's it is given: a folder of the person's, such as
+// ~/.local/bin, which the agent can write (another user's when the tests run as root,
+// since root's own folders are root's to trust). The program says it ran, then runs the
+// shell line then.
 func (w *world) onPath(name, then string) {
 	w.t.Helper()
 	bin := filepath.Join(w.home, ".local", "bin")
