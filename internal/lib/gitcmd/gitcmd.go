@@ -223,7 +223,7 @@ func (g Git) Run(ctx context.Context, stdin io.Reader, stdout io.Writer, args ..
 		run = g.With("GIT_TRACE2_EVENT=2", "GIT_TRACE2_EVENT_BRIEF=1")
 		run.traced = true
 	}
-	err = run.run(ctx, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
+	err = run.run(ctx, git, stdin, w, &capped{w: &stderr, n: 64 << 10}, args)
 	if run.traced {
 		if verr := noteTracedVersion(git, &stderr); verr != nil {
 			return verr
@@ -246,7 +246,11 @@ func (g Git) Run(ctx context.Context, stdin io.Reader, stdout io.Writer, args ..
 // command whose words a person reads (git push). Its error is Run's, without git's words,
 // which are in out.
 func (g Git) Combined(ctx context.Context, out io.Writer, args ...string) error {
-	err := g.run(ctx, nil, out, out, args)
+	git, err := g.Program()
+	if err != nil {
+		return err
+	}
+	err = g.run(ctx, git, nil, out, out, args)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
 		return &Error{Args: args, Code: ee.ExitCode()}
@@ -254,13 +258,9 @@ func (g Git) Combined(ctx context.Context, out io.Writer, args ...string) error 
 	return err
 }
 
-// run starts git in its own process group, and kills the group when ctx is done or the
-// deadline passes.
-func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
-	git, err := g.Program()
-	if err != nil {
-		return err
-	}
+// run starts git (g's Program) in its own process group, and kills the group when ctx is
+// done or the deadline passes.
+func (g Git) run(ctx context.Context, git string, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
 	if !g.traced {
 		if err := checkVersion(git); err != nil {
 			return err
@@ -285,7 +285,7 @@ func (g Git) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer,
 	ownGroup(cmd)
 	// What git started keeps its output open after a kill: stop waiting for it soon.
 	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Start()
+	err := cmd.Start()
 	if err == nil {
 		procexit.Await(cmd.Process) // not in a blocking wait: see the package
 		err = cmd.Wait()

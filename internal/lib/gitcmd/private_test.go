@@ -13,21 +13,9 @@ import (
 // A base folder for private folders must be one no program but root's can swap: the
 // person's own folder as its parent (a TMPDIR in the home folder) is passed over.
 func TestAPrivateFolderBaseMustNotBeSwappable(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("making folders of other owners needs root")
-	}
+	root := ownersRoot(t)
 	const person = 4242
-	root := t.TempDir() // root's, 0700: made 0755 so the chain reads as a system's
-	os.Chmod(root, 0o755)
-	mk := func(path string, uid int, mode os.FileMode) string {
-		t.Helper()
-		if err := os.MkdirAll(path, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.Chown(path, uid, uid)
-		syscall.Chmod(path, uint32(mode))
-		return path
-	}
+	mk := func(path string, uid int, mode os.FileMode) string { return owned(t, path, uid, mode, true) }
 	tests := []struct {
 		name    string
 		base    string
@@ -48,6 +36,41 @@ func TestAPrivateFolderBaseMustNotBeSwappable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ownersRoot skips the test unless it runs as root, which making files of other owners
+// needs, and returns a folder of root's, 0755, to make them in: the chain above it reads
+// as a system's.
+func ownersRoot(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("making files and folders of other owners needs root")
+	}
+	root := t.TempDir() // root's, 0700
+	os.Chmod(root, 0o755)
+	return root
+}
+
+// owned makes the folder path (and those missing above it), or the executable file path
+// when folder is false, and gives it the owner uid and mode (the sticky bit kept).
+func owned(t *testing.T, path string, uid int, mode os.FileMode, folder bool) string {
+	t.Helper()
+	var err error
+	if folder {
+		err = os.MkdirAll(path, 0o755)
+	} else {
+		err = os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755)
+	}
+	if err == nil {
+		err = os.Chown(path, uid, uid)
+	}
+	if err == nil {
+		err = syscall.Chmod(path, uint32(mode))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func TestTheSealSeesAnyChange(t *testing.T) {

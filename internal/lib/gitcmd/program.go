@@ -47,7 +47,8 @@ func programProblem(path string) string {
 	case err != nil:
 		return fmt.Sprintf("%s cannot be used (%v)", path, err)
 	case st.uid != 0:
-		return fmt.Sprintf("%s is owned by user %d, not root, so that user's programs could change it", real, st.uid)
+		who, programs := owner(st.uid)
+		return fmt.Sprintf("%s is %s, not root's, so %s could change it", real, who, programs)
 	case st.mode&0o022 != 0:
 		return fmt.Sprintf("%s may be written by users other than root", real)
 	}
@@ -55,6 +56,16 @@ func programProblem(path string) string {
 		return wayProblem(parent)
 	}
 	return ""
+}
+
+// owner names the owner uid of a file in the person's words, and whose programs could
+// change it: "yours (user 1000)" and "any program of yours", or "user 1001's" and "that
+// user's programs".
+func owner(uid uint32) (who, programs string) {
+	if int(uid) == os.Getuid() {
+		return fmt.Sprintf("yours (user %d)", uid), "any program of yours"
+	}
+	return fmt.Sprintf("user %d's", uid), "that user's programs"
 }
 
 // ways caches wayProblem: the folders of a PATH share most of theirs (/usr, /home/p).
@@ -74,7 +85,8 @@ func wayProblem(d string) string {
 	case err != nil:
 		p = fmt.Sprintf("%s cannot be used (%v)", d, err)
 	case st.uid != 0:
-		p = fmt.Sprintf("%s is owned by user %d, not root, so that user's programs could change what it holds", d, st.uid)
+		who, programs := owner(st.uid)
+		p = fmt.Sprintf("%s is %s, not root's, so %s could change what it holds", d, who, programs)
 	case st.mode&0o022 != 0 && st.mode&sticky == 0:
 		p = fmt.Sprintf("%s may be written by users other than root", d)
 	default:

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -14,30 +13,11 @@ import (
 // passed over, however early on PATH, and the error, when nothing is left, names each git
 // passed over and why.
 func TestOnlyAGitOnlyRootCanChangeRuns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("making folders and files of other owners needs root")
-	}
+	root := ownersRoot(t)
 	const person = 4242
-	root := t.TempDir() // root's, 0700: made 0755 so the chain reads as a system's
-	os.Chmod(root, 0o755)
-	dir := func(path string, uid int, mode os.FileMode) string {
-		t.Helper()
-		if err := os.MkdirAll(path, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.Chown(path, uid, uid)
-		syscall.Chmod(path, uint32(mode))
-		return path
-	}
+	dir := func(path string, uid int, mode os.FileMode) string { return owned(t, path, uid, mode, true) }
 	git := func(folder string, uid int, mode os.FileMode) string {
-		t.Helper()
-		path := filepath.Join(folder, "git")
-		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.Chown(path, uid, uid)
-		syscall.Chmod(path, uint32(mode))
-		return path
+		return owned(t, filepath.Join(folder, "git"), uid, mode, false)
 	}
 	system := dir(filepath.Join(root, "usr", "bin"), 0, 0o755)
 	systemGit := git(system, 0, 0o755)
@@ -67,7 +47,7 @@ func TestOnlyAGitOnlyRootCanChangeRuns(t *testing.T) {
 		{"a git others may write", list(writable, system), systemGit, nil},
 		{"a relative folder", list(".", "bin", system), systemGit, nil},
 		{"a git in a sticky store, through a link of root's", list(local, systemLink), storeGit, nil},
-		{"only the person's", list(local), "", []string{local, "owned by user 4242"}},
+		{"only the person's", list(local), "", []string{local + " is user 4242's, not root's"}},
 		{"only others'", list(open, writable), "", []string{open + " may be written", filepath.Join(writable, "git") + " may be written"}},
 		{"none at all", list(root), "", []string{"git is not installed or not on PATH"}},
 	}
