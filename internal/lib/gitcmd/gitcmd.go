@@ -378,7 +378,11 @@ func versionError(path, out string) error {
 		return fmt.Errorf("%s --version printed %q, which is not git's version", path, out)
 	}
 	if major < 2 || major == 2 && minor < 32 {
-		return fmt.Errorf("%s is git %s; segwi needs git %s or later, which takes its settings from the environment: install a newer git", path, f[2], MinVersion)
+		err := fmt.Errorf("%s is git %s; segwi needs git %s or later, which takes its settings from the environment: install a newer git", path, f[2], MinVersion)
+		if passed, ok := passedOver.Load(path); ok {
+			err = fmt.Errorf("%w where only root can change it (segwi passed over %s)", err, passed)
+		}
+		return err
 	}
 	return nil
 }

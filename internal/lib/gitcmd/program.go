@@ -117,6 +117,10 @@ var found struct {
 	list, git string
 }
 
+// passedOver holds, for a git found after others were passed over, what was passed over
+// and why: a git too old says so, for the person whose own git is newer.
+var passedOver sync.Map // git path -> string
+
 // Program returns the git g runs: its Path when set, else the first git on this process's
 // PATH that only root can change (see the top of this file), its links followed.
 func (g Git) Program() (string, error) {
@@ -168,6 +172,9 @@ func lookGit(list string) (string, error) {
 		if p := programProblem(real); p != "" {
 			passed = append(passed, fmt.Sprintf("%s: %s", path, p))
 			continue
+		}
+		if len(passed) > 0 {
+			passedOver.Store(real, strings.Join(passed, "; "))
 		}
 		return real, nil
 	}

@@ -1,6 +1,7 @@
 package gitcmd
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -78,5 +79,27 @@ func TestOnlyAGitOnlyRootCanChangeRuns(t *testing.T) {
 	sealPath(env)
 	if want := "PATH=" + list(system, storeBin, systemLink); env[1] != want {
 		t.Errorf("git's PATH is %s, want %s", env[1], want)
+	}
+}
+
+// A system git too old for segwi, found after the person's own newer one was passed over,
+// is refused with both named: the person learns why segwi does not run theirs.
+func TestAGitTooOldSaysWhatWasPassedOver(t *testing.T) {
+	root := ownersRoot(t)
+	const person = 4242
+	system := owned(t, filepath.Join(root, "usr", "bin"), 0, 0o755, true)
+	old := owned(t, filepath.Join(system, "git"), 0, 0o755, false)
+	if err := os.WriteFile(old, []byte("#!/bin/sh\necho git version 2.20.1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	local := owned(t, filepath.Join(root, "home", "p", ".local", "bin"), person, 0o755, true)
+	owned(t, filepath.Join(local, "git"), person, 0o755, false)
+	t.Setenv("PATH", local+string(os.PathListSeparator)+system)
+
+	_, err := New("", root, nil).Output(context.Background(), "status")
+	for _, want := range []string{old + " is git 2.20.1", "where only root can change it", "passed over " + filepath.Join(local, "git")} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("git status with an old system git = %v, want it to say %q", err, want)
+		}
 	}
 }
