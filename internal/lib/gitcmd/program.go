@@ -30,32 +30,33 @@ import (
 // ErrNoGit is wrapped by the error of a command that found no git segwi may run.
 var ErrNoGit = errors.New("no git that segwi may run")
 
-// programProblem says why a program of someone other than root could change path (a
-// program, or a folder its programs live in), or "" when only root can: path, its links
-// followed, must be root's and writable by no one else, and so must every folder above it,
-// but for a sticky one, whose entries only their owners may replace (wayProblem).
-func programProblem(path string) string {
+// programProblem returns path with its links followed, and says why a program of someone
+// other than root could change it (a program, or a folder its programs live in), or ""
+// when only root can: it must be root's and writable by no one else, and so must every
+// folder above it, but for a sticky one, whose entries only their owners may replace
+// (wayProblem).
+func programProblem(path string) (real, problem string) {
 	if !canSeal {
-		return ""
+		return path, ""
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return fmt.Sprintf("%s cannot be used (%v)", path, err)
+		return path, fmt.Sprintf("%s cannot be used (%v)", path, err)
 	}
 	st, err := stampOf(real)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("%s cannot be used (%v)", path, err)
+		return real, fmt.Sprintf("%s cannot be used (%v)", path, err)
 	case st.uid != 0:
 		who, programs := owner(st.uid)
-		return fmt.Sprintf("%s is %s, not root's, so %s could change it", real, who, programs)
+		return real, fmt.Sprintf("%s is %s, not root's, so %s could change it", real, who, programs)
 	case st.mode&0o022 != 0:
-		return fmt.Sprintf("%s may be written by users other than root", real)
+		return real, fmt.Sprintf("%s may be written by users other than root", real)
 	}
 	if parent := filepath.Dir(real); parent != real {
-		return wayProblem(parent)
+		return real, wayProblem(parent)
 	}
-	return ""
+	return real, ""
 }
 
 // owner names the owner uid of a file in the person's words, and whose programs could
@@ -105,7 +106,7 @@ func folderProblem(dir string) string {
 	if p, ok := folderProblems.Load(dir); ok {
 		return p.(string)
 	}
-	p := programProblem(dir)
+	_, p := programProblem(dir)
 	folderProblems.Store(dir, p)
 	return p
 }
@@ -165,11 +166,8 @@ func lookGit(list string) (string, error) {
 			passed = append(passed, fmt.Sprintf("%s: %s", path, p))
 			continue
 		}
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			continue
-		}
-		if p := programProblem(real); p != "" {
+		real, p := programProblem(path)
+		if p != "" {
 			passed = append(passed, fmt.Sprintf("%s: %s", path, p))
 			continue
 		}
