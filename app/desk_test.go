@@ -303,10 +303,18 @@ func TestTheRunWindowAnswersAnApprovalAndItsPopupCloses(t *testing.T) {
 		t.Errorf("the tray got %+v, want req-2 denied", a)
 	}
 	await.For(t, 10*time.Second, "the run window to take req-2 away", func() bool { return shown() == "" })
-	select {
-	case c := <-h.hub.cmds:
-		t.Errorf("%s reached the tray after both answers; want one answer each", c.MessageType())
-	default:
+	for {
+		select {
+		case c := <-h.hub.cmds:
+			// The run window's report that it is open goes off Fyne's goroutine, whenever
+			// it gets there: on a loaded machine, after both answers.
+			if _, ok := c.(control.RunWindows); ok {
+				continue
+			}
+			t.Errorf("%s reached the tray after both answers; want one answer each", c.MessageType())
+		default:
+			return
+		}
 	}
 }
 

@@ -92,7 +92,8 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		fig.add("window process left %.1f s after its last window closed", time.Since(closed).Seconds())
 	})
 
-	runID := func() string {
+	// The helpers below take the subtest's t: a failure ends that subtest, not its parent.
+	runID := func(t testing.TB) string {
 		infos, _, _ := runs.List(stateDir)
 		if len(infos) != 1 {
 			t.Fatalf("%d runs recorded, want 1", len(infos))
@@ -101,11 +102,11 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	}
 	// asked returns when the request for call was recorded on the run: when it reached the
 	// tray's broker, a moment before the tray hands it to the window process.
-	asked := func(call fakeapi.Block) time.Time {
+	asked := func(t testing.TB, call fakeapi.Block) time.Time {
 		t.Helper()
 		var at time.Time
 		await.For(t, 60*time.Second, "the request for "+call.ID+" on the run's record", func() bool {
-			runs.ReadEvents(stateDir, runID(), func(e runs.Event) error {
+			runs.ReadEvents(stateDir, runID(t), func(e runs.Event) error {
 				if e.Type == runs.EventApprovalRequest && e.ToolUseID == call.ID {
 					at = e.Time
 				}
@@ -117,13 +118,13 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	}
 	// Each popup is a new window: seen holds those found before.
 	seen := map[string]bool{}
-	nextPopup := func() string {
+	nextPopup := func(t testing.TB) string {
 		t.Helper()
 		id := waitForNewWindow(t, "Approve Bash", seen, 60*time.Second)
 		seen[id] = true
 		return id
 	}
-	allow := func(popup string) {
+	allow := func(t *testing.T, popup string) {
 		t.Helper()
 		xdotool(t, "windowraise", popup)
 		clickAllow(t, popup)
@@ -133,9 +134,9 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 	t.Run("a request with no window process starts one and its popup is answered", func(t *testing.T) {
 		noWindowProcess(t, tray, 10*time.Second)
 		release()
-		popup := nextPopup()
+		popup := nextPopup(t)
 		shown := time.Now()
-		took := shown.Sub(asked(touches[0]))
+		took := shown.Sub(asked(t, touches[0]))
 		fig.add("approval request to popup visible, no window process running: %d ms (goal <= %d ms)", ms(took), ms(coldPopupGoal))
 		screenshot(t, shots, "approval-cold")
 		first := windowProcess(tray)
@@ -144,10 +145,10 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		// machine (with no window open, it leaves IdleExit after the popup closes).
 		tr.click(t, "Run history…")
 		waitForWindow(t, "segwi: run history", windowWait)
-		allow(popup)
+		allow(t, popup)
 
-		second := nextPopup()
-		took = time.Since(asked(touches[1]))
+		second := nextPopup(t)
+		took = time.Since(asked(t, touches[1]))
 		fig.add("approval request to popup visible, window process running: %d ms (goal <= %d ms)", ms(took), ms(warmPopupGoal))
 		if pid := windowProcess(tray); pid != first {
 			t.Errorf("the second popup came from window process %d, want %d, still running", pid, first)
@@ -159,12 +160,12 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		if gl, x := usesGL(tray), xConnections(t, tray); gl || x > 0 {
 			t.Errorf("the tray process started GL (%v) or opened the X display (%d connections)", gl, x)
 		}
-		allow(second)
+		allow(t, second)
 	})
 
 	t.Run("kill -9 of the window process with a request waiting brings the popup back, and the run goes on", func(t *testing.T) {
-		nextPopup()
-		asked(touches[2])
+		nextPopup(t)
+		asked(t, touches[2])
 		pid := windowProcess(tray)
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -186,15 +187,15 @@ func TestApprovalsOutliveTheWindowProcess(t *testing.T) {
 		if now := windowProcess(tray); now == pid || now == 0 {
 			t.Errorf("the popup came back from window process %d; want a new one (the killed one was %d)", now, pid)
 		}
-		info, err := runs.Load(stateDir, runID())
+		info, err := runs.Load(stateDir, runID(t))
 		if err != nil || info.State != runs.StateWaiting {
 			t.Errorf("the run is %s (%v) once its window process died, want still waiting", info.State, err)
 		}
 		screenshot(t, shots, "approval-after-kill")
-		allow(back)
+		allow(t, back)
 		lastClosed = time.Now()
 		await.For(t, 60*time.Second, "the run to finish its turn and wait for a reply", func() bool {
-			info, err := runs.Load(stateDir, runID())
+			info, err := runs.Load(stateDir, runID(t))
 			return err == nil && info.State == runs.StateWaiting && info.Waiting == runs.WaitReply
 		})
 		for _, name := range []string{"one.txt", "two.txt", "three.txt"} {

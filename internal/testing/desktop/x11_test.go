@@ -94,7 +94,9 @@ func windowGone(t testing.TB, name string, within time.Duration) {
 func screenshot(t testing.TB, dir, name string) {
 	t.Helper()
 	path := filepath.Join(dir, name+".png")
-	await.For(t, 10*time.Second, "a screenshot that is not all black ("+path+")", func() error {
+	// As long as a window may take to show (windowWait): a window process started cold on
+	// a loaded machine has drawn its first window after 10 s.
+	await.For(t, windowWait, "a screenshot that is not all black ("+path+")", func() error {
 		out, err := onDisplay(t, exec.Command("import", "-window", "root", path)).CombinedOutput()
 		if err != nil {
 			t.Fatalf("screenshot %s: %v: %s", path, err, out)
